@@ -1,0 +1,1 @@
+"""Cartouche: an event-sourced HTTP game server."""

@@ -1,0 +1,179 @@
+"""The decider contract every game implements, and the small helpers games share.
+
+A game is a pure object: no Flask, Redis, clock or global random inside. State is a JSON-plain
+``dict`` (str keys, lists, ints, strings, bools, None) so it can be snapshotted as JSON and cloned
+cheaply. Events are plain dicts ``{"type": str, "seat": int | None, "data": dict}`` (the engine
+adds ``"forced": True`` to events of moves it plays for a seat with a single legal action).
+
+Split of responsibilities (architecture.md, "a game is a decider"):
+
+* ``initial(players, options)`` -> the state before any event of the game's own;
+* ``create(state, rng)`` -> the setup events (shuffles resolved and written into the events);
+* ``decide(state, seat, action, rng)`` -> events, or raise :class:`IllegalAction`;
+* ``apply(state, event)`` mutates ``state`` in place; the pure ``evolve`` of the decider pattern
+  is :func:`service.engine.fold.evolve` (clone, then apply) — in-place application keeps long
+  replays fast, the engine owns every copy;
+* ``awaiting``, ``legal_actions``, ``view``, ``visible``, ``timeout_action``, ``result``.
+
+The engine (not the game) handles forced moves, the "everything is public after the end" rule
+for events, the seat/turn check (409 ``not_your_turn``), and the random stream.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+State = dict[str, Any]
+Event = dict[str, Any]
+Action = dict[str, Any]
+
+#: The viewer that sees everything (platform keys, exports). Seats are ints; spectators are None.
+ALL = "all"
+Viewer = int | str | None
+
+
+def sees(viewer: Viewer, seat: int) -> bool:
+    """True when ``viewer`` may see what belongs to ``seat`` alone."""
+    return viewer == ALL or (viewer is not None and viewer == seat)
+
+
+def event(type_: str, data: dict | None = None, seat: int | None = None) -> Event:
+    return {"type": type_, "seat": seat, "data": data if data is not None else {}}
+
+
+class IllegalAction(Exception):
+    """An awaited seat's action breaks a rule (HTTP 422 ``illegal_action``).
+
+    ``code`` is the rule-specific snake_case code served as ``details.code``. The message must not
+    reveal anything the acting seat may not see.
+    """
+
+    def __init__(self, code: str, message: str, details: dict | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+
+class InvalidOptions(Exception):
+    """Creation options (including ``options.setup``) are not acceptable (HTTP 422)."""
+
+    def __init__(self, code: str, message: str, details: dict | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+
+class Game:
+    """Base class with the contract and harmless defaults. One subclass instance per game type."""
+
+    type_id: str = ""
+    name: str = ""
+    min_players: int = 1
+    max_players: int = 1
+    #: Schema version stamped on every event this game writes (see :meth:`upcast`).
+    event_schema: int = 1
+    #: JSON Schema of ``options`` (served by GET /v1/game-types).
+    options_schema: dict = {"type": "object"}
+    #: Variants as served in the catalog: [{"id", "name", "options": {...}}].
+    variants: list[dict] = []
+    #: JSON Schema per action type (served by GET /v1/game-types).
+    action_schemas: dict[str, dict] = {}
+
+    # -- creation -------------------------------------------------------------------------
+    def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
+        """Validate ``options`` for these players and return them with every default filled in.
+
+        Raise :class:`InvalidOptions` for anything wrong (including a bad ``options.setup``).
+        The result is stored in the creation event, so it must be JSON-plain.
+        """
+        return dict(options)
+
+    def initial(self, players: Sequence[dict], options: dict) -> State:
+        raise NotImplementedError
+
+    def create(self, state: State, rng) -> list[Event]:
+        raise NotImplementedError
+
+    # -- the decider ----------------------------------------------------------------------
+    def decide(self, state: State, seat: int, action: Action, rng) -> list[Event]:
+        raise NotImplementedError
+
+    def apply(self, state: State, event: Event) -> None:
+        raise NotImplementedError
+
+    # -- questions about a state ----------------------------------------------------------
+    def is_over(self, state: State) -> bool:
+        raise NotImplementedError
+
+    def awaiting(self, state: State) -> list[int]:
+        """Seats whose input the game waits for now (several in simultaneous phases)."""
+        raise NotImplementedError
+
+    def not_awaited_reason(self, state: State, seat: int) -> str:
+        """``details.code`` of the 409 for a seat that is not awaited (no secret of others!)."""
+        return "not_awaited"
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        raise NotImplementedError
+
+    def timeout_action(self, state: State, seat: int) -> Action:
+        """What the clock plays for an awaited seat that ran out of time."""
+        return self.legal_actions(state, seat)[0]
+
+    def result(self, state: State) -> dict | None:
+        """None until the end, then ``{"scores", "ranks", "winners", "details"}``."""
+        raise NotImplementedError
+
+    # -- information ----------------------------------------------------------------------
+    def view(self, state: State, viewer: Viewer) -> dict:
+        """What ``viewer`` may see (everything once the game is over)."""
+        raise NotImplementedError
+
+    def visible(self, event: Event, viewer: Viewer) -> Event | None:
+        """The event as ``viewer`` may see it while the game runs (redacted copy, or None).
+
+        Never mutate ``event``. After the end the engine serves every event unredacted.
+        """
+        return event
+
+    def upcast(self, event: Event, schema: int) -> Event:
+        """Bring an event written with an older ``schema`` up to :attr:`event_schema`."""
+        return event
+
+
+def competition_ranks(keys: Sequence[Any]) -> list[int]:
+    """Standard competition ranking (1, 1, 3) of ``keys`` where a larger key is better.
+
+    ``keys`` may be ints or tuples (score first, then tie-breakers in order).
+    """
+    return [1 + sum(1 for other in keys if other > mine) for mine in keys]
+
+
+def standard_result(scores: Sequence[int], keys: Sequence[Any] | None = None,
+                    details: dict | None = None) -> dict:
+    """A result where the best key wins (``keys`` defaults to the scores themselves)."""
+    ranks = competition_ranks(list(keys) if keys is not None else list(scores))
+    return {
+        "scores": list(scores),
+        "ranks": ranks,
+        "winners": [seat for seat, rank in enumerate(ranks) if rank == 1],
+        "details": details or {},
+    }
+
+
+def require(condition: bool, code: str, message: str, **details: Any) -> None:
+    """Raise :class:`IllegalAction` unless ``condition`` holds."""
+    if not condition:
+        raise IllegalAction(code, message, details or None)
+
+
+def redact(ev: Event, *, drop: Iterable[str] = (), replace: dict | None = None) -> Event:
+    """A copy of ``ev`` with ``drop`` data fields removed and ``replace`` fields overwritten."""
+    data = {k: v for k, v in ev["data"].items() if k not in set(drop)}
+    if replace:
+        data.update(replace)
+    out = dict(ev)
+    out["data"] = data
+    return out
