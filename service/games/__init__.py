@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+
 from ..engine import Game
+
+#: Modules of the games this server hosts, in catalog order.
+MODULES = ("diamant",)
 
 GAMES: dict[str, Game] = {}
 
@@ -12,17 +17,5 @@ def register(game: Game) -> Game:
     return game
 
 
-def _load() -> None:
-    import importlib
-
-    for name in ("diamant", "tides_of_time", "pharaohs_wall", "scarabya", "papyrus"):
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:  # a game not written yet
-            if exc.name != f"{__name__}.{name}":
-                raise
-            continue
-        register(module.GAME)
-
-
-_load()
+for _name in MODULES:
+    register(importlib.import_module(f"{__name__}.{_name}").GAME)

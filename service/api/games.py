@@ -1,0 +1,186 @@
+"""/v1: game types, games, actions, events and time travel."""
+
+from __future__ import annotations
+
+from flask import current_app, request
+from flask_smorest import Blueprint
+
+from .. import schemas as s
+from ..engine import ALL, IllegalAction, NotYourTurn
+from ..gameplay import (GameService, IdempotencyKeyReused, InvalidRequest, NotFound, Table,
+                        VersionConflict, body_digest)
+from ..games import GAMES
+from .errors import ApiError
+
+blp = Blueprint("games", __name__, url_prefix="/v1", description="Games and their events")
+
+MAX_VERSION = 2**53
+ERRORS = {400: "invalid request", 401: "bad token", 403: "this caller may not do that",
+          404: "unknown game or version", 409: "not now", 413: "body too large",
+          422: "rule or option violation", 503: "event store unavailable"}
+
+
+def _alts(*statuses: int):
+    def deco(fn):
+        for st in statuses:
+            fn = blp.alt_response(st, schema=s.ErrorSchema, description=ERRORS[st])(fn)
+        return fn
+    return deco
+
+
+def service() -> GameService:
+    return current_app.extensions["cartouche"]
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > 512:
+        raise ApiError(401, "invalid_token", "use 'Authorization: Bearer <token>'")
+    return token
+
+
+def load(game_id: str, version: int | None = None) -> Table:
+    try:
+        return service().load(game_id, version)
+    except NotFound as exc:
+        raise ApiError(404, exc.code, exc.message) from None
+
+
+def caller(table: Table):
+    try:
+        return service().viewer_for(table, bearer_token())
+    except PermissionError:
+        raise ApiError(401, "invalid_token", "this token belongs to no seat of this game") \
+            from None
+
+
+@blp.route("/game-types")
+@blp.response(200, s.GameTypeListSchema)
+def game_types():
+    """The catalog: every game type with its options and action schemas."""
+    return {"game_types": [{
+        "id": g.type_id, "name": g.name, "min_players": g.min_players,
+        "max_players": g.max_players, "variants": list(g.variants),
+        "options": g.options_schema, "actions": g.action_schemas,
+    } for g in GAMES.values()]}
+
+
+@blp.route("/games", methods=["POST"])
+@blp.arguments(s.CreateGameSchema, error_status_code=400)
+@blp.response(201, s.CreatedGameSchema)
+@_alts(401, 403, 413, 422, 503)
+def create_game(body):
+    """Create a game; returns one secret token per seat, once."""
+    svc = service()
+    if svc.platform_key_digests:
+        token = bearer_token()
+        if token is None or not svc.is_platform_key(token):
+            raise ApiError(403, "platform_key_required", "creating games needs a platform key")
+    try:
+        return svc.create(body["type"], body["players"], body["options"], body.get("seed"))
+    except InvalidRequest as exc:
+        raise ApiError(422, exc.code, exc.message, exc.details) from None
+
+
+@blp.route("/games", methods=["GET"])
+@blp.arguments(s.GamesQuerySchema, location="query", error_status_code=400)
+@blp.response(200, s.GameListSchema)
+@_alts(400, 503)
+def list_games(query):
+    """List games, newest first, filtered by type and status."""
+    return service().list_games(query.get("type"), query.get("status"), query["page"],
+                                query["per_page"])
+
+
+@blp.route("/games/<game_id>")
+@blp.response(200, s.GameViewSchema)
+@_alts(401, 404, 503)
+def get_game(game_id):
+    """The caller's view of a game (a seat's, or a spectator's without a token)."""
+    table = load(game_id)
+    return service().view(table, caller(table))
+
+
+@blp.route("/games/<game_id>/states/<int:version>")
+@blp.response(200, s.GameViewSchema)
+@_alts(401, 404, 503)
+def get_state(game_id, version):
+    """The caller's view as it was at ``version`` (hidden information still hidden)."""
+    if not 1 <= version <= MAX_VERSION:
+        raise ApiError(404, "version_not_found", f"version {version} does not exist")
+    current = load(game_id)
+    viewer = caller(current)
+    if version > current.version:
+        raise ApiError(404, "version_not_found", f"version {version} does not exist")
+    table = load(game_id, version)
+    view = service().view(table, viewer)
+    if current.over:  # everything is public once the game is over
+        view = service().view(table, ALL)
+        view["you"] = viewer if isinstance(viewer, int) else None
+    return view
+
+
+@blp.route("/games/<game_id>/legal-actions")
+@blp.response(200, s.LegalActionsSchema)
+@_alts(401, 404, 503)
+def legal_actions(game_id):
+    """The caller seat's legal actions now, each exactly postable (empty when not awaited)."""
+    table = load(game_id)
+    viewer = caller(table)
+    return {"version": table.version, "seat": viewer if isinstance(viewer, int) else None,
+            "actions": service().legal_actions(table, viewer)}
+
+
+@blp.route("/games/<game_id>/actions", methods=["POST"])
+@blp.arguments(s.ActionRequestSchema, error_status_code=400)
+@blp.response(201, s.ActionResponseSchema)
+@blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "required": False,
+                      "schema": {"type": "string", "maxLength": 255},
+                      "description": "retries with the same key and body get the original "
+                                     "response; another body gets 422"}])
+@_alts(401, 403, 404, 409, 413, 422, 503)
+def post_action(body, game_id):
+    """Act as the caller's seat."""
+    table = load(game_id)
+    viewer = caller(table)
+    if not isinstance(viewer, int):
+        raise ApiError(403, "spectator_cannot_act", "only a seat token can act")
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 255:
+        raise ApiError(400, "invalid_idempotency_key", "Idempotency-Key takes 1-255 characters")
+    svc = service()
+    try:
+        after, first, envelopes = svc.act(game_id, viewer, body["action"],
+                                          body.get("expected_version"), key,
+                                          body_digest(body))
+    except NotYourTurn as exc:
+        raise ApiError(409, "not_your_turn", exc.message, {"code": exc.reason}) from None
+    except IllegalAction as exc:
+        raise ApiError(422, "illegal_action", exc.message, {"code": exc.code, **exc.details}) \
+            from None
+    except VersionConflict as exc:
+        raise ApiError(409, "version_conflict", str(exc), {"current_version": exc.current}) \
+            from None
+    except IdempotencyKeyReused:
+        raise ApiError(422, "idempotency_key_reused",
+                       "this Idempotency-Key was used with another body") from None
+    except NotFound as exc:
+        raise ApiError(404, exc.code, exc.message) from None
+    return {"version": first + len(envelopes) - 1,
+            "events": svc.served_events(after, envelopes, first, viewer)}
+
+
+@blp.route("/games/<game_id>/events")
+@blp.arguments(s.EventsQuerySchema, location="query", error_status_code=400)
+@blp.response(200, s.EventPageSchema)
+@_alts(400, 401, 404, 503)
+def get_events(query, game_id):
+    """The event log as the caller may see it, oldest first, paged by version."""
+    table = load(game_id)
+    viewer = caller(table)
+    events, last = service().events(table, viewer, query["after"], query["limit"])
+    return {"version": table.version, "events": events, "next_after": last}

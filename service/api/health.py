@@ -1,0 +1,31 @@
+"""Liveness and readiness."""
+
+from __future__ import annotations
+
+from flask import current_app
+from flask_smorest import Blueprint
+
+from .. import schemas as s
+from .errors import ApiError
+
+blp = Blueprint("health", __name__, description="Liveness and readiness")
+
+
+@blp.route("/healthz")
+@blp.response(200, s.HealthSchema)
+def healthz():
+    """The process answers (no dependency checked)."""
+    return {"status": "ok"}
+
+
+@blp.route("/readyz")
+@blp.response(200, s.HealthSchema)
+@blp.alt_response(503, schema=s.ErrorSchema, description="the event store is unreachable")
+def readyz():
+    """Ready to serve: the event store answers a PING."""
+    try:
+        current_app.extensions["cartouche"].store.r.ping()
+    except Exception:  # any failure to reach the store means not ready
+        raise ApiError(503, "store_unavailable", "the event store is unavailable",
+                       headers={"Retry-After": "1"}) from None
+    return {"status": "ready"}

@@ -1,0 +1,60 @@
+"""``create_app(config)``: the Flask application factory; ``wsgi`` is gunicorn's entry point."""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+from flask import Flask
+
+from . import api as api_pkg
+from .api import docs, errors, games, health
+from .config import Config
+from .gameplay import GameService
+from .store.events import EventStore
+
+API_SETTINGS = {
+    "API_TITLE": "Cartouche",
+    "API_VERSION": "1.0.0",
+    "OPENAPI_VERSION": "3.0.3",
+    "API_SPEC_OPTIONS": {
+        "info": {"description": "An event-sourced game server for five tabletop games. "
+                                "Seats act with bearer tokens returned at creation; without a "
+                                "token you are a spectator."},
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "security": [{}, {"bearer": []}],
+    },
+}
+
+
+def create_app(config: Config | None = None, client: redis.Redis | None = None) -> Flask:
+    config = config or Config.from_env()
+    api_pkg.install_parser()
+    app = Flask(__name__)
+    app.json = api_pkg.OrjsonProvider(app)
+    app.config.update(API_SETTINGS)
+    app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes
+    app.config["CARTOUCHE"] = config
+    api = api_pkg.CartoucheApi(app)
+    api.register_blueprint(games.blp)
+    api.register_blueprint(health.blp)
+    errors.register(app)  # after Api: our error model replaces flask-smorest's
+    client = client or redis.Redis.from_url(
+        config.redis_url, socket_timeout=config.redis_timeout_s,
+        socket_connect_timeout=config.redis_timeout_s, health_check_interval=15)
+    app.extensions["cartouche"] = GameService(
+        EventStore(client), snapshot_every=config.snapshot_every, cache_size=config.cache_size,
+        platform_key_digests=config.platform_key_digests)
+    app.extensions["cartouche_api"] = api
+    docs.register(app, api)
+    return app
+
+
+def openapi_yaml(app: Flask) -> str:
+    return app.extensions["cartouche_api"].spec.to_yaml()
+
+
+def wsgi() -> Flask:
+    """gunicorn 'service.app:wsgi()'."""
+    logging.basicConfig(level=logging.INFO)
+    return create_app()

@@ -1,0 +1,37 @@
+"""Configuration from the environment (every variable is listed in the README)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return int(raw) if raw not in (None, "") else default
+
+
+@dataclass
+class Config:
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    #: sha256 hex digests of platform API keys (CARTOUCHE_API_KEY_SHA256, comma separated).
+    platform_key_digests: tuple[str, ...] = field(default_factory=tuple)
+    snapshot_every: int = 100
+    cache_size: int = 2048
+    max_body_bytes: int = 256 * 1024
+    redis_timeout_s: float = 5.0
+
+    @classmethod
+    def from_env(cls) -> "Config":
+        url = os.environ.get("REDIS_URL")
+        if not url:
+            raise RuntimeError("REDIS_URL is not set (make run sets it for the embedded server)")
+        digests = tuple(d.strip().lower() for d in
+                        os.environ.get("CARTOUCHE_API_KEY_SHA256", "").split(",") if d.strip())
+        return cls(
+            redis_url=url,
+            platform_key_digests=digests,
+            snapshot_every=_int("CARTOUCHE_SNAPSHOT_EVERY", 100),
+            cache_size=_int("CARTOUCHE_CACHE_SIZE", 2048),
+            max_body_bytes=_int("CARTOUCHE_MAX_BODY_BYTES", 256 * 1024),
+        )

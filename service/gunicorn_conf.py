@@ -1,0 +1,11 @@
+"""gunicorn settings (overridable with GUNICORN_CMD_ARGS or the WEB_* variables)."""
+
+import os
+
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+worker_class = "gthread"
+threads = int(os.environ.get("WEB_THREADS", "8"))
+timeout = 30
+graceful_timeout = 10
+keepalive = 5
+accesslog = "-" if os.environ.get("WEB_ACCESS_LOG") else None

@@ -1,0 +1,184 @@
+"""Marshmallow schemas of requests and responses: the source of ``openapi.yaml``."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+BOT_LEVELS = ("random", "heuristic", "mcts")
+GAME_TYPES = ("pharaohs-wall", "scarabya", "tides-of-time", "diamant", "papyrus")
+
+
+class Strict(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+
+class ErrorBodySchema(Strict):
+    code = fields.String(required=True, metadata={"description": "stable snake_case code"})
+    message = fields.String(required=True)
+    details = fields.Dict(required=True)
+
+
+class ErrorSchema(Strict):
+    error = fields.Nested(ErrorBodySchema, required=True)
+
+
+class BotSchema(Strict):
+    level = fields.String(required=True, validate=validate.OneOf(BOT_LEVELS))
+    budget_ms = fields.Integer(validate=validate.Range(1, 60_000))
+
+
+class PlayerSchema(Strict):
+    name = fields.String(required=True, validate=validate.Length(1, 64))
+    bot = fields.Nested(BotSchema, allow_none=True, load_default=None)
+
+
+class CreateGameSchema(Strict):
+    type = fields.String(required=True, validate=validate.Length(1, 64),
+                         metadata={"description": "a game type id from GET /v1/game-types",
+                                   "example": "diamant"})
+    players = fields.List(fields.Nested(PlayerSchema), required=True,
+                          validate=validate.Length(1, 16))
+    options = fields.Dict(keys=fields.String(), load_default=dict,
+                          metadata={"description": "game options, see GET /v1/game-types"})
+    seed = fields.String(validate=validate.Regexp(r"^(?:[0-9a-fA-F]{2}){16,64}$"),
+                         metadata={"description": "16 to 64 bytes as hex; makes the game "
+                                                  "predictable to whoever supplied it"})
+
+
+class SeatTokenSchema(Strict):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True)
+
+
+class CreatedGameSchema(Strict):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    seed_commitment = fields.String(required=True)
+
+
+class ActionRequestSchema(Strict):
+    action = fields.Dict(required=True, metadata={
+        "description": "one action of the game's vocabulary, e.g. "
+                       '{"type": "decide", "choice": "continue"}'})
+    expected_version = fields.Integer(validate=validate.Range(0, 2**53),
+                                      metadata={"description": "reject with 409 unless the "
+                                                               "game is at this version"})
+
+
+class EventSchema(Strict):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    at = fields.String(required=True, allow_none=True)
+    seat = fields.Integer(required=True, allow_none=True)
+    data = fields.Dict(required=True)
+    forced = fields.Boolean()
+
+
+class ActionResponseSchema(Strict):
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class AwaitingSchema(Strict):
+    seat = fields.Integer(required=True)
+    deadline = fields.String(required=True, allow_none=True)
+
+
+class SeatSchema(Strict):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    bot = fields.Dict(required=True, allow_none=True)
+
+
+class ResultSchema(Strict):
+    scores = fields.List(fields.Integer(), required=True)
+    ranks = fields.List(fields.Integer(), required=True)
+    winners = fields.List(fields.Integer(), required=True)
+    details = fields.Dict(required=True)
+
+
+class GameViewSchema(Strict):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["active", "finished",
+                                                                   "aborted"]))
+    version = fields.Integer(required=True)
+    created_at = fields.String(required=True, allow_none=True)
+    players = fields.List(fields.Nested(SeatSchema), required=True)
+    you = fields.Integer(required=True, allow_none=True,
+                         metadata={"description": "the caller's seat, null for others"})
+    options = fields.Dict(required=True)
+    seed = fields.String(required=True, validate=validate.OneOf(["server", "supplied"]))
+    seed_commitment = fields.String(required=True)
+    setup = fields.String(required=True, validate=validate.OneOf(["standard", "custom"]))
+    awaiting = fields.List(fields.Nested(AwaitingSchema), required=True)
+    state = fields.Dict(required=True, metadata={"description": "game-specific view"})
+    result = fields.Nested(ResultSchema, required=True, allow_none=True)
+
+
+class LegalActionsSchema(Strict):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True, allow_none=True)
+    actions = fields.List(fields.Dict(), required=True)
+
+
+class Query(ma.Schema):
+    class Meta:
+        unknown = ma.EXCLUDE  # unknown query parameters (cache busters) are ignored
+
+
+class EventsQuerySchema(Query):
+    after = fields.Integer(load_default=0, validate=validate.Range(0, 2**53))
+    limit = fields.Integer(load_default=100, validate=validate.Range(1, 1000))
+
+
+class EventPageSchema(Strict):
+    version = fields.Integer(required=True, metadata={"description": "the game's version"})
+    events = fields.List(fields.Nested(EventSchema), required=True)
+    next_after = fields.Integer(required=True, metadata={
+        "description": "pass as `after` for the next page (the last version read)"})
+
+
+class GamesQuerySchema(Query):
+    type = fields.String(validate=validate.OneOf(GAME_TYPES))
+    status = fields.String(validate=validate.OneOf(["active", "finished", "aborted"]))
+    page = fields.Integer(load_default=1, validate=validate.Range(1, 100_000))
+    per_page = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+
+
+class GameSummarySchema(Strict):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+    created_ms = fields.Integer(required=True)
+
+
+class GameListSchema(Strict):
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    page = fields.Integer(required=True)
+    per_page = fields.Integer(required=True)
+    total = fields.Integer(required=True)
+
+
+class GameTypeSchema(Strict):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    variants = fields.List(fields.Dict(), required=True)
+    options = fields.Dict(required=True, metadata={"description": "JSON Schema of options"})
+    actions = fields.Dict(required=True, metadata={
+        "description": "JSON Schema per action type"})
+
+
+class GameTypeListSchema(Strict):
+    game_types = fields.List(fields.Nested(GameTypeSchema), required=True)
+
+
+class HealthSchema(Strict):
+    status = fields.String(required=True)

@@ -1,0 +1,156 @@
+"""The event store: one Redis stream per game, atomic appends with optimistic concurrency.
+
+Stream entry ids are ``<version>-0``, so a version range is an id range and versions double as
+SSE ids. Each entry has one field ``e``: the JSON envelope
+``{"type", "seat", "data", "at", "schema"[, "forced"]}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from typing import Iterable
+
+import orjson
+import redis
+
+from . import keys
+
+IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+
+
+def _lua(name: str) -> str:
+    return resources.files(__package__).joinpath(f"lua/{name}").read_text()
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    version: int
+    envelope: dict
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    outcome: str  # "ok" | "conflict" | "idem" | "missing"
+    version: int = 0  # last version ("ok") or current version ("conflict")
+    record: str = ""  # the stored idempotency record ("idem")
+
+
+class EventStore:
+    def __init__(self, client: redis.Redis) -> None:
+        self.r = client
+        self._append = client.register_script(_lua("append.lua"))
+        self._create = client.register_script(_lua("create.lua"))
+
+    # -- writes ---------------------------------------------------------------------------
+    def create(self, game_id: str, meta: dict[str, str], seed_hex: str,
+               envelopes: Iterable[dict]) -> int:
+        pairs: list[str] = []
+        for k, v in meta.items():
+            pairs += [k, v]
+        args = [seed_hex, len(meta), *pairs, *(orjson.dumps(e) for e in envelopes)]
+        outcome, version = self._create(keys=[keys.events(game_id), keys.meta(game_id),
+                                              keys.seed(game_id)], args=args)
+        if outcome != b"ok":
+            raise KeyError(f"game {game_id} exists")
+        return int(version)
+
+    def append(self, game_id: str, expected: int, envelopes: Iterable[dict], *,
+               status: str | None = None, idempotency: tuple[str, str] | None = None,
+               ) -> AppendResult:
+        """Append iff the stream is at ``expected``.
+
+        ``idempotency`` = (key digest, record prefix): the record ``prefix|first|last`` is stored
+        in the same script, and an existing record wins over appending.
+        """
+        idem_key = keys.idempotency(game_id, idempotency[0]) if idempotency else None
+        script_keys = [keys.events(game_id), keys.meta(game_id)]
+        if idem_key:
+            script_keys.append(idem_key)
+        args = [expected, status or "", idempotency[1] if idempotency else "",
+                IDEMPOTENCY_TTL_SECONDS, *(orjson.dumps(e) for e in envelopes)]
+        outcome, value = self._append(keys=script_keys, args=args)
+        outcome = outcome.decode()
+        if outcome == "idem":
+            return AppendResult("idem", record=value.decode())
+        return AppendResult(outcome, version=int(value))
+
+    # -- reads ----------------------------------------------------------------------------
+    def read(self, game_id: str, after: int = 0, upto: int | None = None,
+             count: int | None = None) -> list[StoredEvent]:
+        """Events with ``after < version <= upto`` (all later ones when ``upto`` is None)."""
+        lo = f"{after + 1}-0"
+        hi = f"{upto}-0" if upto is not None else "+"
+        if upto is not None and upto <= after:
+            return []
+        rows = self.r.xrange(keys.events(game_id), lo, hi, count=count)
+        return [StoredEvent(int(rid.split(b"-", 1)[0]), orjson.loads(fields[b"e"]))
+                for rid, fields in rows]
+
+    def meta(self, game_id: str) -> dict[str, str] | None:
+        raw = self.r.hgetall(keys.meta(game_id))
+        if not raw:
+            return None
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    def version(self, game_id: str) -> int:
+        return self.r.xlen(keys.events(game_id))
+
+    def seed(self, game_id: str) -> str | None:
+        raw = self.r.get(keys.seed(game_id))
+        return raw.decode() if raw else None
+
+    def idempotency_record(self, game_id: str, digest: str) -> str | None:
+        raw = self.r.get(keys.idempotency(game_id, digest))
+        return raw.decode() if raw else None
+
+    # -- snapshots (an optimisation only: deleting them changes no answer) -----------------
+    def save_snapshot(self, game_id: str, version: int, state: dict) -> None:
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hset(keys.snapshots(game_id), str(version), orjson.dumps(state))
+        pipe.zadd(keys.snapshot_versions(game_id), {str(version): version})
+        pipe.execute()
+
+    def load_snapshot(self, game_id: str, upto: int) -> tuple[int, dict] | None:
+        found = self.r.zrevrangebyscore(keys.snapshot_versions(game_id), upto, "-inf",
+                                        start=0, num=1)
+        if not found:
+            return None
+        raw = self.r.hget(keys.snapshots(game_id), found[0])
+        if raw is None:
+            return None
+        return int(found[0]), orjson.loads(raw)
+
+    def delete_snapshots(self, game_id: str) -> None:
+        self.r.delete(keys.snapshots(game_id), keys.snapshot_versions(game_id))
+
+    # -- the game index (derived data, updated after each successful write) ----------------
+    def index(self, game_id: str, game_type: str, status: str, created_ms: int) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        pipe.zadd(keys.index_all(), {game_id: created_ms})
+        pipe.zadd(keys.index_type(game_type), {game_id: created_ms})
+        for s in ("active", "finished", "aborted"):
+            if s == status:
+                pipe.zadd(keys.index_status(s), {game_id: created_ms})
+            else:
+                pipe.zrem(keys.index_status(s), game_id)
+        pipe.execute()
+
+    def list_ids(self, game_type: str | None, status: str | None, offset: int,
+                 limit: int) -> tuple[list[str], int]:
+        """Newest first. With both filters, the smaller index is scanned and the other checked."""
+        if game_type and status:
+            a, b = keys.index_type(game_type), keys.index_status(status)
+            if self.r.zcard(a) > self.r.zcard(b):
+                a, b = b, a
+            ids = [i.decode() for i in self.r.zrevrange(a, 0, -1)]
+            pipe = self.r.pipeline(transaction=False)
+            for i in ids:
+                pipe.zscore(b, i)
+            both = [i for i, s in zip(ids, pipe.execute()) if s is not None]
+            return both[offset:offset + limit], len(both)
+        key = (keys.index_type(game_type) if game_type
+               else keys.index_status(status) if status else keys.index_all())
+        total = self.r.zcard(key)
+        ids = [i.decode() for i in self.r.zrevrange(key, offset, offset + limit - 1)]
+        return ids, total

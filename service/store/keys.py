@@ -1,0 +1,48 @@
+"""Redis key names. Every key of one game carries the hash tag ``{<game_id>}``, so a game lives
+in one Redis Cluster slot and the Lua scripts may touch all of its keys."""
+
+from __future__ import annotations
+
+PREFIX = "cartouche"
+
+
+def events(game_id: str) -> str:
+    return f"{PREFIX}:{{{game_id}}}:events"
+
+
+def meta(game_id: str) -> str:
+    return f"{PREFIX}:{{{game_id}}}:meta"
+
+
+def seed(game_id: str) -> str:
+    return f"{PREFIX}:{{{game_id}}}:seed"
+
+
+def snapshots(game_id: str) -> str:
+    return f"{PREFIX}:{{{game_id}}}:snap"
+
+
+def snapshot_versions(game_id: str) -> str:
+    return f"{PREFIX}:{{{game_id}}}:snapv"
+
+
+def idempotency(game_id: str, key_digest: str) -> str:
+    return f"{PREFIX}:{{{game_id}}}:idem:{key_digest}"
+
+
+def all_of_game(game_id: str) -> list[str]:
+    return [events(game_id), meta(game_id), seed(game_id), snapshots(game_id),
+            snapshot_versions(game_id)]
+
+
+# The game index is global. Each index key is one key (one slot); see the README's design notes.
+def index_all() -> str:
+    return f"{PREFIX}:index:all"
+
+
+def index_type(game_type: str) -> str:
+    return f"{PREFIX}:index:type:{game_type}"
+
+
+def index_status(status: str) -> str:
+    return f"{PREFIX}:index:status:{status}"

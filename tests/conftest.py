@@ -1,0 +1,93 @@
+"""Fixtures: a real, throwaway Redis-compatible server (never a mock), the app, a live gunicorn.
+
+The server binary is the embedded Valkey unless CARTOUCHE_TEST_REDIS_SERVER names another
+(``make test`` runs the store and API tests again with Debian's redis-server that way).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import redis
+import requests
+
+from service import embedded
+from service.app import create_app
+from service.config import Config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_collection_modifyitems(items):
+    # Tests that use the server are the "redis" tests (the ones re-run against Redis 7).
+    for item in items:
+        if {"redis_server", "redis_url", "app", "client", "live_url", "svc"} \
+                & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.redis)
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    data = tempfile.mkdtemp(prefix="cartouche-test-redis-")
+    server = embedded.start(data, binary=os.environ.get("CARTOUCHE_TEST_REDIS_SERVER"),
+                            unix_socket=False)
+    yield server
+    server.stop()
+    shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture
+def redis_url(redis_server):
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushall()
+    client.close()
+    return redis_server.url
+
+
+@pytest.fixture
+def app(redis_url):
+    return create_app(Config(redis_url=redis_url, snapshot_every=10))
+
+
+@pytest.fixture
+def svc(app):
+    return app.extensions["cartouche"]
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def live_url(redis_server):
+    """A real gunicorn serving the app on a free port (for concurrency and contract tests)."""
+    port = embedded.free_port()
+    env = dict(os.environ, REDIS_URL=redis_server.url, WEB_CONCURRENCY="2", WEB_THREADS="8")
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gunicorn"), "--config", "python:service.gunicorn_conf",
+         "--bind", f"127.0.0.1:{port}", "service.app:wsgi()"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        preexec_fn=embedded._die_with_parent)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if requests.get(url + "/readyz", timeout=1).status_code == 200:
+                break
+        except requests.RequestException:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("gunicorn did not start: " + proc.stderr.read().decode()[-3000:])
+        time.sleep(0.1)
+    yield url
+    proc.terminate()
+    proc.wait(10)
