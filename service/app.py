@@ -29,7 +29,6 @@ API_SETTINGS = {
 
 def create_app(config: Config | None = None, client: redis.Redis | None = None) -> Flask:
     config = config or Config.from_env()
-    api_pkg.install_parser()
     app = Flask(__name__)
     app.json = api_pkg.OrjsonProvider(app)
     app.config.update(API_SETTINGS)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import orjson
 from flask.json.provider import JSONProvider
+import flask_smorest
 from flask_smorest import Api
+from webargs import core
 from webargs.flaskparser import FlaskParser
 
 from .. import schemas
@@ -16,19 +18,27 @@ class JsonParser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 400
 
     def _raw_load_json(self, req):
+        from .errors import ApiError
+
         data = req.get_data(cache=True)
         if not data:
-            from webargs import core
             return core.missing
         try:
             return orjson.loads(data)
-        except (orjson.JSONDecodeError, RecursionError, UnicodeDecodeError) as exc:
-            return self._handle_invalid_json_error(exc, req)
+        except (orjson.JSONDecodeError, RecursionError, UnicodeDecodeError):
+            raise ApiError(400, "malformed_json", "the body is not valid JSON (or nests deeper "
+                           "than 1024 levels, or has an integer outside 64 bits)") from None
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """flask-smorest's Blueprint with our JSON parser (400 for bad bodies)."""
+
+    ARGUMENTS_PARSER = JsonParser()
 
 
 class OrjsonProvider(JSONProvider):
     def dumps(self, obj, **kwargs) -> str:
-        return orjson.dumps(obj).decode()
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
 
     def loads(self, s, **kwargs):
         return orjson.loads(s)
@@ -37,9 +47,3 @@ class OrjsonProvider(JSONProvider):
 class CartoucheApi(Api):
     ERROR_SCHEMA = schemas.ErrorSchema
     DEFAULT_ERROR_RESPONSE_NAME = None  # every endpoint lists its own error responses
-
-
-def install_parser() -> None:
-    from flask_smorest.arguments import ArgumentsMixin
-
-    ArgumentsMixin.ARGUMENTS_PARSER = JsonParser()

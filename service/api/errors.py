@@ -55,8 +55,7 @@ def handle_http_exception(exc: HTTPException):
     if status >= 500:
         log.error("HTTP %s: %s", status, exc)
         return error_response(500, "internal_error", "an internal error occurred")
-    return error_response(status, _HTTP_CODES.get(status, "http_error"),
-                          exc.description or exc.name)
+    return error_response(status, _HTTP_CODES.get(status, "http_error"), exc.name)
 
 
 def register(app: Flask) -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from flask import current_app, request
-from flask_smorest import Blueprint
 
 from .. import schemas as s
 from ..engine import ALL, IllegalAction, NotYourTurn
 from ..gameplay import (GameService, IdempotencyKeyReused, InvalidRequest, NotFound, Table,
                         VersionConflict, body_digest)
 from ..games import GAMES
+from . import Blueprint
 from .errors import ApiError
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games and their events")

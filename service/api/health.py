@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from flask import current_app
-from flask_smorest import Blueprint
 
 from .. import schemas as s
+from . import Blueprint
 from .errors import ApiError
 
 blp = Blueprint("health", __name__, description="Liveness and readiness")

@@ -26,7 +26,7 @@ class ErrorSchema(Strict):
 
 class BotSchema(Strict):
     level = fields.String(required=True, validate=validate.OneOf(BOT_LEVELS))
-    budget_ms = fields.Integer(validate=validate.Range(1, 60_000))
+    budget_ms = fields.Integer(strict=True, validate=validate.Range(1, 60_000))
 
 
 class PlayerSchema(Strict):
@@ -64,7 +64,7 @@ class ActionRequestSchema(Strict):
     action = fields.Dict(required=True, metadata={
         "description": "one action of the game's vocabulary, e.g. "
                        '{"type": "decide", "choice": "continue"}'})
-    expected_version = fields.Integer(validate=validate.Range(0, 2**53),
+    expected_version = fields.Integer(strict=True, validate=validate.Range(0, 2**53),
                                       metadata={"description": "reject with 409 unless the "
                                                                "game is at this version"})
 

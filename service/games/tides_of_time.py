@@ -1,0 +1,635 @@
+"""Tides of Time (Portal Games, 2015) for exactly two seats — rules spec ``tides-of-time.md``.
+
+Shape of a game
+---------------
+``create`` deals; then three rounds of: five simultaneous hidden picks (``DRAFT``; the hands are
+exchanged after picks 1-4; the fifth pick is the engine's ordinary forced move because each seat's
+``legal_actions`` then has exactly one entry), automatic round scoring, and after rounds 1 and 2 a
+simultaneous hidden relic choice (``RELIC``) followed by the draws. After round 3's scoring the
+game ends (``GAME_OVER``); equal totals share the victory.
+
+Randomness (the complete and exact sequence of RNG calls)
+---------------------------------------------------------
+* ``create`` starts from the canonical deck order ``[1, 2, ..., 18]`` (card numbers ascending,
+  index 0 = top) and shuffles it with Fisher-Yates from the top index down: for ``i = 17`` down to
+  ``1``: ``j = rng.below(i + 1)``; swap ``deck[i]`` and ``deck[j]``. That is exactly 17 calls,
+  ``below(18), below(17), ..., below(2)``, and nothing else. With ``options.setup.deck_order``
+  the shuffle is skipped and no RNG call is made at all.
+* ``decide`` never draws: every later event follows from the deck order fixed at creation (the
+  draw pile is dealt from it, top first). The whole deck order is written into ``CardsDealt``
+  (``hands`` + ``pile``) so replay never needs the RNG.
+
+Deal: deck positions 1-5 (top first) form seat 0's hand, 6-10 seat 1's hand, the remaining 8 the
+draw pile (top first). After each relic phase seat 0 draws the top 2, then seat 1 the next 2.
+
+Cards and scoring
+-----------------
+``CARDS`` is the one data table (number, id, English and Czech names, suit, objective kind and its
+parameters). Scoring (:func:`score_kingdoms`) is written once per objective kind: ``EACH``,
+``MAJ``, ``SET``, ``MISSING``, ``SINGLES``, ``BEST``, ``TIES``, ``DOUBLE`` (spec sections 2.3, 6).
+
+Events
+------
+``CardsDealt{hands, pile, pile_size}`` · ``PickCommitted{card}`` (seat) · ``PicksRevealed{round,
+pick, cards}`` · ``HandsExchanged{pick, hands, hand_sizes}`` · ``RoundScored{round, per_card,
+counts, raw_counts, totals, round_scores, running_totals}`` · ``RelicCommitted{keep, remove}``
+(seat) · ``RelicsRevealed{round, kept, removed}`` · ``CardsDrawn{cards, count}`` (seat) ·
+``RoundStarted{round}`` · ``GameEnded{totals, ranks, winners, round_scores}``.
+
+Hidden information (``visible``/``view``): a hand only to its holder (other viewers get ``None``
+and sizes); a committed pick or relic choice only to its committer until the reveal; the draw
+pile order to nobody while the game runs (including ``options.setup.deck_order`` inside the
+``GameCreated`` event). Everything is public after the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, State, Viewer,
+                      clone, event, redact, sees, standard_result)
+
+# ---------------------------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------------------------
+
+SUITS: tuple[str, ...] = ("palace", "library", "garden", "temple", "stronghold")
+
+#: The 18 cards: (number, id, English name, Czech name, suit or None, kind, parameters).
+_CARD_ROWS: tuple[tuple[int, str, str, str, str | None, str, dict], ...] = (
+    (1, "kings_nest", "The Kings Nest", "Útočiště králů", "palace", "TIES", {}),
+    (2, "ancient_divide", "The Ancient Divide", "Předěl věků", "palace", "MAJ",
+     {"suit": "stronghold", "points": 7}),
+    (3, "eternal_palace", "The Eternal Palace", "Palác věčnosti", "palace", "EACH",
+     {"suit": "library", "points": 3}),
+    (4, "great_library", "The Great Library of Ahmu", "Velká knihovna Ahmu", "library", "MAJ",
+     {"suit": "temple", "points": 7}),
+    (5, "mana_well", "The Mana Well", "Zřídlo moci", "library", "SET",
+     {"suits": ["palace", "stronghold", "temple"], "points": 9}),
+    (6, "citadel_of_prophets", "The Citadel of the Prophets", "Pevnost proroků", "library",
+     "EACH", {"suit": "garden", "points": 3}),
+    (7, "golden_ziggurat", "The Golden Ziggurat", "Zlatý zikkurat", "garden", "MAJ",
+     {"suit": "palace", "points": 7}),
+    (8, "gods_baths", "The Gods' Baths", "Lázně bohů", "garden", "EACH",
+     {"suit": "stronghold", "points": 3}),
+    (9, "maze_of_the_damned", "The Maze of the Damned", "Labyrint zatracených", "garden", "SET",
+     {"suits": list(SUITS), "points": 13}),
+    (10, "eye_of_the_north", "The Eye of the North", "Oko severu", "stronghold", "MISSING",
+     {"points": 3}),
+    (11, "jinn_shackles", "The Jinn Shackles", "Džinovy okovy", "stronghold", "EACH",
+     {"suit": "temple", "points": 3}),
+    (12, "old_mans_pass", "Old Man's Pass", "Průsmyk starého muže", "stronghold", "MAJ",
+     {"suit": "library", "points": 7}),
+    (13, "blood_tear_spring", "Blood-tear Spring", "Pramen krvavých slz", "temple", "MAJ",
+     {"suit": "garden", "points": 7}),
+    (14, "sky_pillars", "The Sky Pillars", "Pilíře nebes", "temple", "SET",
+     {"suits": ["library", "garden"], "points": 5}),
+    (15, "vestibule", "The Vestibule", "Dvorana", "temple", "EACH",
+     {"suit": "palace", "points": 3}),
+    (16, "molehill", "The Molehill", "Štítová hora", None, "SINGLES", {"points": 8}),
+    (17, "roof_of_the_world", "The Roof of the World", "Střecha světa", None, "DOUBLE", {}),
+    (18, "sapphire_port", "The Sapphire Port", "Safírový přístav", None, "BEST", {"points": 8}),
+)
+
+CARDS: dict[int, dict[str, Any]] = {
+    number: {"number": number, "id": cid, "name": name, "czech": czech, "suit": suit,
+             "kind": kind, "params": params}
+    for number, cid, name, czech, suit, kind, params in _CARD_ROWS
+}
+NUMBERS: tuple[int, ...] = tuple(sorted(CARDS))
+CANONICAL_DECK: tuple[int, ...] = NUMBERS  # 1..18, the order every shuffle starts from
+
+#: Which card a rule refers to, by kind (each of these kinds exists on exactly one card).
+KINGS_NEST = next(n for n, c in CARDS.items() if c["kind"] == "TIES")
+ROOF = next(n for n, c in CARDS.items() if c["kind"] == "DOUBLE")
+
+HAND_SIZE = 5
+PICKS_PER_ROUND = 5
+ROUNDS = 3
+DRAW_AFTER_RELICS = 2
+
+DRAFT, RELIC, SCORED, GAME_OVER = "DRAFT", "RELIC", "SCORED", "GAME_OVER"
+
+
+# ---------------------------------------------------------------------------------------------
+# Scoring (spec section 6), pure functions on lists of card numbers
+# ---------------------------------------------------------------------------------------------
+
+def raw_counts(kingdom: Sequence[int]) -> dict[str, int]:
+    counts = {s: 0 for s in SUITS}
+    for card in kingdom:
+        suit = CARDS[card]["suit"]
+        if suit is not None:
+            counts[suit] += 1
+    return counts
+
+
+def effective_counts(kingdom: Sequence[int]) -> dict[str, int]:
+    """Step 1: raw counts, with every most numerous suit doubled when the Roof is present."""
+    counts = raw_counts(kingdom)
+    if any(CARDS[c]["kind"] == "DOUBLE" for c in kingdom):
+        top = max(counts.values())
+        if top > 0:
+            counts = {s: (2 * v if v == top else v) for s, v in counts.items()}
+    return counts
+
+
+def _beats(mine: int, theirs: int, wins_ties: bool, strict_zero_ties: bool) -> tuple[bool, bool]:
+    """(P beats O, the win came from The Kings Nest's tie rule)."""
+    if mine > theirs:
+        return True, False
+    if mine == theirs and wins_ties and (mine > 0 or not strict_zero_ties):
+        return True, True
+    return False, False
+
+
+def _score_card(card: int, n: dict[str, int], n_opp: dict[str, int], wins_ties: bool,
+                strict: bool) -> dict[str, Any]:
+    """Section 2.3 for every kind except BEST (which needs the others first)."""
+    info = CARDS[card]
+    kind, p = info["kind"], info["params"]
+    line: dict[str, Any] = {"card": card, "id": info["id"], "kind": kind}
+    if kind == "EACH":
+        count = n[p["suit"]]
+        line.update(points=p["points"] * count, suit=p["suit"], count=count, per=p["points"])
+    elif kind == "MAJ":
+        mine, theirs = n[p["suit"]], n_opp[p["suit"]]
+        won, by_tie = _beats(mine, theirs, wins_ties, strict)
+        line.update(points=p["points"] if won else 0, suit=p["suit"], mine=mine, theirs=theirs,
+                    tie_won=by_tie)
+    elif kind == "SET":
+        sets = min(n[s] for s in p["suits"])
+        line.update(points=p["points"] * sets, suits=list(p["suits"]), sets=sets,
+                    per=p["points"])
+    elif kind == "MISSING":
+        missing = [s for s in SUITS if n[s] == 0]
+        line.update(points=p["points"] * len(missing), missing=missing, per=p["points"])
+    elif kind == "SINGLES":
+        mine = sum(1 for s in SUITS if n[s] == 1)
+        theirs = sum(1 for s in SUITS if n_opp[s] == 1)
+        won, by_tie = _beats(mine, theirs, wins_ties, strict)
+        line.update(points=p["points"] if won else 0, mine=mine, theirs=theirs, tie_won=by_tie)
+    elif kind in ("TIES", "DOUBLE"):
+        line.update(points=0)
+    else:  # BEST is scored by the caller
+        raise ValueError(kind)
+    return line
+
+
+def score_kingdoms(kingdoms: Sequence[Sequence[int]], strict_zero_ties: bool = False) -> dict:
+    """Score both kingdoms (spec section 6).
+
+    Returns ``{"per_card": [[line, ...] per seat], "counts", "raw_counts", "totals"}``; each line
+    is ``{"card", "id", "kind", "points", ...why...}`` in kingdom order.
+    """
+    raws = [raw_counts(k) for k in kingdoms]
+    counts = [effective_counts(k) for k in kingdoms]
+    ties = [KINGS_NEST in k for k in kingdoms]
+    per_card: list[list[dict]] = []
+    for seat, kingdom in enumerate(kingdoms):
+        opp = 1 - seat
+        lines = []
+        for card in kingdom:
+            if CARDS[card]["kind"] == "BEST":
+                lines.append({"card": card, "id": CARDS[card]["id"], "kind": "BEST",
+                              "points": 0})
+            else:
+                lines.append(_score_card(card, counts[seat], counts[opp], ties[seat],
+                                         strict_zero_ties))
+        per_card.append(lines)
+    # Step 4: the BEST card(s) last, against step-3 scores only (never their own points).
+    step3 = [[ln["points"] for ln in lines if ln["kind"] != "BEST"] for lines in per_card]
+    for seat, lines in enumerate(per_card):
+        for line in lines:
+            if line["kind"] != "BEST":
+                continue
+            p = CARDS[line["card"]]["params"]
+            mine = max(step3[seat], default=0)
+            theirs = max(step3[1 - seat], default=0)
+            won, by_tie = _beats(mine, theirs, ties[seat], strict_zero_ties)
+            line.update(points=p["points"] if won else 0, mine=mine, theirs=theirs,
+                        tie_won=by_tie)
+    totals = [sum(ln["points"] for ln in lines) for lines in per_card]
+    return {"per_card": per_card, "counts": counts, "raw_counts": raws, "totals": totals}
+
+
+def shuffled_deck(rng) -> list[int]:
+    """The documented shuffle: Fisher-Yates over ``[1..18]`` from the top index down."""
+    deck = list(CANONICAL_DECK)
+    for i in range(len(deck) - 1, 0, -1):
+        j = rng.below(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+# ---------------------------------------------------------------------------------------------
+# Action validation helpers
+# ---------------------------------------------------------------------------------------------
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_fields(action: Action, fields: Sequence[str]) -> None:
+    expected = {"type", *fields}
+    extra = sorted(str(k) for k in action if k not in expected)
+    if extra:
+        raise IllegalAction("malformed_action", f"unexpected field(s): {', '.join(extra)}",
+                            {"fields": extra})
+    for name in fields:
+        if name not in action:
+            raise IllegalAction("malformed_action", f"missing field '{name}'", {"field": name})
+        if not _is_int(action[name]):
+            raise IllegalAction("malformed_action", f"'{name}' must be a card number (integer)",
+                                {"field": name})
+
+
+_CARD_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 18}
+
+
+class TidesOfTime(Game):
+    type_id = "tides-of-time"
+    name = "Tides of Time"
+    min_players = 2
+    max_players = 2
+    event_schema = 1
+    options_schema = {
+        "type": "object",
+        "properties": {
+            "strict_zero_ties": {
+                "type": "boolean", "default": False,
+                "description": "The Kings Nest does not win a 0-0 tie (MAJ with neither player "
+                               "holding the suit, SINGLES 0-0, BEST 0-0).",
+            },
+            "setup": {
+                "type": "object",
+                "properties": {
+                    "deck_order": {
+                        "type": "array", "items": _CARD_SCHEMA, "minItems": 18, "maxItems": 18,
+                        "uniqueItems": True,
+                        "description": "The 18 card numbers, top first (replaces the shuffle).",
+                    },
+                },
+                "additionalProperties": False,
+            },
+        },
+    }
+    variants = [
+        {"id": "standard", "name": "Standard", "options": {"strict_zero_ties": False}},
+        {"id": "strict-zero-ties", "name": "Strict zero ties",
+         "options": {"strict_zero_ties": True}},
+    ]
+    action_schemas = {
+        "pick": {
+            "type": "object",
+            "properties": {"type": {"const": "pick"}, "card": _CARD_SCHEMA},
+            "required": ["type", "card"], "additionalProperties": False,
+        },
+        "relic": {
+            "type": "object",
+            "properties": {"type": {"const": "relic"}, "keep": _CARD_SCHEMA,
+                           "remove": _CARD_SCHEMA},
+            "required": ["type", "keep", "remove"], "additionalProperties": False,
+        },
+    }
+
+    #: Options the shell owns and this game passes through untouched.
+    SHELL_OPTIONS = ("clock",)
+
+    # -- creation -------------------------------------------------------------------------
+    def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
+        if len(players) != 2:
+            raise InvalidOptions("player_count", "Tides of Time needs exactly 2 players",
+                                 {"players": len(players)})
+        if not isinstance(options, dict):
+            raise InvalidOptions("invalid_options", "options must be an object")
+        known = {"strict_zero_ties", "setup", *self.SHELL_OPTIONS}
+        unknown = sorted(str(k) for k in options if k not in known)
+        if unknown:
+            raise InvalidOptions("unknown_option", f"unknown option(s): {', '.join(unknown)}",
+                                 {"options": unknown})
+        out = dict(options)
+        strict = options.get("strict_zero_ties", False)
+        if not isinstance(strict, bool):
+            raise InvalidOptions("invalid_option", "strict_zero_ties must be a boolean",
+                                 {"option": "strict_zero_ties"})
+        out["strict_zero_ties"] = strict
+        if "setup" in options:
+            setup = options["setup"]
+            if setup is None:
+                out.pop("setup")
+            else:
+                out["setup"] = self._normalize_setup(setup)
+                if not out["setup"]:
+                    out.pop("setup")
+        return out
+
+    @staticmethod
+    def _normalize_setup(setup: Any) -> dict:
+        if not isinstance(setup, dict):
+            raise InvalidOptions("invalid_setup", "options.setup must be an object")
+        unknown = sorted(str(k) for k in setup if k != "deck_order")
+        if unknown:
+            raise InvalidOptions("unknown_setup_field",
+                                 f"unknown options.setup field(s): {', '.join(unknown)}",
+                                 {"fields": unknown})
+        out: dict = {}
+        if "deck_order" in setup:
+            order = setup["deck_order"]
+            if not isinstance(order, list) or not all(_is_int(x) for x in order):
+                raise InvalidOptions("invalid_deck_order",
+                                     "setup.deck_order must be a list of 18 card numbers",
+                                     {"field": "deck_order"})
+            if len(order) != len(NUMBERS) or sorted(order) != list(NUMBERS):
+                missing = sorted(set(NUMBERS) - set(order))
+                dupes = sorted({x for x in order if order.count(x) > 1})
+                strangers = sorted({x for x in order if x not in CARDS})
+                raise InvalidOptions(
+                    "invalid_deck_order",
+                    "setup.deck_order must be a permutation of the card numbers 1..18",
+                    {"field": "deck_order", "length": len(order), "missing": missing,
+                     "duplicates": dupes, "unknown": strangers[:18]})
+            out["deck_order"] = list(order)
+        return out
+
+    def initial(self, players: Sequence[dict], options: dict) -> State:
+        setup = options.get("setup") or {}
+        return {
+            "strict_zero_ties": bool(options.get("strict_zero_ties", False)),
+            "deck_order": list(setup["deck_order"]) if "deck_order" in setup else None,
+            "custom_setup": bool(options.get("setup")),
+            "phase": "SETUP",
+            "round": 0,
+            "pick": 0,
+            "hands": [[], []],
+            "relics": [[], []],
+            "played": [[], []],
+            "pile": [],
+            "removed": [],
+            "pending": [None, None],
+            "round_scores": [[], []],
+            "totals": [0, 0],
+            "rounds": [],
+            "result": None,
+        }
+
+    def create(self, state: State, rng) -> list[Event]:
+        deck = list(state["deck_order"]) if state["deck_order"] is not None else shuffled_deck(rng)
+        hands = [deck[0:HAND_SIZE], deck[HAND_SIZE:2 * HAND_SIZE]]
+        pile = deck[2 * HAND_SIZE:]
+        return [event("CardsDealt", {"hands": hands, "pile": pile, "pile_size": len(pile)})]
+
+    # -- the decider ----------------------------------------------------------------------
+    def decide(self, state: State, seat: int, action: Action, rng) -> list[Event]:
+        if not isinstance(action, dict):
+            raise IllegalAction("malformed_action", "an action is an object with a string 'type'")
+        kind = action.get("type")
+        if kind not in ("pick", "relic"):
+            raise IllegalAction("unknown_action", "unknown action type; expected 'pick' or "
+                                "'relic'", {"allowed": ["pick", "relic"]})
+        phase = state["phase"]
+        if phase == GAME_OVER:
+            raise IllegalAction("wrong_phase", "the game is over", {"phase": phase})
+        if (kind == "pick") != (phase == DRAFT) or phase not in (DRAFT, RELIC):
+            raise IllegalAction("wrong_phase", f"'{kind}' is not possible in phase {phase}",
+                                {"phase": phase})
+        if not _is_int(seat) or seat not in (0, 1):
+            raise IllegalAction("not_a_seat", "no such seat")
+        if state["pending"][seat] is not None:
+            raise IllegalAction("already_committed", "you have already committed this step")
+        work = clone(state)
+        if kind == "pick":
+            _check_fields(action, ["card"])
+            card = action["card"]
+            if card not in work["hands"][seat]:
+                raise IllegalAction("card_not_in_hand", f"card {card} is not in your hand",
+                                    {"card": card})
+            events = [event("PickCommitted", {"card": card}, seat)]
+        else:
+            _check_fields(action, ["keep", "remove"])
+            keep, remove = action["keep"], action["remove"]
+            played = work["played"][seat]
+            for name, card in (("keep", keep), ("remove", remove)):
+                if card not in played:
+                    raise IllegalAction("not_played_this_round",
+                                        f"{name}: card {card} is not one of your 5 cards of "
+                                        "this round", {"field": name, "card": card})
+            if keep == remove:
+                raise IllegalAction("same_card", "keep and remove must be different cards",
+                                    {"card": keep})
+            events = [event("RelicCommitted", {"keep": keep, "remove": remove}, seat)]
+        self.apply(work, events[0])
+        if all(p is not None for p in work["pending"]):
+            if kind == "pick":
+                self._resolve_picks(work, events)
+            else:
+                self._resolve_relics(work, events)
+        return events
+
+    def _emit(self, work: State, events: list[Event], ev: Event) -> None:
+        self.apply(work, ev)
+        events.append(ev)
+
+    def _resolve_picks(self, work: State, events: list[Event]) -> None:
+        pick = work["pick"]
+        cards = list(work["pending"])
+        self._emit(work, events, event("PicksRevealed",
+                                       {"round": work["round"], "pick": pick, "cards": cards}))
+        if pick < PICKS_PER_ROUND:
+            hands = [list(work["hands"][1]), list(work["hands"][0])]
+            self._emit(work, events, event("HandsExchanged", {
+                "pick": pick + 1, "hands": hands, "hand_sizes": [len(h) for h in hands]}))
+            return
+        kingdoms = [work["relics"][s] + work["played"][s] for s in (0, 1)]
+        scored = score_kingdoms(kingdoms, work["strict_zero_ties"])
+        rnd = work["round"]
+        round_scores = [work["round_scores"][s] + [scored["totals"][s]] for s in (0, 1)]
+        self._emit(work, events, event("RoundScored", {
+            "round": rnd,
+            "kingdoms": kingdoms,
+            "per_card": scored["per_card"],
+            "counts": scored["counts"],
+            "raw_counts": scored["raw_counts"],
+            "totals": scored["totals"],
+            "round_scores": round_scores,
+            "running_totals": [sum(r) for r in round_scores],
+        }))
+        if rnd >= ROUNDS:
+            res = self._final(work)
+            self._emit(work, events, event("GameEnded", {
+                "totals": res["scores"], "ranks": res["ranks"], "winners": res["winners"],
+                "round_scores": [list(r) for r in work["round_scores"]]}))
+
+    def _resolve_relics(self, work: State, events: list[Event]) -> None:
+        kept = [p["keep"] for p in work["pending"]]
+        removed = [p["remove"] for p in work["pending"]]
+        self._emit(work, events, event("RelicsRevealed",
+                                       {"round": work["round"], "kept": kept, "removed": removed}))
+        for seat in (0, 1):
+            cards = work["pile"][:DRAW_AFTER_RELICS]
+            self._emit(work, events, event("CardsDrawn", {"cards": cards, "count": len(cards)},
+                                           seat))
+        self._emit(work, events, event("RoundStarted", {"round": work["round"] + 1}))
+
+    def apply(self, state: State, ev: Event) -> None:
+        t, d, seat = ev["type"], ev["data"], ev.get("seat")
+        if t == "CardsDealt":
+            state["hands"] = [list(h) for h in d["hands"]]
+            state["pile"] = list(d["pile"])
+            state["phase"], state["round"], state["pick"] = DRAFT, 1, 1
+        elif t == "PickCommitted":
+            state["pending"][seat] = d["card"]
+        elif t == "PicksRevealed":
+            for s, card in enumerate(d["cards"]):
+                state["hands"][s].remove(card)
+                state["played"][s].append(card)
+            state["pending"] = [None, None]
+        elif t == "HandsExchanged":
+            state["hands"] = [list(h) for h in d["hands"]]
+            state["pick"] = d["pick"]
+        elif t == "RoundScored":
+            state["round_scores"] = [list(r) for r in d["round_scores"]]
+            state["totals"] = list(d["running_totals"])
+            state["rounds"].append(clone({k: d[k] for k in (
+                "round", "kingdoms", "per_card", "counts", "raw_counts", "totals")}))
+            state["phase"] = RELIC if d["round"] < ROUNDS else SCORED
+        elif t == "RelicCommitted":
+            state["pending"][seat] = {"keep": d["keep"], "remove": d["remove"]}
+        elif t == "RelicsRevealed":
+            for s in (0, 1):
+                keep, remove = d["kept"][s], d["removed"][s]
+                state["relics"][s].append(keep)
+                state["hands"][s] = [c for c in state["played"][s] if c not in (keep, remove)]
+                state["played"][s] = []
+            state["removed"].extend(d["removed"])
+            state["pending"] = [None, None]
+        elif t == "CardsDrawn":
+            cards = d["cards"]
+            assert state["pile"][:len(cards)] == cards, "draw does not match the pile"
+            state["pile"] = state["pile"][len(cards):]
+            state["hands"][seat].extend(cards)
+        elif t == "RoundStarted":
+            state["round"], state["pick"], state["phase"] = d["round"], 1, DRAFT
+        elif t == "GameEnded":
+            state["phase"] = GAME_OVER
+            state["result"] = {"scores": list(d["totals"]), "ranks": list(d["ranks"]),
+                               "winners": list(d["winners"])}
+        else:
+            raise ValueError(f"unknown event type {t!r}")
+
+    # -- questions about a state ----------------------------------------------------------
+    def is_over(self, state: State) -> bool:
+        return state["phase"] == GAME_OVER
+
+    def awaiting(self, state: State) -> list[int]:
+        if state["phase"] not in (DRAFT, RELIC):
+            return []
+        return [s for s in (0, 1) if state["pending"][s] is None]
+
+    def not_awaited_reason(self, state: State, seat: int) -> str:
+        if state["phase"] == GAME_OVER:
+            return "game_over"
+        if seat not in (0, 1):
+            return "not_a_seat"
+        if state["phase"] in (DRAFT, RELIC) and state["pending"][seat] is not None:
+            return "already_committed"
+        return "wrong_phase"
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        if seat not in self.awaiting(state):
+            return []
+        if state["phase"] == DRAFT:
+            return [{"type": "pick", "card": c} for c in sorted(state["hands"][seat])]
+        played = sorted(state["played"][seat])
+        return [{"type": "relic", "keep": k, "remove": r}
+                for k in played for r in played if k != r]
+
+    def timeout_action(self, state: State, seat: int) -> Action:
+        if state["phase"] == DRAFT:
+            return {"type": "pick", "card": min(state["hands"][seat])}
+        played = state["played"][seat]
+        lines = state["rounds"][-1]["per_card"][seat]
+        points = {ln["card"]: ln["points"] for ln in lines}
+        keep = min(played, key=lambda c: (-points.get(c, 0), c))
+        remove = min(c for c in played if c != keep)
+        return {"type": "relic", "keep": keep, "remove": remove}
+
+    def _final(self, state: State) -> dict:
+        totals = [sum(r) for r in state["round_scores"]]
+        return standard_result(totals)
+
+    def result(self, state: State) -> dict | None:
+        if state["phase"] != GAME_OVER:
+            return None
+        res = self._final(state)
+        res["details"] = {
+            "round_scores": [list(r) for r in state["round_scores"]],
+            "totals": res["scores"],
+            "rounds": clone(state["rounds"]),
+            "kingdoms": [state["relics"][s] + state["played"][s] for s in (0, 1)],
+            "relics": [list(r) for r in state["relics"]],
+            "removed": list(state["removed"]),
+            "shared_victory": len(res["winners"]) > 1,
+        }
+        return res
+
+    # -- information ----------------------------------------------------------------------
+    def view(self, state: State, viewer: Viewer) -> dict:
+        over = state["phase"] == GAME_OVER
+        seats = []
+        for s in (0, 1):
+            mine = over or sees(viewer, s)
+            pending = state["pending"][s]
+            seats.append({
+                "seat": s,
+                "hand": list(state["hands"][s]) if mine else None,
+                "hand_size": len(state["hands"][s]),
+                "kingdom": state["relics"][s] + state["played"][s],
+                "relics": list(state["relics"][s]),
+                "played_this_round": list(state["played"][s]),
+                "committed": pending is not None,
+                "pending": clone(pending) if (mine and pending is not None) else None,
+                "round_scores": list(state["round_scores"][s]),
+                "total": state["totals"][s],
+            })
+        out = {
+            "phase": state["phase"],
+            "round": state["round"],
+            "pick": state["pick"] if state["phase"] == DRAFT else None,
+            "seats": seats,
+            "draw_pile_size": len(state["pile"]),
+            "removed": list(state["removed"]),
+            "rounds": clone(state["rounds"]),
+            "strict_zero_ties": state["strict_zero_ties"],
+            "setup": "custom" if state["custom_setup"] else "standard",
+        }
+        if over or viewer == ALL:
+            out["draw_pile"] = list(state["pile"])
+        return out
+
+    def visible(self, ev: Event, viewer: Viewer) -> Event | None:
+        if viewer == ALL:
+            return ev
+        t = ev["type"]
+        if t == "GameCreated":
+            options = ev["data"].get("options")
+            if isinstance(options, dict) and isinstance(options.get("setup"), dict) \
+                    and "deck_order" in options["setup"]:
+                setup = {k: v for k, v in options["setup"].items() if k != "deck_order"}
+                return redact(ev, replace={"options": {**options, "setup": setup}})
+            return ev
+        if t in ("CardsDealt", "HandsExchanged"):
+            hands = [h if sees(viewer, s) else None for s, h in enumerate(ev["data"]["hands"])]
+            return redact(ev, drop=("pile",), replace={"hands": hands})
+        if t in ("PickCommitted", "CardsDrawn"):
+            if sees(viewer, ev["seat"]):
+                return ev
+            return redact(ev, drop=("card", "cards"))
+        if t == "RelicCommitted":
+            if sees(viewer, ev["seat"]):
+                return ev
+            return redact(ev, drop=("keep", "remove"))
+        return ev
+
+
+GAME = TidesOfTime()

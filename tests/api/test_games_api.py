@@ -1,0 +1,260 @@
+"""The HTTP contract of api.md, exercised through the Flask app on a real Redis."""
+
+import hashlib
+
+import pytest
+
+from service.engine.rng import commitment
+from .helpers import act, auth, create
+
+
+def error(r, status, code):
+    body = r.get_json()
+    assert r.status_code == status, body
+    assert body["error"]["code"] == code, body
+    assert set(body["error"]) == {"code", "message", "details"}
+    return body["error"]
+
+
+def test_catalog_lists_diamant_with_its_action_schema(client):
+    types = {t["id"]: t for t in client.get("/v1/game-types").get_json()["game_types"]}
+    d = types["diamant"]
+    assert (d["min_players"], d["max_players"]) == (3, 8)
+    assert d["actions"]["decide"]["properties"]["choice"]["enum"] == ["continue", "return"]
+
+
+def test_create_returns_tokens_once_and_a_seed_commitment(client, redis_url):
+    gid, tokens, data = create(client, 4)
+    assert data["version"] >= 3 and len(set(tokens)) == 4
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["seed"] == "server" and view["seed_commitment"] == data["seed_commitment"]
+    assert view["you"] is None and view["status"] == "active"
+    # only token hashes are stored
+    import redis
+    r = redis.Redis.from_url(redis_url)
+    dump = b"".join(v for k in r.keys("*") if r.type(k) == b"hash"
+                    for v in r.hgetall(k).values())
+    assert all(t.encode() not in dump for t in tokens)
+    assert hashlib.sha256(tokens[0].encode()).hexdigest().encode() in dump
+
+
+def test_supplied_seed_is_marked_and_committed(client):
+    seed = "ab" * 32
+    gid, _, data = create(client, 3, seed=seed)
+    assert data["seed_commitment"] == commitment(bytes.fromhex(seed))
+    assert client.get(f"/v1/games/{gid}").get_json()["seed"] == "supplied"
+
+
+@pytest.mark.parametrize("body,status,code", [
+    ({"type": "chess", "players": [{"name": "a"}] * 3}, 422, "unknown_game_type"),
+    ({"type": "diamant", "players": [{"name": "a"}] * 2}, 422, "invalid_player_count"),
+    ({"type": "diamant", "players": [{"name": "a"}] * 9}, 422, "invalid_player_count"),
+    ({"type": "diamant", "players": [{"name": "a"}] * 3, "options": {"colour": 1}}, 422,
+     "invalid_options"),
+    ({"type": "diamant", "players": [{"name": "a"}] * 3,
+      "options": {"setup": {"round_decks": [["T1"]]}}}, 422, "invalid_options"),
+    ({"type": "diamant", "players": [{"name": ""}] * 3}, 400, "invalid_request"),
+    ({"type": "diamant", "players": "abc"}, 400, "invalid_request"),
+    ({"type": "diamant", "players": [{"name": "a"}] * 3, "seed": "xyz"}, 400,
+     "invalid_request"),
+    ({"type": "diamant", "players": [{"name": "a"}] * 3, "extra": 1}, 400, "invalid_request"),
+])
+def test_bad_creation_requests(client, body, status, code):
+    error(client.post("/v1/games", json=body), status, code)
+
+
+def test_setup_override_is_custom_and_hidden_until_the_end(client):
+    from service.games.diamant import CANONICAL
+    deck = list(reversed(CANONICAL))
+    gid, _, _ = create(client, 3, options={"setup": {"round_decks": [deck]}})
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["setup"] == "custom"
+    assert "setup" not in view["options"]
+    assert view["state"]["path"] == [deck[0]]
+
+
+def test_action_flow_and_hidden_pending_choice(client):
+    gid, tokens, _ = create(client, 3)
+    r = act(client, gid, tokens[0], "return")
+    assert r.status_code == 201
+    own = r.get_json()["events"]
+    assert own[-1]["type"] == "ChoiceCommitted" and own[-1]["data"] == {"choice": "return"}
+    for viewer in (tokens[1], tokens[2], None):
+        view = client.get(f"/v1/games/{gid}", headers=auth(viewer)).get_json()
+        p0 = view["state"]["players"][0]
+        assert p0["committed"] is True and p0["choice"] is None
+        assert [a["seat"] for a in view["awaiting"]] == [1, 2]
+        log = client.get(f"/v1/games/{gid}/events", headers=auth(viewer)).get_json()
+        assert "return" not in str(log)
+        assert "return" not in str(client.get(f"/v1/games/{gid}/legal-actions",
+                                              headers=auth(viewer)).get_json()["actions"][:0])
+    mine = client.get(f"/v1/games/{gid}", headers=auth(tokens[0])).get_json()
+    assert mine["state"]["players"][0]["choice"] == "return"
+    # the committed seat is told why it cannot act again, without others' secrets
+    err = error(act(client, gid, tokens[0], "continue"), 409, "not_your_turn")
+    assert err["details"] == {"code": "already_committed"}
+    assert client.get(f"/v1/games/{gid}/legal-actions",
+                      headers=auth(tokens[0])).get_json()["actions"] == []
+
+
+def test_auth_errors(client):
+    gid, tokens, _ = create(client, 3)
+    other, other_tokens, _ = create(client, 3)
+    error(client.get(f"/v1/games/{gid}", headers=auth("nope")), 401, "invalid_token")
+    error(client.get(f"/v1/games/{gid}", headers=auth(other_tokens[0])), 401, "invalid_token")
+    error(client.get(f"/v1/games/{gid}", headers={"Authorization": "Basic x"}), 401,
+          "invalid_token")
+    error(act(client, gid, None), 403, "spectator_cannot_act")
+
+
+def test_not_found(client):
+    error(client.get("/v1/games/00000000000000000000"), 404, "game_not_found")
+    error(client.get("/v1/games/not-an-id!"), 404, "game_not_found")
+    error(client.get("/v1/nothing"), 404, "not_found")
+    gid, _, _ = create(client, 3)
+    error(client.get(f"/v1/games/{gid}/states/999"), 404, "version_not_found")
+    error(client.get(f"/v1/games/{gid}/states/0"), 404, "version_not_found")
+    error(client.get(f"/v1/games/{gid}/states/{10**30}"), 404, "version_not_found")
+
+
+def test_illegal_action_is_422_with_rule_code(client):
+    gid, tokens, _ = create(client, 3)
+    err = error(client.post(f"/v1/games/{gid}/actions", json={"action": {"type": "decide",
+                "choice": "maybe"}}, headers=auth(tokens[0])), 422, "illegal_action")
+    assert err["details"]["code"] == "invalid_choice"
+    err = error(client.post(f"/v1/games/{gid}/actions", json={"action": {"type": "fly"}},
+                            headers=auth(tokens[0])), 422, "illegal_action")
+    assert err["details"]["code"] == "unknown_action"
+    err = error(client.post(f"/v1/games/{gid}/actions", json={"action": {"choice": "x"}},
+                            headers=auth(tokens[0])), 422, "illegal_action")
+
+
+@pytest.mark.parametrize("raw", [
+    b"{", b"[" * 5000, b'{"action": {"type": "decide", "choice": 1' + b"0" * 5000 + b"}}",
+    b'{"action": 12}', b'"text"', b"\xff\xfe", b'{"action": {"type": "decide"}, "expected_version": -1}',
+    b'{"action": {"type": "decide"}, "expected_version": "3"}',
+])
+def test_malformed_bodies_are_400(client, raw):
+    gid, tokens, _ = create(client, 3)
+    r = client.post(f"/v1/games/{gid}/actions", data=raw, content_type="application/json",
+                    headers=auth(tokens[0]))
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["error"]["code"] in ("malformed_json", "invalid_request")
+
+
+def test_oversized_body_is_413(client):
+    r = client.post("/v1/games", data=b"{" + b" " * (300 * 1024) + b"}",
+                    content_type="application/json")
+    error(r, 413, "body_too_large")
+
+
+def test_expected_version_conflict(client):
+    gid, tokens, data = create(client, 3)
+    v = data["version"]
+    assert act(client, gid, tokens[0], expected_version=v).status_code == 201
+    err = error(act(client, gid, tokens[1], expected_version=v), 409, "version_conflict")
+    assert err["details"]["current_version"] == v + 1
+    assert act(client, gid, tokens[1], expected_version=v + 1).status_code == 201
+
+
+def test_idempotency_key_replays_the_original_response(client):
+    gid, tokens, _ = create(client, 3)
+    h = {**auth(tokens[0]), "Idempotency-Key": "k-1"}
+    body = {"action": {"type": "decide", "choice": "continue"}}
+    first = client.post(f"/v1/games/{gid}/actions", json=body, headers=h)
+    again = client.post(f"/v1/games/{gid}/actions", json=body, headers=h)
+    assert first.status_code == again.status_code == 201
+    assert first.get_json() == again.get_json()
+    log = client.get(f"/v1/games/{gid}/events").get_json()["events"]
+    assert sum(1 for e in log if e["type"] == "ChoiceCommitted") == 1
+    other = {"action": {"type": "decide", "choice": "return"}}
+    error(client.post(f"/v1/games/{gid}/actions", json=other, headers=h), 422,
+          "idempotency_key_reused")
+    # the same key from another seat is another key
+    h1 = {**auth(tokens[1]), "Idempotency-Key": "k-1"}
+    assert client.post(f"/v1/games/{gid}/actions", json=body, headers=h1).status_code == 201
+
+
+def test_events_are_paged_and_redacted(client):
+    gid, tokens, _ = create(client, 3)
+    for t in tokens:
+        act(client, gid, t)
+    full = client.get(f"/v1/games/{gid}/events?limit=1000").get_json()
+    versions = [e["version"] for e in full["events"]]
+    assert versions == sorted(versions) and versions[0] == 1
+    assert full["next_after"] == full["version"]
+    page, after = [], 0
+    while True:
+        chunk = client.get(f"/v1/games/{gid}/events?after={after}&limit=2").get_json()
+        if not chunk["events"] and chunk["next_after"] == after:
+            break
+        page += chunk["events"]
+        after = chunk["next_after"]
+    assert page == full["events"]
+    started = [e for e in full["events"] if e["type"] == "RoundStarted"]
+    assert started and all("deck" not in e["data"] for e in started)
+    error(client.get(f"/v1/games/{gid}/events?limit=0"), 400, "invalid_request")
+    error(client.get(f"/v1/games/{gid}/events?after=x"), 400, "invalid_request")
+
+
+def test_time_travel_matches_the_view_at_that_time(client):
+    gid, tokens, data = create(client, 3)
+    seen = {data["version"]: client.get(f"/v1/games/{gid}", headers=auth(tokens[1])).get_json()}
+    for _ in range(4):
+        for t in tokens:
+            if act(client, gid, t).status_code == 201:
+                view = client.get(f"/v1/games/{gid}", headers=auth(tokens[1])).get_json()
+                seen[view["version"]] = view
+    for v, view in seen.items():
+        past = client.get(f"/v1/games/{gid}/states/{v}", headers=auth(tokens[1])).get_json()
+        assert past == view
+
+
+def test_list_games_filters(client):
+    a, _, _ = create(client, 3)
+    b, _, _ = create(client, 4)
+    listing = client.get("/v1/games?type=diamant&status=active").get_json()
+    assert {g["id"] for g in listing["games"]} == {a, b} and listing["total"] == 2
+    assert client.get("/v1/games?status=finished").get_json()["total"] == 0
+    assert client.get("/v1/games?per_page=1").get_json()["games"][0]["id"] == b
+    error(client.get("/v1/games?status=sleeping"), 400, "invalid_request")
+
+
+def test_health(client):
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    assert client.get("/readyz").get_json() == {"status": "ready"}
+
+
+def test_store_down_is_503_with_retry_after():
+    import redis
+    from service.app import create_app
+    from service.config import Config
+    from service import embedded
+    port = embedded.free_port()
+    app = create_app(Config(redis_url=f"redis://127.0.0.1:{port}/0", redis_timeout_s=0.2))
+    c = app.test_client()
+    for r in (c.get("/readyz"), c.get("/v1/games/abcdef"), c.get("/v1/games"),
+              c.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3})):
+        assert r.status_code == 503, r.get_json()
+        assert r.headers["Retry-After"] == "1"
+        assert r.get_json()["error"]["code"] == "store_unavailable"
+    assert c.get("/healthz").status_code == 200
+
+
+def test_platform_key_creates_and_sees_everything(redis_url):
+    from service.app import create_app
+    from service.config import Config
+    key = "platform-secret"
+    app = create_app(Config(redis_url=redis_url,
+                            platform_key_digests=(hashlib.sha256(key.encode()).hexdigest(),)))
+    c = app.test_client()
+    body = {"type": "diamant", "players": [{"name": "a"}] * 3}
+    error(c.post("/v1/games", json=body), 403, "platform_key_required")
+    r = c.post("/v1/games", json=body, headers=auth(key))
+    assert r.status_code == 201
+    gid, tokens = r.get_json()["id"], [s["token"] for s in r.get_json()["seats"]]
+    act(c, gid, tokens[2], "return")
+    view = c.get(f"/v1/games/{gid}", headers=auth(key)).get_json()
+    assert view["state"]["players"][2]["choice"] == "return"
+    assert all(p["chest"] is not None for p in view["state"]["players"])
+    error(act(c, gid, key), 403, "spectator_cannot_act")

@@ -1,0 +1,145 @@
+"""The event store against a real server: atomic appends, dense versions, races, idempotency
+records, snapshots as a pure optimisation, and durability across a SIGKILL."""
+
+import tempfile
+import threading
+
+import pytest
+import redis
+
+from service import embedded
+from service.store import keys
+from service.store.events import EventStore
+
+
+@pytest.fixture
+def store(redis_url):
+    return EventStore(redis.Redis.from_url(redis_url))
+
+
+def env(i, **extra):
+    return {"type": "Test", "seat": None, "data": {"i": i, **extra}, "at": None, "schema": 1}
+
+
+def make(store, gid="aa01"):
+    store.create(gid, {"type": "diamant", "created_ms": "1", "tokens": "[]",
+                       "status": "active"}, "00" * 32, [env(0)])
+    return gid
+
+
+def test_versions_are_dense_from_one_and_appends_are_atomic(store):
+    gid = make(store)
+    assert store.append(gid, 1, [env(1), env(2), env(3)]).version == 4
+    assert [e.version for e in store.read(gid)] == [1, 2, 3, 4]
+    assert [e.envelope["data"]["i"] for e in store.read(gid, 1, 3)] == [1, 2]
+    assert store.version(gid) == 4
+
+
+def test_stale_expected_version_appends_nothing(store):
+    gid = make(store)
+    store.append(gid, 1, [env(1)])
+    res = store.append(gid, 1, [env(9), env(10)])
+    assert (res.outcome, res.version) == ("conflict", 2)
+    assert store.version(gid) == 2
+
+
+def test_append_to_unknown_game_is_refused(store):
+    assert store.append("ffff", 0, [env(1)]).outcome == "missing"
+    assert store.r.exists(keys.events("ffff")) == 0
+
+
+def test_create_twice_is_refused(store):
+    gid = make(store)
+    with pytest.raises(KeyError):
+        make(store, gid)
+    assert store.version(gid) == 1
+
+
+def test_every_key_of_a_game_shares_its_hash_slot():
+    from redis.crc import key_slot
+    gid = "0123456789abcdef0123"
+    slots = {key_slot(k.encode()) for k in keys.all_of_game(gid) + [keys.idempotency(gid, "x")]}
+    assert len(slots) == 1
+
+
+def test_idempotency_record_wins_over_a_second_append(store):
+    gid = make(store)
+    first = store.append(gid, 1, [env(1), env(2)], idempotency=("k1", "bodyhash"))
+    assert first.outcome == "ok"
+    again = store.append(gid, 3, [env(3)], idempotency=("k1", "bodyhash"))
+    assert again.outcome == "idem" and again.record == "bodyhash|2|3"
+    assert store.version(gid) == 3
+    assert store.r.ttl(keys.idempotency(gid, "k1")) > 3600
+
+
+def test_race_16_threads_x_200_appends_dense_and_complete(store):
+    gid = make(store)
+    acked: list[tuple[int, str]] = []
+    lock = threading.Lock()
+
+    def writer(t):
+        client = EventStore(redis.Redis.from_url(_url(store)))
+        for i in range(200):
+            tag = f"{t}-{i}"
+            while True:
+                v = client.version(gid)
+                res = client.append(gid, v, [env(0, tag=tag)])
+                if res.outcome == "ok":
+                    with lock:
+                        acked.append((res.version, tag))
+                    break
+                assert res.outcome == "conflict"
+
+    threads = [threading.Thread(target=writer, args=(t,)) for t in range(16)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    log = store.read(gid)
+    assert [e.version for e in log] == list(range(1, 16 * 200 + 2))
+    tags = [e.envelope["data"].get("tag") for e in log[1:]]
+    assert len(set(tags)) == len(tags) == 3200
+    by_version = {e.version: e.envelope["data"].get("tag") for e in log}
+    assert all(by_version[v] == tag for v, tag in acked) and len(acked) == 3200
+
+
+def _url(store):
+    kw = store.r.connection_pool.connection_kwargs
+    return f"redis://{kw['host']}:{kw['port']}/0"
+
+
+def test_snapshots_round_trip_and_floor_lookup(store):
+    gid = make(store)
+    store.save_snapshot(gid, 10, {"v": 10})
+    store.save_snapshot(gid, 20, {"v": 20})
+    assert store.load_snapshot(gid, 15) == (10, {"v": 10})
+    assert store.load_snapshot(gid, 25) == (20, {"v": 20})
+    assert store.load_snapshot(gid, 5) is None
+    store.delete_snapshots(gid)
+    assert store.load_snapshot(gid, 25) is None
+
+
+@pytest.mark.redis
+def test_acknowledged_events_survive_sigkill_and_restart():
+    import os
+    binary = os.environ.get("CARTOUCHE_TEST_REDIS_SERVER")
+    with tempfile.TemporaryDirectory() as data:
+        server = embedded.start(data, binary=binary, unix_socket=False)
+        port = server.url.rsplit(":", 1)[1].split("/")[0]
+        store = EventStore(redis.Redis.from_url(server.url))
+        gid = make(store)
+        acked = []
+        for i in range(1, 501):
+            res = store.append(gid, i, [env(i)])
+            assert res.outcome == "ok"
+            acked.append(res.version)
+        server.kill()  # SIGKILL: no shutdown, no final fsync by the server
+        server = embedded.start(data, binary=binary, unix_socket=False, port=int(port))
+        try:
+            store = EventStore(redis.Redis.from_url(server.url))
+            log = store.read(gid)
+            assert [e.version for e in log] == list(range(1, 502))
+            assert [e.envelope["data"]["i"] for e in log[1:]] == list(range(1, 501))
+            assert store.append(gid, 501, [env(501)]).version == 502  # play resumes
+        finally:
+            server.stop()
