@@ -16,7 +16,7 @@ from .store.events import EventStore
 API_SETTINGS = {
     "API_TITLE": "Cartouche",
     "API_VERSION": "1.0.0",
-    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_VERSION": "3.1.0",
     "API_SPEC_OPTIONS": {
         "info": {"description": "An event-sourced game server for five tabletop games. "
                                 "Seats act with bearer tokens returned at creation; without a "

@@ -9,3 +9,4 @@ timeout = 30
 graceful_timeout = 10
 keepalive = 5
 accesslog = "-" if os.environ.get("WEB_ACCESS_LOG") else None
+limit_request_line = 8190  # the largest bounded value gunicorn allows

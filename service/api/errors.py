@@ -55,7 +55,9 @@ def handle_http_exception(exc: HTTPException):
     if status >= 500:
         log.error("HTTP %s: %s", status, exc)
         return error_response(500, "internal_error", "an internal error occurred")
-    return error_response(status, _HTTP_CODES.get(status, "http_error"), exc.name)
+    headers = {k: v for k, v in exc.get_headers() if k.lower() == "allow"}
+    return error_response(status, _HTTP_CODES.get(status, "http_error"), exc.name,
+                          headers=headers)
 
 
 def register(app: Flask) -> None:

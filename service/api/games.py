@@ -60,6 +60,7 @@ def caller(table: Table):
 
 @blp.route("/game-types")
 @blp.response(200, s.GameTypeListSchema)
+@blp.doc(operationId="listGameTypes")
 def game_types():
     """The catalog: every game type with its options and action schemas."""
     return {"game_types": [{
@@ -69,10 +70,19 @@ def game_types():
     } for g in GAMES.values()]}
 
 
+GAME_LINKS = {
+    name: {"operationId": op, "parameters": {"game_id": "$response.body#/id"}}
+    for name, op in (("GetGame", "getGame"), ("GetLegalActions", "getLegalActions"),
+                     ("PostAction", "postAction"), ("GetEvents", "getEvents"))
+}
+
+
 @blp.route("/games", methods=["POST"])
 @blp.arguments(s.CreateGameSchema, error_status_code=400)
 @blp.response(201, s.CreatedGameSchema)
+@blp.doc(responses={"201": {"links": GAME_LINKS}})
 @_alts(401, 403, 413, 422, 503)
+@blp.doc(operationId="createGame")
 def create_game(body):
     """Create a game; returns one secret token per seat, once."""
     svc = service()
@@ -90,6 +100,7 @@ def create_game(body):
 @blp.arguments(s.GamesQuerySchema, location="query", error_status_code=400)
 @blp.response(200, s.GameListSchema)
 @_alts(400, 503)
+@blp.doc(operationId="listGames")
 def list_games(query):
     """List games, newest first, filtered by type and status."""
     return service().list_games(query.get("type"), query.get("status"), query["page"],
@@ -99,6 +110,7 @@ def list_games(query):
 @blp.route("/games/<game_id>")
 @blp.response(200, s.GameViewSchema)
 @_alts(401, 404, 503)
+@blp.doc(operationId="getGame")
 def get_game(game_id):
     """The caller's view of a game (a seat's, or a spectator's without a token)."""
     table = load(game_id)
@@ -108,6 +120,7 @@ def get_game(game_id):
 @blp.route("/games/<game_id>/states/<int:version>")
 @blp.response(200, s.GameViewSchema)
 @_alts(401, 404, 503)
+@blp.doc(operationId="getState")
 def get_state(game_id, version):
     """The caller's view as it was at ``version`` (hidden information still hidden)."""
     if not 1 <= version <= MAX_VERSION:
@@ -127,6 +140,7 @@ def get_state(game_id, version):
 @blp.route("/games/<game_id>/legal-actions")
 @blp.response(200, s.LegalActionsSchema)
 @_alts(401, 404, 503)
+@blp.doc(operationId="getLegalActions")
 def legal_actions(game_id):
     """The caller seat's legal actions now, each exactly postable (empty when not awaited)."""
     table = load(game_id)
@@ -143,6 +157,7 @@ def legal_actions(game_id):
                       "description": "retries with the same key and body get the original "
                                      "response; another body gets 422"}])
 @_alts(401, 403, 404, 409, 413, 422, 503)
+@blp.doc(operationId="postAction")
 def post_action(body, game_id):
     """Act as the caller's seat."""
     table = load(game_id)
@@ -178,6 +193,7 @@ def post_action(body, game_id):
 @blp.arguments(s.EventsQuerySchema, location="query", error_status_code=400)
 @blp.response(200, s.EventPageSchema)
 @_alts(400, 401, 404, 503)
+@blp.doc(operationId="getEvents")
 def get_events(query, game_id):
     """The event log as the caller may see it, oldest first, paged by version."""
     table = load(game_id)

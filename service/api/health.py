@@ -13,6 +13,7 @@ blp = Blueprint("health", __name__, description="Liveness and readiness")
 
 @blp.route("/healthz")
 @blp.response(200, s.HealthSchema)
+@blp.doc(operationId="healthz")
 def healthz():
     """The process answers (no dependency checked)."""
     return {"status": "ok"}
@@ -21,6 +22,7 @@ def healthz():
 @blp.route("/readyz")
 @blp.response(200, s.HealthSchema)
 @blp.alt_response(503, schema=s.ErrorSchema, description="the event store is unreachable")
+@blp.doc(operationId="readyz")
 def readyz():
     """Ready to serve: the event store answers a PING."""
     try:

@@ -93,7 +93,14 @@ def command(game: Game, state: State, seat: int, action: Action,
 
 
 def visible(game: Game, ev: Event, viewer: Viewer, over: bool) -> Event | None:
-    """``ev`` as ``viewer`` may see it; everything is public once the game is over."""
+    """``ev`` as ``viewer`` may see it; everything is public once the game is over.
+
+    The creation event's ``options.setup`` (fixed deck orders and the like) is hidden from
+    everybody while the game runs, for every game; its presence is public as ``setup: custom``.
+    """
     if over or viewer == ALL:
         return ev
+    if ev["type"] == "GameCreated" and "setup" in ev["data"].get("options", {}):
+        options = {k: v for k, v in ev["data"]["options"].items() if k != "setup"}
+        ev = {**ev, "data": {**ev["data"], "options": options}}
     return game.visible(ev, viewer)

@@ -9,6 +9,18 @@ BOT_LEVELS = ("random", "heuristic", "mcts")
 GAME_TYPES = ("pharaohs-wall", "scarabya", "tides-of-time", "diamant", "papyrus")
 
 
+class JsonInteger(fields.Integer):
+    """An integer as JSON Schema means it: a number with no fraction (``3`` or ``3.0``), never a
+    string or a boolean."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.make_error("invalid")
+        if isinstance(value, float) and not value.is_integer():
+            raise self.make_error("invalid")
+        return int(value)
+
+
 class Strict(ma.Schema):
     class Meta:
         unknown = ma.RAISE
@@ -26,7 +38,7 @@ class ErrorSchema(Strict):
 
 class BotSchema(Strict):
     level = fields.String(required=True, validate=validate.OneOf(BOT_LEVELS))
-    budget_ms = fields.Integer(strict=True, validate=validate.Range(1, 60_000))
+    budget_ms = JsonInteger(validate=validate.Range(1, 60_000))
 
 
 class PlayerSchema(Strict):
@@ -64,7 +76,7 @@ class ActionRequestSchema(Strict):
     action = fields.Dict(required=True, metadata={
         "description": "one action of the game's vocabulary, e.g. "
                        '{"type": "decide", "choice": "continue"}'})
-    expected_version = fields.Integer(strict=True, validate=validate.Range(0, 2**53),
+    expected_version = JsonInteger(validate=validate.Range(0, 2**53),
                                       metadata={"description": "reject with 409 unless the "
                                                                "game is at this version"})
 
@@ -129,6 +141,16 @@ class LegalActionsSchema(Strict):
 class Query(ma.Schema):
     class Meta:
         unknown = ma.EXCLUDE  # unknown query parameters (cache busters) are ignored
+
+    @ma.pre_load
+    def _single_values(self, data, **kwargs):
+        """A known parameter given twice (``?page=1&page=2``) is an error, not a silent pick."""
+        getlist = getattr(data, "getlist", None)
+        if getlist is not None:
+            repeated = [k for k in self.fields if len(getlist(k)) > 1]
+            if repeated:
+                raise ma.ValidationError({k: ["give this parameter once"] for k in repeated})
+        return data
 
 
 class EventsQuerySchema(Query):

@@ -258,3 +258,15 @@ def test_platform_key_creates_and_sees_everything(redis_url):
     assert view["state"]["players"][2]["choice"] == "return"
     assert all(p["chest"] is not None for p in view["state"]["players"])
     error(act(c, gid, key), 403, "spectator_cannot_act")
+
+
+def test_setup_override_never_reaches_the_log_while_running(client):
+    from service.games.diamant import CANONICAL
+    deck = list(reversed(CANONICAL))
+    gid, tokens, _ = create(client, 3, options={"setup": {"round_decks": [deck, deck]}})
+    for viewer in tokens + [None]:
+        created = client.get(f"/v1/games/{gid}/events?limit=1",
+                             headers=auth(viewer)).get_json()["events"][0]
+        assert created["type"] == "GameCreated"
+        assert "setup" not in created["data"]["options"]
+        assert created["data"]["setup"] == "custom"
