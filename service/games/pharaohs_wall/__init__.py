@@ -18,6 +18,8 @@ Canonical orders (every shuffle starts from one of these)
 
 Exact sequence of RNG calls in ``create`` (nothing else ever draws; ``decide`` never draws)
 -----------------------------------------------------------------------------------------
+``create`` receives the engine's start stream (``Rng(seed, 1)``) and makes these calls in order:
+
 1. ``rng.shuffle(animals)`` -> ``pillar_order`` (display only, section 4 step 2).
 2. Hieroglyph deck, skipped when ``options.setup`` fixes it:
    * curse off: ``rng.shuffle(cards)`` -> draw pile, top first (``deck_order`` overrides);
@@ -38,7 +40,21 @@ Events (``data`` fields; secrets are redacted by :meth:`PharaohsWall.visible` wh
 GameSetUp, TurnStarted, CardInserted, ExplorerDisplaced, ExplorerPlaced, ScarabPlaced,
 ScarabSkipped, SarcophagusOpened, CardDrawn, CurseRevealed, CurseClaimed, CursePassed,
 CurseRoundClosed, CurseVictimChosen, SarcophagusGiven, CurseDiscarded, EndPhaseStarted,
-ScarabMoved, EndDone, GameEnded.
+ScarabMoved, EndDone, GameEnded. Secret fields: GameSetUp (stacks, other hands, piles, other
+pharaohs), CardDrawn.card, SarcophagusOpened.sarcophagus/value (owner only),
+SarcophagusGiven.sarcophagus/value (giver and receiver only). The engine's ``GameCreated`` is
+redacted too: its ``options.setup`` (deck order, stacks, pharaohs) is dropped for every viewer
+but ``ALL`` until the end (``data.setup`` still says "custom").
+
+Illegal-action codes: unknown_action, wrong_phase, not_your_turn, missing_field,
+unexpected_field, invalid_field (wrong JSON type), card_not_in_hand, invalid_column,
+column_full, explorer_not_allowed, reserve_empty, reserve_not_empty, not_your_explorer,
+unknown_pillar, same_pillar, no_scarab, pillar_full, not_a_segment, invalid_victim,
+not_your_sarcophagus. Options: invalid_options, invalid_player_count, unknown_option,
+invalid_option, invalid_setup (``details.field`` and ``details.reason``).
+
+With one animal per card every pair of a turn has the new card's animal (spec 14 item 4), so a
+turn has at most one pair group and the insert action's single ``explorer`` field covers it.
 
 Curse rounds and secrecy: a claim is recorded as ``CurseClaimed`` with its cells only (no
 verdict). A wrong claim is that seat's pass; a correct one closes the round at once
@@ -218,7 +234,8 @@ def _validate_setup(setup: Any, curse: bool, players: int) -> dict:
     if not isinstance(setup, dict):
         raise InvalidOptions("invalid_setup", "options.setup must be an object",
                              {"field": "setup", "reason": "not_an_object"})
-    allowed = {"sarcophagi", "pharaohs"} | ({"start_pile", "main_pile"} if curse else {"deck_order"})
+    mode = {"start_pile", "main_pile"} if curse else {"deck_order"}
+    allowed = {"sarcophagi", "pharaohs"} | mode
     for key in setup:
         if key not in allowed:
             known = key in {"deck_order", "start_pile", "main_pile"}
@@ -485,6 +502,15 @@ class PharaohsWall(Game):
     # -- apply ----------------------------------------------------------------------------
     def apply(self, state: State, ev: Event) -> None:
         t, d = ev["type"], ev["data"]
+        if t == "GameCreated":
+            # options.setup fixes deck order, stacks and pharaohs: secret while the game runs.
+            options = d.get("options")
+            if isinstance(options, dict) and "setup" in options:
+                out = dict(ev)
+                out["data"] = {**d, "options": {k: v for k, v in options.items()
+                                                if k != "setup"}}
+                return out
+            return ev
         if t == "GameSetUp":
             state["pillar_order"] = list(d["pillar_order"])
             for a in ANIMALS:
@@ -980,6 +1006,15 @@ class PharaohsWall(Game):
         if viewer == ALL:
             return ev
         t, d = ev["type"], ev["data"]
+        if t == "GameCreated":
+            # options.setup fixes deck order, stacks and pharaohs: secret while the game runs.
+            options = d.get("options")
+            if isinstance(options, dict) and "setup" in options:
+                out = dict(ev)
+                out["data"] = {**d, "options": {k: v for k, v in options.items()
+                                                if k != "setup"}}
+                return out
+            return ev
         if t == "GameSetUp":
             data = {
                 "pillar_order": d["pillar_order"],
