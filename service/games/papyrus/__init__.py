@@ -42,10 +42,10 @@ from typing import Any, Sequence
 from ...engine import (ALL, Game, IllegalAction, InvalidOptions, clone, competition_ranks, event,
                        redact, sees)
 from . import data as D
-from .data import (BAG_COUNTS, CAPACITY, COLOURS, DRAW_MOVEMENT, EVENT, EVENT_COUNTS, EVENTS, GLYPH_INDEX,
-                   GLYPHS, GOD, GODS, KINDS, MOVEMENT_COUNTS, SCARAB_POINTS, SONS, SONS_BONUS,
-                   SPELLING, START, TIEBREAK_GOD, Board, canonical_events, canonical_glyphs,
-                   canonical_movement, validate_board)
+from .data import (BAG_COUNTS, CAPACITY, COLOURS, DRAW_MOVEMENT, EVENT, EVENT_COUNTS, EVENTS,
+                   GLYPH_INDEX, GLYPHS, GOD, GODS, KINDS, MOVEMENT_COUNTS, SCARAB_POINTS, SONS,
+                   SONS_BONUS, SPELLING, START, TIEBREAK_GOD, Board, canonical_events,
+                   canonical_glyphs, canonical_movement, validate_board)
 
 __all__ = ["GAME", "Papyrus"]
 
@@ -1113,6 +1113,7 @@ class Papyrus(Game):
             "variant": state["variant"],
             "phase": "over" if over else ("decision" if pend else "turn"),
             "turn": state["turns"] + (0 if over else 1),
+            "round": state["turns"] // state["n"] + (0 if over else 1),
             "turns_played": state["turns"],
             "turn_limit": state["turn_limit"],
             "current": None if over else state["current"],
@@ -1120,7 +1121,7 @@ class Papyrus(Game):
             "god_deck_size": state["god_deck_size"],
             "setup": state["setup"],
             "seats": seats,
-            "scores": [p["score"] + SCARAB_POINTS * p["scarabs"] for p in state["seats"]],
+            "scores": self._final_scores(state)[0],
             "god_deck_count": len(state["god_deck"]),
             "bag_count": len(state["bag"]),
             "glyph_discard": dict(state["glyph_discard"]),
@@ -1133,7 +1134,7 @@ class Papyrus(Game):
         }
         if not solo:
             out.update({
-                "board": self.board(state).doc,
+                "board": clone(self.board(state).doc),
                 "market": dict(state["market"]),
                 "movement_deck_count": len(state["movement_deck"]),
                 "movement_discard": dict(state["movement_discard"]),
@@ -1170,7 +1171,7 @@ class Papyrus(Game):
             return redact(ev, replace={"deck": len(d["deck"])})
         if t == "BagRefilled":
             return redact(ev, replace={"bag": len(d["bag"])})
-        if sees(viewer, seat) if isinstance(seat, int) else False:
+        if isinstance(seat, int) and sees(viewer, seat):
             return ev
         if t == "HandDealt":
             return redact(ev, replace={k: len(d[k]) for k in ("movement", "gods", "glyphs")})
