@@ -7,7 +7,7 @@ import importlib
 from ..engine import Game
 
 #: Modules of the games this server hosts, in catalog order.
-MODULES = ("diamant",)
+MODULES = ("pharaohs_wall", "scarabya", "tides_of_time", "diamant", "papyrus")
 
 GAMES: dict[str, Game] = {}
 

@@ -15,10 +15,11 @@ The engine RNG passed to ``create`` is consumed in exactly this order:
    ``L = [0, 1, ..., 24]`` (canonical order: local index ``k = 5*lr + lc`` ascending) is
    Fisher-Yates shuffled with ``for i = 24 down to 1: j = rng.below(i + 1); swap L[i], L[j]``
    (24 draws, so 96 draws per attempt). Rocks = the first 2 entries of L (list order) that are not
-   the quadrant's centre cell (local (4,4), (4,0), (0,4), (0,0) for Q0..Q3); scarabs = the next
-   first 6 entries not among the rocks. The attempt is accepted iff V4 (the 92 non-rock cells are
-   orthogonally connected) and V5 (every piece has a legal first placement under the game's
-   ``allow_reflection``) hold; otherwise the next attempt continues the same stream.
+   the quadrant's centre cell (local (4,4), (4,0), (0,4), (0,0) for Q0..Q3); scarabs = the first
+   6 entries of L (list order) that are not rocks. The attempt is accepted iff V4 (the 92
+   non-rock cells are orthogonally connected) and V5 (every piece has a legal first placement
+   under the game's ``allow_reflection``) hold; otherwise the next attempt continues the same
+   stream. Nothing else is drawn for the layout (no draw decides tile rotation or themes).
 2. The mission deck, unless ``options.setup.mission_order`` is given (then no draw). Canonical
    order ``F I L N P T U V W X Y Z``; ``for i = 11 down to 1: j = rng.below(i + 1); swap`` (11
    draws); index 0 is the first card revealed. The duel's later games reuse this order.
