@@ -10,3 +10,4 @@ graceful_timeout = 10
 keepalive = 5
 accesslog = "-" if os.environ.get("WEB_ACCESS_LOG") else None
 limit_request_line = 8190  # the largest bounded value gunicorn allows
+control_socket_disable = True  # gunicorn 27: no shared ~/.gunicorn socket, so checkouts can run side by side
