@@ -11,6 +11,7 @@ from . import api as api_pkg
 from .api import docs, errors, games, health
 from .config import Config
 from .gameplay import GameService
+from .jobs import RqScheduler
 from .store.events import EventStore
 
 API_SETTINGS = {
@@ -27,7 +28,8 @@ API_SETTINGS = {
 }
 
 
-def create_app(config: Config | None = None, client: redis.Redis | None = None) -> Flask:
+def create_app(config: Config | None = None, client: redis.Redis | None = None, *,
+               scheduler=None, now_ms=None) -> Flask:
     config = config or Config.from_env()
     app = Flask(__name__)
     app.json = api_pkg.OrjsonProvider(app)
@@ -41,9 +43,12 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None) 
     client = client or redis.Redis.from_url(
         config.redis_url, socket_timeout=config.redis_timeout_s,
         socket_connect_timeout=config.redis_timeout_s, health_check_interval=15)
+    if scheduler is None:
+        scheduler = RqScheduler(redis.Redis.from_url(config.queue_url or config.redis_url,
+                                                     socket_timeout=config.redis_timeout_s))
     app.extensions["cartouche"] = GameService(
         EventStore(client), snapshot_every=config.snapshot_every, cache_size=config.cache_size,
-        platform_key_digests=config.platform_key_digests)
+        platform_key_digests=config.platform_key_digests, scheduler=scheduler, now_ms=now_ms)
     app.extensions["cartouche_api"] = api
     docs.register(app, api)
     return app

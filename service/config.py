@@ -14,6 +14,8 @@ def _int(name: str, default: int) -> int:
 @dataclass
 class Config:
     redis_url: str = "redis://127.0.0.1:6379/0"
+    #: RQ's server (QUEUE_URL); None means the same server as the event store.
+    queue_url: str | None = None
     #: sha256 hex digests of platform API keys (CARTOUCHE_API_KEY_SHA256, comma separated).
     platform_key_digests: tuple[str, ...] = field(default_factory=tuple)
     snapshot_every: int = 100
@@ -30,6 +32,7 @@ class Config:
                         os.environ.get("CARTOUCHE_API_KEY_SHA256", "").split(",") if d.strip())
         return cls(
             redis_url=url,
+            queue_url=os.environ.get("QUEUE_URL") or None,
             platform_key_digests=digests,
             snapshot_every=_int("CARTOUCHE_SNAPSHOT_EVERY", 100),
             cache_size=_int("CARTOUCHE_CACHE_SIZE", 2048),

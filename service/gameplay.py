@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import random
 import secrets
 import threading
 import time
@@ -15,15 +16,16 @@ import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import orjson
 
 from .engine import ALL, Game, IllegalAction, InvalidOptions, NotYourTurn, Rng, Viewer
-from .engine import clone, command, fold, visible
+from .engine import clone, command, event, fold, visible
 from .engine.local import creation_event
 from .engine.fold import start
 from .games import GAMES
+from . import clock as clock_mod
 from .store.events import EventStore, StoredEvent
 
 #: How many times a command without ``expected_version`` is re-decided after losing a race.
@@ -57,35 +59,88 @@ class InvalidRequest(Exception):
         self.details = details or {}
 
 
-def now_rfc3339() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def rfc3339(ms: int) -> str:
+    return (datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z"))
 
 
 def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+#: Events the shell writes about seats and the table; the rules never see them.
+SHELL_EVENTS = frozenset({"SeatResigned", "SeatForfeited", "GameAborted"})
+
+
+class DeadlinePassed(Exception):
+    """The acting seat's clock had run out; its timeout was applied first (HTTP 409)."""
+
+
+class SeatNotHuman(Exception):
+    """The seat is played by a bot (or has left); its token may watch but not act (HTTP 403)."""
+
+
+class CannotAbort(Exception):
+    pass
+
+
 @dataclass
 class Table:
-    """One game as loaded: immutable facts, the state at ``version``, and its rules."""
+    """One game as loaded: immutable facts, the rules' state at ``version``, and the shell's
+    state (seat controllers, clock, how the table ended) at the same version."""
 
     id: str
     game: Game
     meta: dict
     state: dict
     version: int
+    shell: dict
 
     @property
     def over(self) -> bool:
-        return self.game.is_over(self.state)
+        return (self.game.is_over(self.state) or self.shell["ended"] is not None
+                or self.shell["aborted"])
 
     @property
     def status(self) -> str:
+        if self.shell["aborted"]:
+            return "aborted"
         return "finished" if self.over else "active"
 
     @property
     def created(self) -> dict:
         return self.meta["created"]
+
+    @property
+    def clock(self) -> dict | None:
+        return self.created["data"].get("clock")
+
+    def awaiting(self) -> list[int]:
+        return [] if self.over else self.game.awaiting(self.state)
+
+    def result(self) -> dict | None:
+        ended = self.shell["ended"]
+        if ended is not None:  # a seat forfeited a game that cannot go on without it
+            n = len(self.shell["controllers"])
+            out = [s for s in ended["seats"]]
+            ranks = [n if s in out else 1 for s in range(n)]
+            return {"scores": [0] * n, "ranks": ranks,
+                    "winners": [s for s in range(n) if s not in out],
+                    "details": {"ended_by": ended["reason"], "forfeited": out}}
+        return self.game.result(self.state) if self.game.is_over(self.state) else None
+
+
+def initial_shell(created: dict) -> dict:
+    """The shell state before the first command, from the creation event's data."""
+    clock = created.get("clock")
+    n = len(created["players"])
+    return {
+        "controllers": [f"bot:{p['bot']['level']}" if p.get("bot") else "human"
+                        for p in created["players"]],
+        "clock": clock_mod.initial(clock, n) if clock else None,
+        "ended": None,
+        "aborted": False,
+    }
 
 
 class _StateCache:
@@ -93,21 +148,21 @@ class _StateCache:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._data: OrderedDict[str, tuple[int, dict]] = OrderedDict()
+        self._data: OrderedDict[str, tuple[int, dict, dict]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, game_id: str) -> tuple[int, dict] | None:
+    def get(self, game_id: str) -> tuple[int, dict, dict] | None:
         with self._lock:
             hit = self._data.get(game_id)
             if hit is not None:
                 self._data.move_to_end(game_id)
             return hit
 
-    def put(self, game_id: str, version: int, state: dict) -> None:
+    def put(self, game_id: str, version: int, state: dict, shell: dict) -> None:
         with self._lock:
             old = self._data.get(game_id)
             if old is None or old[0] < version:
-                self._data[game_id] = (version, state)
+                self._data[game_id] = (version, state, shell)
                 self._data.move_to_end(game_id)
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
@@ -117,15 +172,25 @@ class _StateCache:
             self._data.clear()
 
 
+class NullScheduler:
+    """Schedules nothing (tests of the API alone; the RQ scheduler is in service.jobs)."""
+
+    def changed(self, table: "Table") -> None:
+        pass
+
+
 class GameService:
     def __init__(self, store: EventStore, *, snapshot_every: int = 100, cache_size: int = 2048,
-                 platform_key_digests: Sequence[str] = ()) -> None:
+                 platform_key_digests: Sequence[str] = (), scheduler=None,
+                 now_ms: Callable[[], int] | None = None) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
         self.cache = _StateCache(cache_size)
         self._meta: OrderedDict[str, dict] = OrderedDict()
         self._meta_lock = threading.Lock()
         self.platform_key_digests = tuple(platform_key_digests)
+        self.scheduler = scheduler or NullScheduler()
+        self.now_ms = now_ms or (lambda: int(time.time() * 1000))
 
     # -- identity -------------------------------------------------------------------------
     def is_platform_key(self, token: str) -> bool:
@@ -159,14 +224,20 @@ class GameService:
                                  f"{game.name} takes {game.min_players} to {game.max_players} "
                                  f"players, not {len(players)}",
                                  {"min": game.min_players, "max": game.max_players})
-        if any(p.get("bot") for p in players):
-            raise InvalidRequest("bots_unavailable",
-                                 "bot seats are not available on this server yet")
-        if "clock" in options:
-            raise InvalidRequest("clocks_unavailable",
-                                 "options.clock is not available on this server yet")
+        from .ai import available
+
+        for seat, p in enumerate(players):
+            if p.get("bot") and not available(game, p["bot"]["level"]):
+                raise InvalidRequest("bot_level_unavailable",
+                                     f"no {p['bot']['level']} bot for {game.name} yet",
+                                     {"seat": seat})
+        options = dict(options)
         try:
-            normalized = game.normalize_options(dict(options), players)
+            clock = clock_mod.normalize(options.pop("clock", None))
+        except clock_mod.ClockError as exc:
+            raise InvalidRequest("invalid_options", exc.message, {"code": exc.code}) from None
+        try:
+            normalized = game.normalize_options(options, players)
         except InvalidOptions as exc:
             raise InvalidRequest("invalid_options", exc.message,
                                  {"code": exc.code, **exc.details}) from None
@@ -174,21 +245,30 @@ class GameService:
         game_id = uuid.uuid4().hex[:20]
         first = creation_event(game, players, normalized, seed,
                                "supplied" if seed_hex else "server")
-        state = game.initial(players, normalized)
+        first["data"]["clock"] = clock
+        state = game.initial(first["data"]["players"], normalized)
         events = [first] + start(game, state, Rng(seed, 1))
         tokens = [secrets.token_urlsafe(32) for _ in players]
-        created_ms = int(time.time() * 1000)
-        at = now_rfc3339()
+        now = self.now_ms()
+        at = rfc3339(now)
+        shell = initial_shell(first["data"])
+        over = game.is_over(state)
+        if shell["clock"]:
+            shell["clock"] = clock_mod.advance(clock, shell["clock"], now, (),
+                                               [] if over else game.awaiting(state), ())
+        envelopes = [self._envelope(game, e, at) for e in events]
+        envelopes[-1]["shell"] = shell
         meta = {
             "type": game.type_id,
-            "created_ms": str(created_ms),
+            "created_ms": str(now),
             "tokens": orjson.dumps([token_digest(t) for t in tokens]).decode(),
-            "status": "finished" if game.is_over(state) else "active",
+            "status": "finished" if over else "active",
+            "created_version": str(len(envelopes)),
         }
-        version = self.store.create(game_id, meta, seed.hex(),
-                                    [self._envelope(game, e, at) for e in events])
-        self.store.index(game_id, game.type_id, meta["status"], created_ms)
-        self.cache.put(game_id, version, state)
+        version = self.store.create(game_id, meta, seed.hex(), envelopes)
+        self.store.index(game_id, game.type_id, meta["status"], now)
+        self.cache.put(game_id, version, state, shell)
+        self.scheduler.changed(self.load(game_id))
         return {
             "id": game_id,
             "version": version,
@@ -201,8 +281,9 @@ class GameService:
     def _envelope(game: Game, ev: dict, at: str) -> dict:
         out = {"type": ev["type"], "seat": ev.get("seat"), "data": ev.get("data", {}),
                "at": at, "schema": game.event_schema}
-        if ev.get("forced"):
-            out["forced"] = True
+        for flag in ("forced", "timeout"):
+            if ev.get(flag):
+                out[flag] = True
         return out
 
     # -- loading --------------------------------------------------------------------------
@@ -216,6 +297,7 @@ class GameService:
             raise NotFound("game_not_found", f"no game {game_id!r}")
         first = self.store.read(game_id, 0, 1)
         meta = {"type": raw["type"], "created_ms": int(raw["created_ms"]),
+                "created_version": int(raw["created_version"]),
                 "tokens": orjson.loads(raw["tokens"]), "created": first[0].envelope}
         with self._meta_lock:
             self._meta[game_id] = meta
@@ -244,35 +326,42 @@ class GameService:
         meta = self._load_meta(game_id)
         game = GAMES[meta["type"]]
         cached = self.cache.get(game_id)
-        base_version, base = 1, None
+        base_version, base, shell = 1, None, None
         if cached is not None and (version is None or cached[0] <= version):
-            base_version, base = cached
+            base_version, base, shell = cached
             if version == base_version:
-                return Table(game_id, game, meta, base, base_version)
+                return Table(game_id, game, meta, base, base_version, shell)
         if base is None:
             snap = self.store.load_snapshot(game_id, version if version is not None else 2**62)
             if snap is not None:
-                base_version, base = snap
+                base_version, (base, shell) = snap[0], (snap[1]["state"], snap[1]["shell"])
         stored = self.store.read(game_id, base_version, version)
         if base is None:
             base = self._initial(game, meta)
+            shell = initial_shell(meta["created"]["data"])
+        state, current = base, base_version
         if stored:
-            state = fold(game, clone(base), (self._event(game, s) for s in stored))
+            state = clone(base)
+            for s in stored:
+                if s.envelope["type"] not in SHELL_EVENTS:
+                    game.apply(state, self._event(game, s))
+                if "shell" in s.envelope:
+                    shell = s.envelope["shell"]
             current = stored[-1].version
-        else:
-            state, current = base, base_version
         if version is not None and current != version:
             raise NotFound("version_not_found", f"version {version} does not exist")
         if version is None or version == current:
-            self.cache.put(game_id, current, state)
-        return Table(game_id, game, meta, state, current)
+            self.cache.put(game_id, current, state, shell)
+        return Table(game_id, game, meta, state, current, shell)
 
     # -- commands -------------------------------------------------------------------------
     def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,
             idempotency_key: str | None, body_digest: str) -> tuple[Table, int, list[dict]]:
-        """Run one command; returns (table after, first version, stored envelopes appended).
+        """Run one command of a human seat; returns (table after, first version, envelopes).
 
-        A replay of the same Idempotency-Key and body returns the original outcome.
+        A replay of the same Idempotency-Key and body returns the original outcome. Overdue
+        clocks are settled first; if the acting seat was overdue its timeout stands and
+        :class:`DeadlinePassed` is raised.
         """
         idem = None
         if idempotency_key is not None:
@@ -281,37 +370,195 @@ class GameService:
             record = self.store.idempotency_record(game_id, key_digest)
             if record is not None:
                 return self._replayed(game_id, record, body_digest)
+        timed_out = self.settle_timeouts(game_id)
+        if seat in timed_out:
+            raise DeadlinePassed()
         for _ in range(MAX_RETRIES):
             table = self.load(game_id)
+            if table.over:
+                raise NotYourTurn("game_over", "the game is over")
+            if table.shell["controllers"][seat] != "human":
+                raise SeatNotHuman()
             if expected_version is not None and expected_version != table.version:
                 raise VersionConflict(table.version)
-            rng = Rng(bytes.fromhex(self._seed(game_id)), table.version + 1)
-            events, after = command(table.game, table.state, seat, action, rng)
-            at = now_rfc3339()
-            envelopes = [self._envelope(table.game, e, at) for e in events]
-            over = table.game.is_over(after)
-            result = self.store.append(game_id, table.version, envelopes,
-                                       status="finished" if over else None, idempotency=idem)
-            if result.outcome == "ok":
-                new_version = result.version
-                self.cache.put(game_id, new_version, after)
-                self._after_append(table, new_version, after, over)
-                return (Table(game_id, table.game, table.meta, after, new_version),
-                        table.version + 1, envelopes)
-            if result.outcome == "idem":
-                return self._replayed(game_id, result.record, body_digest)
-            if result.outcome == "missing":
-                raise NotFound("game_not_found", f"no game {game_id!r}")
+            if table.clock and seat in clock_mod.overdue(
+                    table.clock, table.shell["clock"], self.now_ms(), table.awaiting()):
+                self.settle_timeouts(game_id)
+                raise DeadlinePassed()
+            outcome = self._run(table, seat, action, idem=idem)
+            if outcome[0] == "ok":
+                return outcome[1]
+            if outcome[0] == "idem":
+                return self._replayed(game_id, outcome[1], body_digest)
             if expected_version is not None:
-                raise VersionConflict(result.version)
+                raise VersionConflict(outcome[1])
         raise VersionConflict(self.store.version(game_id))
 
-    def _after_append(self, table: Table, new_version: int, state: dict, over: bool) -> None:
-        k = self.snapshot_every
-        if k and new_version // k > table.version // k:
-            self.store.save_snapshot(table.id, new_version, state)
-        if over:
-            self.store.index(table.id, table.game.type_id, "finished", table.meta["created_ms"])
+    def _run(self, table: Table, seat: int, action: Any, *, idem=None, flag: str | None = None):
+        """Decide and append one command for ``seat`` against ``table``.
+
+        Returns ("ok", (table after, first version, envelopes)) | ("conflict", current) |
+        ("idem", record). Raises NotYourTurn / IllegalAction / NotFound.
+        """
+        rng = Rng(bytes.fromhex(self._seed(table.id)), table.version + 1)
+        events, after = command(table.game, table.state, seat, action, rng)
+        if flag:
+            for ev in events:
+                ev[flag] = True
+        actors = {seat} | {ev["seat"] for ev in events if ev.get("forced")
+                           and isinstance(ev.get("seat"), int)}
+        return self._append(table, events, after, self._next_shell(table, after, actors),
+                            idem=idem)
+
+    def _next_shell(self, table: Table, after: dict, actors, **changes) -> dict:
+        shell = {**table.shell, **changes}
+        if table.clock:
+            over = table.game.is_over(after) or shell["ended"] is not None or shell["aborted"]
+            shell["clock"] = clock_mod.advance(
+                table.clock, table.shell["clock"], self.now_ms(), table.awaiting(),
+                [] if over else table.game.awaiting(after), actors)
+        return shell
+
+    def _append(self, table: Table, events: list[dict], after: dict, shell: dict, *, idem=None):
+        at = rfc3339(self.now_ms())
+        envelopes = [self._envelope(table.game, e, at) for e in events]
+        envelopes[-1]["shell"] = shell
+        new = Table(table.id, table.game, table.meta, after, table.version + len(events), shell)
+        result = self.store.append(table.id, table.version, envelopes,
+                                   status=new.status if new.over else None, idempotency=idem)
+        if result.outcome == "ok":
+            self.cache.put(table.id, new.version, after, shell)
+            k = self.snapshot_every
+            if k and new.version // k > table.version // k:
+                self.store.save_snapshot(table.id, new.version, {"state": after, "shell": shell})
+            if new.over:
+                self.store.index(table.id, table.game.type_id, new.status,
+                                 table.meta["created_ms"])
+            self.scheduler.changed(new)
+            return "ok", (new, table.version + 1, envelopes)
+        if result.outcome == "idem":
+            return "idem", result.record
+        if result.outcome == "missing":
+            raise NotFound("game_not_found", f"no game {table.id!r}")
+        return "conflict", result.version
+
+    # -- what happens without a request: clocks and bots ----------------------------------
+    def settle_timeouts(self, game_id: str, version: int | None = None) -> list[int]:
+        """Apply the timeout of every awaited seat whose deadline has passed; returns them.
+
+        With ``version``, does nothing unless the game is still at that version (clock jobs
+        carry the version they were scheduled for).
+        """
+        timed_out: list[int] = []
+        for _ in range(MAX_RETRIES * 4):
+            table = self.load(game_id)
+            if version is not None and table.version != version and not timed_out:
+                return timed_out
+            if not table.clock or table.over:
+                return timed_out
+            due = clock_mod.overdue(table.clock, table.shell["clock"], self.now_ms(),
+                                    table.awaiting())
+            if not due:
+                return timed_out
+            seat = due[0]
+            outcome = self._timeout(table, seat)
+            if outcome[0] == "ok":
+                timed_out.append(seat)
+        return timed_out
+
+    def _timeout(self, table: Table, seat: int):
+        policy = table.clock["timeout"]
+        if policy == "forfeit":
+            return self._forfeit(table, seat, "timeout")
+        if policy == "bot" or table.shell["controllers"][seat].startswith("bot:"):
+            level = table.clock.get("bot_level", "heuristic")
+            action = self._bot_action(table, seat, level, budget_ms=200)
+        else:
+            action = table.game.timeout_action(table.state, seat)
+        return self._run(table, seat, action, flag="timeout")
+
+    def _forfeit(self, table: Table, seat: int, reason: str):
+        """The rules' consequence of leaving, or (for games that cannot go on without the
+        seat) the end of the game with that seat last."""
+        events = table.game.resign(table.state, seat)
+        controllers = list(table.shell["controllers"])
+        controllers[seat] = "left"
+        if events:
+            after = fold(table.game, clone(table.state), events)
+            marker = event("SeatForfeited", {"reason": reason, "game_continues": True}, seat)
+            return self._append(table, [marker] + events, after,
+                                self._next_shell(table, after, {seat}, controllers=controllers))
+        marker = event("SeatForfeited", {"reason": reason, "game_continues": False}, seat)
+        ended = {"reason": f"forfeit_{reason}", "seats": [seat]}
+        return self._append(table, [marker], table.state,
+                            self._next_shell(table, table.state, {seat}, ended=ended,
+                                             controllers=controllers))
+
+    def play_bot(self, game_id: str, seat: int, version: int) -> bool:
+        """The bot job: play ``seat``'s decision if the game still awaits it at ``version``."""
+        table = self.load(game_id)
+        if table.version != version or seat not in table.awaiting():
+            return False
+        controller = table.shell["controllers"][seat]
+        if controller == "human":
+            return False
+        if controller == "auto" or controller == "left":
+            action = table.game.timeout_action(table.state, seat)
+        else:
+            bot = table.created["data"]["players"][seat].get("bot") or {}
+            action = self._bot_action(table, seat, controller.split(":", 1)[1],
+                                      bot.get("budget_ms"))
+        return self._run(table, seat, action)[0] == "ok"
+
+    def _bot_action(self, table: Table, seat: int, level: str, budget_ms: int | None):
+        from .ai import choose, observe
+
+        events = [self._event(table.game, s) for s in self.store.read(table.id, 1, table.version)
+                  if s.envelope["type"] not in SHELL_EVENTS]
+        obs = observe(table.game, table.created["data"], events, table.state, seat,
+                      table.version)
+        rnd = random.Random(f"{table.id}:{table.version}:{seat}")
+        return choose(level, obs, rnd, budget_ms)
+
+    # -- leaving ----------------------------------------------------------------------------
+    def resign(self, game_id: str, seat: int) -> Table:
+        """The seat leaves: the rules' forfeit when its clock says so, else a bot (or the
+        clock's automatic move) plays it from now on."""
+        for _ in range(MAX_RETRIES):
+            table = self.load(game_id)
+            if table.over:
+                raise NotYourTurn("game_over", "the game is over")
+            if table.shell["controllers"][seat] != "human":
+                raise SeatNotHuman()
+            clock = table.clock
+            if clock and clock["timeout"] == "forfeit":
+                outcome = self._forfeit(table, seat, "resigned")
+            else:
+                level = clock["bot_level"] if clock else "heuristic"
+                replacement = "auto" if clock and clock["timeout"] == "auto" else f"bot:{level}"
+                controllers = list(table.shell["controllers"])
+                controllers[seat] = replacement
+                marker = event("SeatResigned", {"replaced_by": replacement}, seat)
+                outcome = self._append(table, [marker], table.state,
+                                       self._next_shell(table, table.state, set(),
+                                                        controllers=controllers))
+            if outcome[0] == "ok":
+                return outcome[1][0]
+        raise VersionConflict(self.store.version(game_id))
+
+    def abort(self, game_id: str, by: Viewer) -> Table:
+        """End a game before anybody has moved (status ``aborted``)."""
+        table = self.load(game_id)
+        if table.over:
+            raise CannotAbort("the game is already over")
+        if table.version != table.meta["created_version"]:
+            raise CannotAbort("the game has started: a move was made")
+        marker = event("GameAborted", {"by": by if isinstance(by, int) else "platform"})
+        outcome = self._append(table, [marker], table.state,
+                               self._next_shell(table, table.state, set(), aborted=True))
+        if outcome[0] != "ok":
+            raise CannotAbort("the game has started: a move was made")
+        return outcome[1][0]
 
     def _replayed(self, game_id: str, record: str, body_digest: str):
         digest, first, last = record.rsplit("|", 2)
@@ -336,16 +583,18 @@ class GameService:
         over = table.over
         for offset, env in enumerate(envelopes):
             ev = {"type": env["type"], "seat": env.get("seat"), "data": env.get("data", {})}
-            if env.get("forced"):
-                ev["forced"] = True
-            shown = visible(table.game, ev, viewer, over)
+            if env["type"] in SHELL_EVENTS:
+                shown = ev  # about seats and the table: public
+            else:
+                shown = visible(table.game, ev, viewer, over)
             if shown is None:
                 continue
             served = {"version": first_version + offset, "type": shown["type"],
                       "at": env.get("at"), "seat": shown.get("seat"),
                       "data": shown.get("data", {})}
-            if shown.get("forced"):
-                served["forced"] = True
+            for flag in ("forced", "timeout"):
+                if env.get(flag):
+                    served[flag] = True
             out.append(served)
         return out
 
@@ -360,33 +609,45 @@ class GameService:
                                     viewer)
         return served, stored[-1].version
 
-    def view(self, table: Table, viewer: Viewer) -> dict:
+    def view(self, table: Table, viewer: Viewer, now_ms: int | None = None) -> dict:
         game, state = table.game, table.state
-        over = game.is_over(state)
+        over = table.over
         created = table.created["data"]
+        clock, clock_state = table.clock, table.shell["clock"]
+        now = self.now_ms() if now_ms is None else now_ms
+
+        def deadline(seat):
+            if not clock:
+                return None
+            at = clock_mod.deadline(clock, clock_state, seat)
+            return rfc3339(at) if at is not None else None
+
+        options = created["options"] if over or viewer == ALL else _public_options(created)
         return {
             "id": table.id,
             "type": game.type_id,
             "status": table.status,
             "version": table.version,
             "created_at": table.created.get("at"),
-            "players": [{"seat": i, "name": p["name"], "bot": p.get("bot")}
+            "players": [{"seat": i, "name": p["name"], "bot": p.get("bot"),
+                         "controller": table.shell["controllers"][i].split(":", 1)[0]}
                         for i, p in enumerate(created["players"])],
             "you": viewer if isinstance(viewer, int) else None,
-            "options": created["options"] if over or viewer == ALL else _public_options(created),
+            "options": {**options, "clock": clock} if clock else options,
             "seed": created["seed"],
             "seed_commitment": created["seed_commitment"],
             "setup": created["setup"],
-            "awaiting": [] if over else [{"seat": s, "deadline": None}
-                                         for s in game.awaiting(state)],
+            "awaiting": [{"seat": s, "deadline": deadline(s)} for s in table.awaiting()],
+            "clock": None if not clock else {
+                "remaining_ms": clock_mod.remaining(clock, clock_state, now),
+                "per_decision_ms": clock["per_decision_ms"],
+                "increment_ms": clock["increment_ms"], "timeout": clock["timeout"]},
             "state": game.view(state, viewer),
-            "result": game.result(state) if over else None,
+            "result": table.result() if over else None,
         }
 
     def legal_actions(self, table: Table, viewer: Viewer) -> list[dict]:
-        if not isinstance(viewer, int) or table.over:
-            return []
-        if viewer not in table.game.awaiting(table.state):
+        if not isinstance(viewer, int) or viewer not in table.awaiting():
             return []
         return table.game.legal_actions(table.state, viewer)
 

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def pytest_collection_modifyitems(items):
     # Tests that use the server are the "redis" tests (the ones re-run against Redis 7).
     for item in items:
-        if {"redis_server", "redis_url", "app", "client", "live_url", "svc"} \
+        if {"redis_server", "redis_url", "app", "client", "live_url", "svc", "worker"} \
                 & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.redis)
 
@@ -43,17 +43,27 @@ def redis_server():
     shutil.rmtree(data, ignore_errors=True)
 
 
+def _db(url: str, db: int) -> str:
+    return url.rsplit("/", 1)[0] + f"/{db}"
+
+
 @pytest.fixture
 def redis_url(redis_server):
-    client = redis.Redis.from_url(redis_server.url)
-    client.flushall()
+    """The event store (db 0), emptied for each test; queues live in db 1 (QUEUE_URL)."""
+    client = redis.Redis.from_url(_db(redis_server.url, 0))
+    client.flushdb()
     client.close()
-    return redis_server.url
+    return _db(redis_server.url, 0)
 
 
 @pytest.fixture
-def app(redis_url):
-    return create_app(Config(redis_url=redis_url, snapshot_every=10))
+def queue_url(redis_server):
+    return _db(redis_server.url, 1)
+
+
+@pytest.fixture
+def app(redis_url, queue_url):
+    return create_app(Config(redis_url=redis_url, queue_url=queue_url, snapshot_every=10))
 
 
 @pytest.fixture
@@ -70,7 +80,8 @@ def client(app):
 def live_url(redis_server):
     """A real gunicorn serving the app on a free port (for concurrency and contract tests)."""
     port = embedded.free_port()
-    env = dict(os.environ, REDIS_URL=redis_server.url, WEB_CONCURRENCY="2", WEB_THREADS="8")
+    env = dict(os.environ, REDIS_URL=_db(redis_server.url, 0),
+               QUEUE_URL=_db(redis_server.url, 1), WEB_CONCURRENCY="2", WEB_THREADS="8")
     proc = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "--config", "python:service.gunicorn_conf",
          "--bind", f"127.0.0.1:{port}", "service.app:wsgi()"],
@@ -91,3 +102,21 @@ def live_url(redis_server):
     yield url
     proc.terminate()
     proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def worker(redis_server):
+    """A real RQ worker with its scheduler (clocks and bots), for the whole session."""
+    env = dict(os.environ, REDIS_URL=_db(redis_server.url, 0),
+               QUEUE_URL=_db(redis_server.url, 1))
+    log = open(tempfile.mktemp(prefix="cartouche-worker-", suffix=".log"), "w")
+    proc = subprocess.Popen([sys.executable, "-m", "workers.main", "--with-scheduler"],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            preexec_fn=embedded._die_with_parent)
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()

@@ -1,1 +1,1 @@
-"""RQ jobs and the worker entry point (clocks, bot turns and webhooks arrive with issue 7/8)."""
+"""RQ jobs (``workers.jobs``) and the worker entry point (``workers.main``)."""

@@ -13,7 +13,7 @@ import sys
 import redis
 from rq import Queue, Worker
 
-QUEUES = ("cartouche-high", "cartouche-default")
+from service.jobs import QUEUES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,13 +21,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--with-scheduler", action="store_true",
                         help="also run RQ's scheduler (jobs enqueued for later)")
     parser.add_argument("--burst", action="store_true", help="stop when the queues are empty")
+    parser.add_argument("--name", default=None, help="worker name (default: random)")
     args = parser.parse_args(argv)
     url = os.environ.get("QUEUE_URL") or os.environ.get("REDIS_URL")
     if not url:
         print("worker: REDIS_URL (or QUEUE_URL) is not set", file=sys.stderr)
         return 2
     conn = redis.Redis.from_url(url)
-    worker = Worker([Queue(name, connection=conn) for name in QUEUES], connection=conn)
+    worker = Worker([Queue(name, connection=conn) for name in QUEUES], connection=conn,
+                    name=args.name)
     worker.work(with_scheduler=args.with_scheduler, burst=args.burst)
     return 0
 

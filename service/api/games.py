@@ -6,8 +6,9 @@ from flask import current_app, request
 
 from .. import schemas as s
 from ..engine import ALL, IllegalAction, NotYourTurn
-from ..gameplay import (GameService, IdempotencyKeyReused, InvalidRequest, NotFound, Table,
-                        VersionConflict, body_digest)
+from ..gameplay import (CannotAbort, DeadlinePassed, GameService, IdempotencyKeyReused,
+                        InvalidRequest, NotFound, SeatNotHuman, Table, VersionConflict,
+                        body_digest)
 from ..games import GAMES
 from . import Blueprint
 from .errors import ApiError
@@ -174,6 +175,12 @@ def post_action(body, game_id):
                                           body_digest(body))
     except NotYourTurn as exc:
         raise ApiError(409, "not_your_turn", exc.message, {"code": exc.reason}) from None
+    except DeadlinePassed:
+        raise ApiError(409, "deadline_passed", "this seat's time had run out; its timeout "
+                       "was applied first") from None
+    except SeatNotHuman:
+        raise ApiError(403, "seat_not_human", "this seat is played by a bot or has left") \
+            from None
     except IllegalAction as exc:
         raise ApiError(422, "illegal_action", exc.message, {"code": exc.code, **exc.details}) \
             from None
@@ -200,3 +207,45 @@ def get_events(query, game_id):
     viewer = caller(table)
     events, last = service().events(table, viewer, query["after"], query["limit"])
     return {"version": table.version, "events": events, "next_after": last}
+
+
+def _seat_caller(game_id: str) -> tuple[Table, int]:
+    table = load(game_id)
+    viewer = caller(table)
+    if not isinstance(viewer, int):
+        raise ApiError(403, "spectator_cannot_act", "only a seat token can do that")
+    return table, viewer
+
+
+@blp.route("/games/<game_id>/resign", methods=["POST"])
+@blp.response(200, s.GameViewSchema)
+@_alts(401, 403, 404, 409, 503)
+@blp.doc(operationId="resign")
+def resign(game_id):
+    """Leave the game: the seat is then played as the clock's timeout policy says (a bot by
+    default), or forfeited when the policy is ``forfeit``."""
+    _, seat = _seat_caller(game_id)
+    try:
+        table = service().resign(game_id, seat)
+    except NotYourTurn as exc:
+        raise ApiError(409, "not_your_turn", exc.message, {"code": exc.reason}) from None
+    except SeatNotHuman:
+        raise ApiError(409, "already_left", "this seat has already left") from None
+    return service().view(table, seat)
+
+
+@blp.route("/games/<game_id>/abort", methods=["POST"])
+@blp.response(200, s.GameViewSchema)
+@_alts(401, 403, 404, 409, 503)
+@blp.doc(operationId="abort")
+def abort(game_id):
+    """Abort a game before anybody has moved (a seat or a platform key)."""
+    table = load(game_id)
+    viewer = caller(table)
+    if viewer is None:
+        raise ApiError(403, "spectator_cannot_act", "only a seat or a platform key can abort")
+    try:
+        table = service().abort(game_id, viewer)
+    except CannotAbort as exc:
+        raise ApiError(409, "cannot_abort", str(exc)) from None
+    return service().view(table, viewer)

@@ -126,6 +126,11 @@ class Game:
         """None until the end, then ``{"scores", "ranks", "winners", "details"}``."""
         raise NotImplementedError
 
+    def resign(self, state: State, seat: int) -> list[Event] | None:
+        """The events of ``seat`` leaving the game under the rules (e.g. Papyrus 12.4), or None
+        when the game cannot go on without it (the shell then ends it with that seat last)."""
+        return None
+
     # -- information ----------------------------------------------------------------------
     def view(self, state: State, viewer: Viewer) -> dict:
         """What ``viewer`` may see (everything once the game is over)."""

@@ -91,3 +91,31 @@ class NoRandomness:
 
     shuffled = shuffle
     choice = shuffle
+
+
+class SimRng:
+    """Fast draws for simulations inside bots (never for real games): the same interface as
+    :class:`Rng`, backed by a seeded ``random.Random`` owned by the caller."""
+
+    __slots__ = ("_r",)
+
+    def __init__(self, rnd) -> None:
+        self._r = rnd
+
+    def below(self, n: int) -> int:
+        if n < 1:
+            raise ValueError("below(n) needs n >= 1")
+        return self._r.randrange(n)
+
+    def shuffle(self, items) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = self._r.randrange(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def shuffled(self, items):
+        out = list(items)
+        self.shuffle(out)
+        return out
+
+    def choice(self, items):
+        return items[self._r.randrange(len(items))]

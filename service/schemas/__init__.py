@@ -87,7 +87,8 @@ class EventSchema(Strict):
     at = fields.String(required=True, allow_none=True)
     seat = fields.Integer(required=True, allow_none=True)
     data = fields.Dict(required=True)
-    forced = fields.Boolean()
+    forced = fields.Boolean(metadata={"description": "played by the engine: the seat had one legal action"})
+    timeout = fields.Boolean(metadata={"description": "played for the seat when its clock ran out"})
 
 
 class ActionResponseSchema(Strict):
@@ -104,6 +105,17 @@ class SeatSchema(Strict):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
     bot = fields.Dict(required=True, allow_none=True)
+    controller = fields.String(required=True, validate=validate.OneOf(
+        ["human", "bot", "auto", "left"]), metadata={
+        "description": "who plays the seat now: its human, a bot, the clock's automatic move "
+                       "(after resigning under timeout=auto), or nobody (forfeited)"})
+
+
+class ClockViewSchema(Strict):
+    remaining_ms = fields.List(fields.Integer(allow_none=True), required=True)
+    per_decision_ms = fields.Integer(required=True, allow_none=True)
+    increment_ms = fields.Integer(required=True)
+    timeout = fields.String(required=True)
 
 
 class ResultSchema(Strict):
@@ -128,6 +140,7 @@ class GameViewSchema(Strict):
     seed_commitment = fields.String(required=True)
     setup = fields.String(required=True, validate=validate.OneOf(["standard", "custom"]))
     awaiting = fields.List(fields.Nested(AwaitingSchema), required=True)
+    clock = fields.Nested(ClockViewSchema, required=True, allow_none=True)
     state = fields.Dict(required=True, metadata={"description": "game-specific view"})
     result = fields.Nested(ResultSchema, required=True, allow_none=True)
 

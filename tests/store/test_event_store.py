@@ -23,7 +23,7 @@ def env(i, **extra):
 
 def make(store, gid="aa01"):
     store.create(gid, {"type": "diamant", "created_ms": "1", "tokens": "[]",
-                       "status": "active"}, "00" * 32, [env(0)])
+                       "status": "active", "created_version": "1"}, "00" * 32, [env(0)])
     return gid
 
 

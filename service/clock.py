@@ -1,0 +1,112 @@
+"""Turn clocks (``options.clock``, api.md "Clocks and bots"): pure bookkeeping, no I/O.
+
+A clock is a per-decision limit and/or a Fischer bank (initial + increment per decision), in ms.
+Its state travels with the events (the last envelope of every command carries it), so replay and
+every process agree on it; the time itself comes from the caller (``now_ms``), which tests inject.
+
+State: ``{"bank": [ms or None per seat], "since": [ms or None per seat]}`` — ``since`` is when the
+seat became awaited (None when it is not awaited).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+POLICIES = ("auto", "bot", "forfeit")
+MIN_MS, MAX_MS = 100, 7 * 24 * 3600 * 1000
+
+
+class ClockError(ValueError):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def normalize(clock) -> dict | None:
+    """Validate ``options.clock``; None when absent."""
+    if clock is None:
+        return None
+    if not isinstance(clock, dict):
+        raise ClockError("invalid_clock", "options.clock must be an object")
+    allowed = {"per_decision_ms", "initial_ms", "increment_ms", "timeout", "bot_level"}
+    unknown = sorted(set(clock) - allowed)
+    if unknown:
+        raise ClockError("invalid_clock", f"unknown clock fields: {', '.join(unknown)}")
+
+    def ms(name, default=None, lo=MIN_MS):
+        value = clock.get(name, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= MAX_MS:
+            raise ClockError("invalid_clock", f"{name} must be an integer from {lo} to {MAX_MS}")
+        return value
+
+    out = {
+        "per_decision_ms": ms("per_decision_ms"),
+        "initial_ms": ms("initial_ms"),
+        "increment_ms": ms("increment_ms", 0, lo=0),
+        "timeout": clock.get("timeout", "auto"),
+        "bot_level": clock.get("bot_level", "heuristic"),
+    }
+    if out["per_decision_ms"] is None and out["initial_ms"] is None:
+        raise ClockError("invalid_clock", "a clock needs per_decision_ms or initial_ms")
+    if out["timeout"] not in POLICIES:
+        raise ClockError("invalid_clock", f"timeout must be one of {', '.join(POLICIES)}")
+    if out["bot_level"] not in ("random", "heuristic", "mcts"):
+        raise ClockError("invalid_clock", "bot_level must be random, heuristic or mcts")
+    return out
+
+
+def initial(clock: dict, n: int) -> dict:
+    return {"bank": [clock["initial_ms"]] * n, "since": [None] * n}
+
+
+def deadline(clock: dict, state: dict, seat: int) -> int | None:
+    """When ``seat`` runs out (ms since the epoch), or None when it is not waited for."""
+    since = state["since"][seat]
+    if since is None:
+        return None
+    limits = []
+    if clock["per_decision_ms"] is not None:
+        limits.append(clock["per_decision_ms"])
+    if state["bank"][seat] is not None:
+        limits.append(state["bank"][seat])
+    return since + min(limits)
+
+
+def advance(clock: dict, state: dict, now: int, before: Iterable[int], after: Iterable[int],
+            actors: Iterable[int]) -> dict:
+    """The clock after a command at ``now``: ``actors`` made a decision (charged, incremented);
+    seats no longer awaited are charged their waiting time; newly awaited seats start waiting."""
+    bank, since = list(state["bank"]), list(state["since"])
+    before, after, actors = set(before), set(after), set(actors)
+    for seat in range(len(bank)):
+        acted = seat in actors
+        if since[seat] is not None and (acted or seat not in after):
+            if bank[seat] is not None:
+                bank[seat] = max(0, bank[seat] - max(0, now - since[seat]))
+                if acted:
+                    bank[seat] += clock["increment_ms"]
+            since[seat] = None
+        if seat in after and since[seat] is None:
+            since[seat] = now
+    return {"bank": bank, "since": since}
+
+
+def remaining(clock: dict, state: dict, now: int) -> list[int | None]:
+    """Each seat's time left now: the bank minus the running decision (or the per-decision
+    limit when there is no bank), never below 0; None for a seat with no limit running."""
+    out = []
+    for seat, bank in enumerate(state["bank"]):
+        since = state["since"][seat]
+        elapsed = max(0, now - since) if since is not None else 0
+        if bank is not None:
+            out.append(max(0, bank - elapsed))
+        else:
+            out.append(max(0, clock["per_decision_ms"] - elapsed))
+    return out
+
+
+def overdue(clock: dict, state: dict, now: int, awaiting: Iterable[int]) -> list[int]:
+    return [s for s in awaiting if (d := deadline(clock, state, s)) is not None and d <= now]

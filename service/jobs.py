@@ -1,0 +1,53 @@
+"""Scheduling what happens without a request, on RQ.
+
+After every change of a game the service tells the scheduler; it enqueues a bot job for each
+awaited seat played by a bot (or by the clock's automatic move) and a clock job at each awaited
+seat's deadline. Every job carries the version it was scheduled for and does nothing when the
+game has moved on, so stale, duplicated or late jobs are harmless. RQ's scheduler has a resolution
+of about a second: it is the backstop; the authority on time is the deadline check every command
+makes on arrival (``GameService.act``).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+
+import redis
+from rq import Queue
+
+from . import clock as clock_mod
+
+log = logging.getLogger("cartouche.jobs")
+
+BOT_QUEUE = "cartouche-high"
+CLOCK_QUEUE = "cartouche-high"
+DEFAULT_QUEUE = "cartouche-default"
+QUEUES = (BOT_QUEUE, DEFAULT_QUEUE)
+
+
+class RqScheduler:
+    def __init__(self, connection: redis.Redis) -> None:
+        self.queue = Queue(BOT_QUEUE, connection=connection)
+
+    def changed(self, table) -> None:
+        if table.over:
+            return
+        try:
+            for seat in table.awaiting():
+                if table.shell["controllers"][seat] != "human":
+                    self.queue.enqueue("workers.jobs.bot_turn", table.id, seat, table.version,
+                                       job_id=f"bot-{table.id}-{table.version}-{seat}",
+                                       result_ttl=60, failure_ttl=24 * 3600)
+                if table.clock:
+                    at = clock_mod.deadline(table.clock, table.shell["clock"], seat)
+                    if at is not None:
+                        when = datetime.fromtimestamp(at / 1000, timezone.utc)
+                        self.queue.enqueue_at(when, "workers.jobs.clock_due", table.id,
+                                              table.version, at,
+                                              job_id=f"clock-{table.id}-{table.version}-{seat}",
+                                              result_ttl=60, failure_ttl=24 * 3600)
+        except redis.RedisError:
+            # The command is already stored; a lost job is caught up by the next command's
+            # deadline check (clocks) or by `workers.jobs.sweep` (bots). Never fail the request.
+            log.exception("could not schedule jobs for game %s", table.id)

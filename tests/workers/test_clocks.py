@@ -1,0 +1,161 @@
+"""Clocks: bookkeeping with an injected clock (exact), and a real RQ worker applying timeouts
+when nobody plays (about one second per decision)."""
+
+import time
+
+import pytest
+import redis
+
+from service.app import create_app
+from service.config import Config
+from service.gameplay import NullScheduler
+
+from tests.api.helpers import act, auth
+
+
+class FakeClock:
+    def __init__(self):
+        self.t = 1_800_000_000_000
+
+    def __call__(self):
+        return self.t
+
+
+@pytest.fixture
+def fake(redis_url):
+    clock = FakeClock()
+    app = create_app(Config(redis_url=redis_url), scheduler=NullScheduler(), now_ms=clock)
+    return app.test_client(), clock
+
+
+def new_game(client, clock_opts, n=3, type_="diamant"):
+    r = client.post("/v1/games", json={"type": type_, "players": [{"name": f"p{i}"}
+                                                                  for i in range(n)],
+                                       "options": {"clock": clock_opts}})
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()["id"], [s["token"] for s in r.get_json()["seats"]]
+
+
+@pytest.mark.parametrize("bad", [
+    {}, {"per_decision_ms": 5}, {"per_decision_ms": 1000, "timeout": "sleep"},
+    {"initial_ms": "60000"}, {"per_decision_ms": 1000, "colour": 1}, [], 7,
+])
+def test_bad_clock_options(fake, bad):
+    client, _ = fake
+    r = client.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3,
+                                       "options": {"clock": bad}})
+    assert r.status_code == 422 and r.get_json()["error"]["details"]["code"] == "invalid_clock"
+
+
+def test_views_show_remaining_time_and_deadlines(fake):
+    client, clock = fake
+    gid, tokens = new_game(client, {"initial_ms": 60_000, "increment_ms": 2_000,
+                                    "per_decision_ms": 10_000})
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["clock"]["remaining_ms"] == [60_000] * 3
+    assert all(a["deadline"] is not None for a in view["awaiting"])
+    clock.t += 4_000
+    assert client.get(f"/v1/games/{gid}").get_json()["clock"]["remaining_ms"] == [56_000] * 3
+    assert act(client, gid, tokens[0]).status_code == 201
+    clock.t += 1_000
+    view = client.get(f"/v1/games/{gid}").get_json()
+    # seat 0 paid 4 s and earned the 2 s increment; the others' clocks keep running
+    assert view["clock"]["remaining_ms"] == [58_000, 55_000, 55_000]
+    assert [a["seat"] for a in view["awaiting"]] == [1, 2]
+
+
+def test_a_late_action_is_409_and_the_timeout_is_applied_first(fake):
+    client, clock = fake
+    gid, tokens = new_game(client, {"per_decision_ms": 1_000, "timeout": "auto"})
+    v0 = client.get(f"/v1/games/{gid}").get_json()["version"]
+    clock.t += 1_001
+    r = act(client, gid, tokens[0], "continue")
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "deadline_passed"
+    log = client.get(f"/v1/games/{gid}/events?after={v0}", headers=auth(tokens[0])).get_json()
+    timed = [e for e in log["events"] if e.get("timeout")]
+    # every overdue seat got Diamant's timeout action (return), seat 0 included
+    assert {e["seat"] for e in timed if e["type"] == "ChoiceCommitted"} == {0, 1, 2}
+    assert [e["data"]["choice"] for e in timed if e["seat"] == 0
+            and e["type"] == "ChoiceCommitted"] == ["return"]
+
+
+def test_forfeit_ends_a_game_that_cannot_go_on_with_that_seat_last(fake):
+    client, clock = fake
+    gid, tokens = new_game(client, {"per_decision_ms": 1_000, "timeout": "forfeit"})
+    assert act(client, gid, tokens[0]).status_code == 201
+    assert act(client, gid, tokens[1]).status_code == 201
+    clock.t += 1_500
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["status"] == "active"  # nothing happens until a command or the job
+    r = act(client, gid, tokens[0])
+    assert r.status_code == 409
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["status"] == "finished"
+    assert view["result"]["ranks"] == [1, 1, 3] and view["result"]["winners"] == [0, 1]
+    assert view["players"][2]["controller"] == "left"
+
+
+def test_resign_hands_the_seat_to_a_bot(fake):
+    client, _ = fake
+    gid, tokens = new_game(client, {"per_decision_ms": 60_000, "timeout": "bot"})
+    r = client.post(f"/v1/games/{gid}/resign", headers=auth(tokens[1]))
+    assert r.status_code == 200 and r.get_json()["players"][1]["controller"] == "bot"
+    r = act(client, gid, tokens[1])
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "seat_not_human"
+    r = client.post(f"/v1/games/{gid}/resign", headers=auth(tokens[1]))
+    assert r.status_code == 409
+
+
+def test_abort_only_before_the_first_move(fake):
+    client, _ = fake
+    gid, tokens = new_game(client, {"per_decision_ms": 60_000})
+    assert client.post(f"/v1/games/{gid}/abort").status_code == 403
+    r = client.post(f"/v1/games/{gid}/abort", headers=auth(tokens[2]))
+    assert r.status_code == 200 and r.get_json()["status"] == "aborted"
+    assert act(client, gid, tokens[0]).status_code == 409
+    gid, tokens = new_game(client, {"per_decision_ms": 60_000})
+    act(client, gid, tokens[0])
+    r = client.post(f"/v1/games/{gid}/abort", headers=auth(tokens[2]))
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "cannot_abort"
+
+
+def wait_finished(client, gid, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        view = client.get(f"/v1/games/{gid}").get_json()
+        if view["status"] != "active":
+            return view
+        time.sleep(0.2)
+    raise AssertionError(f"game not finished after {seconds}s: {view['version']}")
+
+
+def test_nobody_plays_and_timeouts_alone_finish_the_game(client, worker):
+    gid, _ = new_game(client, {"per_decision_ms": 1_000, "timeout": "auto"}, n=3)
+    view = wait_finished(client, gid, 60)
+    assert view["status"] == "finished"
+    log = client.get(f"/v1/games/{gid}/events?limit=1000").get_json()["events"]
+    commits = [e for e in log if e["type"] == "ChoiceCommitted"]
+    assert commits and all(e.get("timeout") for e in commits)
+    # each seat timed out exactly once per decision: no duplicated timeout
+    per_round = {}
+    for e in log:
+        if e["type"] == "RoundStarted":
+            per_round = {}
+        if e["type"] == "ChoiceCommitted":
+            assert e["seat"] not in per_round
+            per_round[e["seat"]] = True
+        if e["type"] == "ChoicesRevealed":
+            per_round = {}
+
+
+def test_stale_clock_jobs_do_nothing(svc, redis_url):
+    from workers import jobs
+    r = svc.create("diamant", [{"name": "a"}] * 3, {"clock": {"per_decision_ms": 100_000}}, None)
+    table = svc.load(r["id"])
+    jobs._service = svc
+    try:
+        assert jobs.clock_due(r["id"], table.version - 1, 0) == []
+        assert jobs.clock_due(r["id"], table.version, 0) == []  # not due yet
+        assert svc.load(r["id"]).version == table.version
+    finally:
+        jobs._service = None

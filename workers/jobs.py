@@ -1,0 +1,58 @@
+"""RQ jobs. Each is idempotent: it re-reads the game and acts only if the game is still where
+the job was scheduled (``version``); anything else means somebody moved first."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+log = logging.getLogger("cartouche.jobs")
+
+_service = None
+
+
+def service():
+    """One GameService per worker process, built from the environment."""
+    global _service
+    if _service is None:
+        import redis
+
+        from service.config import Config
+        from service.gameplay import GameService
+        from service.jobs import RqScheduler
+        from service.store.events import EventStore
+
+        config = Config.from_env()
+        store = redis.Redis.from_url(config.redis_url)
+        queue = redis.Redis.from_url(os.environ.get("QUEUE_URL") or config.redis_url)
+        _service = GameService(EventStore(store), snapshot_every=config.snapshot_every,
+                               cache_size=config.cache_size, scheduler=RqScheduler(queue))
+    return _service
+
+
+def bot_turn(game_id: str, seat: int, version: int) -> bool:
+    """A bot (or the clock's automatic move) plays ``seat`` if the game still awaits it."""
+    from service.engine import IllegalAction, NotYourTurn
+    from service.gameplay import VersionConflict
+
+    try:
+        return service().play_bot(game_id, seat, version)
+    except (VersionConflict, NotYourTurn):
+        return False  # somebody moved first; the new version scheduled its own jobs
+    except IllegalAction:
+        log.exception("bot produced an illegal action in %s seat %s", game_id, seat)
+        return False
+
+
+def clock_due(game_id: str, version: int, deadline_ms: int) -> list[int]:
+    """Apply overdue timeouts if the game is still at ``version``.
+
+    RQ's scheduler stores whole seconds, so a job may wake a little early: wait for the real
+    deadline (a short sleep) before settling.
+    """
+    svc = service()
+    early = deadline_ms - svc.now_ms()
+    if early > 0:
+        time.sleep(min(early, 5000) / 1000)
+    return svc.settle_timeouts(game_id, version)
