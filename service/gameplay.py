@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import random
 import secrets
 import threading
@@ -27,6 +28,8 @@ from .engine.fold import start
 from .games import GAMES
 from . import clock as clock_mod
 from .store.events import EventStore, StoredEvent
+
+log = logging.getLogger("cartouche.gameplay")
 
 #: How many times a command without ``expected_version`` is re-decided after losing a race.
 MAX_RETRIES = 50
@@ -191,6 +194,9 @@ class GameService:
         self.platform_key_digests = tuple(platform_key_digests)
         self.scheduler = scheduler or NullScheduler()
         self.now_ms = now_ms or (lambda: int(time.time() * 1000))
+        #: Called after every successful append as ``listener(table_after, first_version,
+        #: envelopes)`` (webhooks, metrics). A listener must not raise; errors are logged.
+        self.listeners: list[Callable[[Table, int, list[dict]], None]] = []
 
     # -- identity -------------------------------------------------------------------------
     def is_platform_key(self, token: str) -> bool:
@@ -268,7 +274,9 @@ class GameService:
         version = self.store.create(game_id, meta, seed.hex(), envelopes)
         self.store.index(game_id, game.type_id, meta["status"], now)
         self.cache.put(game_id, version, state, shell)
-        self.scheduler.changed(self.load(game_id))
+        table = self.load(game_id)
+        self.scheduler.changed(table)
+        self._notify(table, 1, envelopes)
         return {
             "id": game_id,
             "version": version,
@@ -435,12 +443,20 @@ class GameService:
                 self.store.index(table.id, table.game.type_id, new.status,
                                  table.meta["created_ms"])
             self.scheduler.changed(new)
+            self._notify(new, table.version + 1, envelopes)
             return "ok", (new, table.version + 1, envelopes)
         if result.outcome == "idem":
             return "idem", result.record
         if result.outcome == "missing":
             raise NotFound("game_not_found", f"no game {table.id!r}")
         return "conflict", result.version
+
+    def _notify(self, table: Table, first_version: int, envelopes: list[dict]) -> None:
+        for listener in self.listeners:
+            try:
+                listener(table, first_version, envelopes)
+            except Exception:  # a listener never fails a command that is already stored
+                log.exception("listener %r failed for game %s", listener, table.id)
 
     # -- what happens without a request: clocks and bots ----------------------------------
     def settle_timeouts(self, game_id: str, version: int | None = None) -> list[int]:
