@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 
 import redis
-from flask import Flask
+from flask import Flask, request
 
 from . import api as api_pkg
-from .api import docs, errors, games, health
+from .api import docs, errors, games, health, stream
 from .config import Config
 from .gameplay import GameService
 from .jobs import RqScheduler
@@ -36,13 +36,29 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     app.config.update(API_SETTINGS)
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes
     app.config["CARTOUCHE"] = config
+
+    @app.before_request
+    def _bigger_bodies_for_exports():
+        if request.path == "/v1/replays/verify":
+            request.max_content_length = config.max_export_bytes
+
     api = api_pkg.CartoucheApi(app)
     api.register_blueprint(games.blp)
+    api.register_blueprint(games.replays)
+    api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
     errors.register(app)  # after Api: our error model replaces flask-smorest's
     client = client or redis.Redis.from_url(
         config.redis_url, socket_timeout=config.redis_timeout_s,
-        socket_connect_timeout=config.redis_timeout_s, health_check_interval=15)
+        socket_connect_timeout=config.redis_timeout_s, health_check_interval=15,
+        max_connections=config.redis_max_connections)
+    # SSE subscribers block in XREAD for up to the keep-alive period: their own pool, with a
+    # read timeout longer than the block.
+    app.extensions["cartouche_streams"] = redis.Redis(
+        connection_pool=redis.ConnectionPool(
+            **{**client.connection_pool.connection_kwargs, "socket_timeout": 60},
+            connection_class=client.connection_pool.connection_class,
+            max_connections=config.redis_max_connections))
     if scheduler is None:
         scheduler = RqScheduler(redis.Redis.from_url(config.queue_url or config.redis_url,
                                                      socket_timeout=config.redis_timeout_s))

@@ -21,7 +21,11 @@ class Config:
     snapshot_every: int = 100
     cache_size: int = 2048
     max_body_bytes: int = 256 * 1024
+    #: POST /v1/replays/verify takes whole exports.
+    max_export_bytes: int = 16 * 1024 * 1024
     redis_timeout_s: float = 5.0
+    #: Per process: every SSE subscriber holds one connection while it blocks in XREAD.
+    redis_max_connections: int = 2000
 
     @classmethod
     def from_env(cls) -> "Config":
@@ -37,4 +41,6 @@ class Config:
             snapshot_every=_int("CARTOUCHE_SNAPSHOT_EVERY", 100),
             cache_size=_int("CARTOUCHE_CACHE_SIZE", 2048),
             max_body_bytes=_int("CARTOUCHE_MAX_BODY_BYTES", 256 * 1024),
+            redis_max_connections=_int("CARTOUCHE_REDIS_MAX_CONNECTIONS", 2000),
+            max_export_bytes=_int("CARTOUCHE_MAX_EXPORT_BYTES", 16 * 1024 * 1024),
         )

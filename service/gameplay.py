@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import orjson
 
 from .engine import ALL, Game, IllegalAction, InvalidOptions, NotYourTurn, Rng, Viewer
-from .engine import clone, command, event, fold, visible
+from .engine import clone, command, commitment, event, fold, visible
 from .engine.local import creation_event
 from .engine.fold import start
 from .games import GAMES
@@ -415,8 +415,11 @@ class GameService:
                 ev[flag] = True
         actors = {seat} | {ev["seat"] for ev in events if ev.get("forced")
                            and isinstance(ev.get("seat"), int)}
+        cmd = {"seat": seat, "action": action}
+        if flag == "timeout":
+            cmd["timeout"] = True
         return self._append(table, events, after, self._next_shell(table, after, actors),
-                            idem=idem)
+                            idem=idem, cmd=cmd)
 
     def _next_shell(self, table: Table, after: dict, actors, **changes) -> dict:
         shell = {**table.shell, **changes}
@@ -427,9 +430,13 @@ class GameService:
                 [] if over else table.game.awaiting(after), actors)
         return shell
 
-    def _append(self, table: Table, events: list[dict], after: dict, shell: dict, *, idem=None):
+    def _append(self, table: Table, events: list[dict], after: dict, shell: dict, *, idem=None,
+                cmd: dict):
+        """Append one command's events. ``cmd`` (stored on the first envelope, never served
+        while the game runs) records what caused them, so an export can be re-derived."""
         at = rfc3339(self.now_ms())
         envelopes = [self._envelope(table.game, e, at) for e in events]
+        envelopes[0]["cmd"] = cmd
         envelopes[-1]["shell"] = shell
         new = Table(table.id, table.game, table.meta, after, table.version + len(events), shell)
         result = self.store.append(table.id, table.version, envelopes,
@@ -503,12 +510,14 @@ class GameService:
             after = fold(table.game, clone(table.state), events)
             marker = event("SeatForfeited", {"reason": reason, "game_continues": True}, seat)
             return self._append(table, [marker] + events, after,
-                                self._next_shell(table, after, {seat}, controllers=controllers))
+                                self._next_shell(table, after, {seat}, controllers=controllers),
+                                cmd={"shell": "forfeit", "seat": seat})
         marker = event("SeatForfeited", {"reason": reason, "game_continues": False}, seat)
         ended = {"reason": f"forfeit_{reason}", "seats": [seat]}
         return self._append(table, [marker], table.state,
                             self._next_shell(table, table.state, {seat}, ended=ended,
-                                             controllers=controllers))
+                                             controllers=controllers),
+                            cmd={"shell": "forfeit", "seat": seat})
 
     def play_bot(self, game_id: str, seat: int, version: int) -> bool:
         """The bot job: play ``seat``'s decision if the game still awaits it at ``version``."""
@@ -557,7 +566,8 @@ class GameService:
                 marker = event("SeatResigned", {"replaced_by": replacement}, seat)
                 outcome = self._append(table, [marker], table.state,
                                        self._next_shell(table, table.state, set(),
-                                                        controllers=controllers))
+                                                        controllers=controllers),
+                                       cmd={"shell": "resign", "seat": seat})
             if outcome[0] == "ok":
                 return outcome[1][0]
         raise VersionConflict(self.store.version(game_id))
@@ -571,10 +581,67 @@ class GameService:
             raise CannotAbort("the game has started: a move was made")
         marker = event("GameAborted", {"by": by if isinstance(by, int) else "platform"})
         outcome = self._append(table, [marker], table.state,
-                               self._next_shell(table, table.state, set(), aborted=True))
+                               self._next_shell(table, table.state, set(), aborted=True),
+                               cmd={"shell": "abort"})
         if outcome[0] != "ok":
             raise CannotAbort("the game has started: a move was made")
         return outcome[1][0]
+
+    # -- exports and forks ------------------------------------------------------------------
+    def export(self, game_id: str) -> dict:
+        """The self-contained record of a finished (or aborted) game, seed revealed."""
+        from .replay import export_document
+
+        table = self.load(game_id)
+        if not table.over:
+            raise NotYourTurn("game_not_finished", "only finished games can be exported")
+        stored = self.store.read(game_id, 0, table.version)
+        return export_document(table.meta, self._seed(game_id),
+                               [(s.version, s.envelope) for s in stored], game_id,
+                               table.status, table.result())
+
+    def fork(self, game_id: str, at: int) -> dict:
+        """A new game continuing from version ``at`` of this one, with new seat tokens and a
+        new seed for every draw after ``at`` (the copied events keep their parent's draws)."""
+        parent = self.load(game_id)
+        if not 1 <= at <= parent.version:
+            raise NotFound("version_not_found", f"version {at} does not exist")
+        stored = self.store.read(game_id, 0, min(at + 1, parent.version))
+        boundary = (at == parent.version or at == parent.meta["created_version"]
+                    or "cmd" in stored[at].envelope)
+        if not boundary:
+            raise InvalidRequest("not_a_command_boundary",
+                                 f"version {at} is inside a command; fork at a version that "
+                                 "ends one", {"at": at})
+        table = self.load(game_id, at)
+        seed = secrets.token_bytes(32)
+        now = self.now_ms()
+        created = dict(parent.created)
+        data = dict(created["data"])
+        data.update({"seed_commitment": commitment(seed), "seed": "server", "setup": "custom",
+                     "forked_from": {"id": game_id, "version": at}})
+        envelopes = [{**created, "data": data, "at": rfc3339(now)}]
+        envelopes += [dict(s.envelope) for s in stored[1:at]]
+        shell = dict(table.shell)
+        if table.clock:
+            awaiting = table.awaiting()
+            shell["clock"] = {"bank": list(table.shell["clock"]["bank"]),
+                              "since": [now if s in awaiting else None
+                                        for s in range(len(shell["controllers"]))]}
+        envelopes[-1]["shell"] = shell
+        new_id = uuid.uuid4().hex[:20]
+        tokens = [secrets.token_urlsafe(32) for _ in data["players"]]
+        meta = {"type": parent.game.type_id, "created_ms": str(now),
+                "tokens": orjson.dumps([token_digest(t) for t in tokens]).decode(),
+                "status": table.status, "created_version": str(at)}
+        self.store.create(new_id, meta, seed.hex(), envelopes)
+        self.store.index(new_id, parent.game.type_id, table.status, now)
+        fork = self.load(new_id)
+        self.scheduler.changed(fork)
+        return {"id": new_id, "version": fork.version,
+                "seats": [{"seat": i, "name": p["name"], "token": tokens[i]}
+                          for i, p in enumerate(data["players"])],
+                "seed_commitment": data["seed_commitment"]}
 
     def _replayed(self, game_id: str, record: str, body_digest: str):
         digest, first, last = record.rsplit("|", 2)

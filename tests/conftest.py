@@ -81,11 +81,14 @@ def live_url(redis_server):
     """A real gunicorn serving the app on a free port (for concurrency and contract tests)."""
     port = embedded.free_port()
     env = dict(os.environ, REDIS_URL=_db(redis_server.url, 0),
-               QUEUE_URL=_db(redis_server.url, 1), WEB_CONCURRENCY="2", WEB_THREADS="8")
+               QUEUE_URL=_db(redis_server.url, 1), WEB_CONCURRENCY="2",
+               CARTOUCHE_SSE_KEEPALIVE_MS="1000")
+    log_path = Path(tempfile.mkdtemp(prefix="cartouche-gunicorn-")) / "gunicorn.log"
+    log = open(log_path, "w")
     proc = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "--config", "python:service.gunicorn_conf",
          "--bind", f"127.0.0.1:{port}", "service.app:wsgi()"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         preexec_fn=embedded._die_with_parent)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -97,11 +100,13 @@ def live_url(redis_server):
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            raise RuntimeError("gunicorn did not start: " + proc.stderr.read().decode()[-3000:])
+            raise RuntimeError("gunicorn did not start: " + log_path.read_text()[-3000:])
         time.sleep(0.1)
     yield url
     proc.terminate()
     proc.wait(10)
+    log.close()
+    print(f"gunicorn log: {log_path}")
 
 
 @pytest.fixture(scope="session")

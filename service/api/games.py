@@ -249,3 +249,59 @@ def abort(game_id):
     except CannotAbort as exc:
         raise ApiError(409, "cannot_abort", str(exc)) from None
     return service().view(table, viewer)
+
+
+@blp.route("/games/<game_id>/export")
+@blp.response(200, s.ExportSchema)
+@_alts(401, 404, 409, 503)
+@blp.doc(operationId="exportGame")
+def export_game(game_id):
+    """A finished game's full log, revealed seed and result: enough to verify and replay it
+    offline (``python -m service.replay verify EXPORT.json``)."""
+    table = load(game_id)
+    caller(table)
+    try:
+        return service().export(game_id)
+    except NotYourTurn as exc:
+        raise ApiError(409, "game_not_finished", exc.message) from None
+
+
+@blp.route("/games/<game_id>/fork", methods=["POST"])
+@blp.arguments(s.ForkRequestSchema, error_status_code=400)
+@blp.response(201, s.CreatedGameSchema)
+@_alts(401, 403, 404, 422, 503)
+@blp.doc(operationId="forkGame")
+def fork_game(body, game_id):
+    """A new game continuing from version ``at`` (finished games; running games with a
+    platform key), with new seat tokens."""
+    table = load(game_id)
+    viewer = caller(table)
+    if not table.over and viewer != ALL:
+        raise ApiError(403, "fork_forbidden", "only platform keys may fork a running game")
+    svc = service()
+    if svc.platform_key_digests and viewer != ALL and table.over and bearer_token() is None:
+        raise ApiError(403, "platform_key_required", "creating games needs a platform key")
+    try:
+        return svc.fork(game_id, body["at"])
+    except NotFound as exc:
+        raise ApiError(404, exc.code, exc.message) from None
+    except InvalidRequest as exc:
+        raise ApiError(422, exc.code, exc.message, exc.details) from None
+
+
+replays = Blueprint("replays", __name__, url_prefix="/v1/replays",
+                    description="Verification of exported games")
+
+
+@replays.route("/verify", methods=["POST"])
+@replays.arguments(s.ExportSchema, error_status_code=400)
+@replays.response(200, s.VerifyResultSchema)
+@replays.alt_response(400, schema=s.ErrorSchema, description=ERRORS[400])
+@replays.alt_response(413, schema=s.ErrorSchema, description=ERRORS[413])
+@replays.doc(operationId="verifyReplay")
+def verify_replay(body):
+    """Re-derive every random draw of an export from its revealed seed, replay the log through
+    the rules, and say whether it is valid or where it first diverges."""
+    from ..replay import verify
+
+    return verify(body)

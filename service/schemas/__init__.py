@@ -217,3 +217,49 @@ class GameTypeListSchema(Strict):
 
 class HealthSchema(Strict):
     status = fields.String(required=True)
+
+
+class ExportedEventSchema(Strict):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    seat = fields.Integer(required=True, allow_none=True)
+    data = fields.Dict(required=True)
+    at = fields.String(required=True, allow_none=True)
+    forced = fields.Boolean()
+    timeout = fields.Boolean()
+    cmd = fields.Dict(metadata={"description": "on the first event of each command: what "
+                                               "caused it ({seat, action} or {shell})"})
+
+
+class ForkedFromSchema(Strict):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+
+
+class ExportSchema(Strict):
+    format = fields.String(required=True, validate=validate.Equal("cartouche-export/1"))
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True)
+    created_at = fields.String(required=True, allow_none=True)
+    players = fields.List(fields.Dict(), required=True)
+    options = fields.Dict(required=True)
+    clock = fields.Dict(required=True, allow_none=True)
+    seed = fields.String(required=True, metadata={"description": "the revealed seed (hex)"})
+    seed_source = fields.String(required=True, validate=validate.OneOf(["server", "supplied"]))
+    seed_commitment = fields.String(required=True)
+    forked_from = fields.Nested(ForkedFromSchema, required=True, allow_none=True)
+    events = fields.List(fields.Nested(ExportedEventSchema), required=True)
+    result = fields.Nested(ResultSchema, required=True, allow_none=True)
+
+
+class VerifyResultSchema(Strict):
+    valid = fields.Boolean(required=True)
+    version = fields.Integer(required=True, allow_none=True,
+                             metadata={"description": "the first version that diverges"})
+    reason = fields.String(required=True, allow_none=True)
+    details = fields.Dict(required=True)
+
+
+class ForkRequestSchema(Strict):
+    at = JsonInteger(required=True, validate=validate.Range(1, 2**53))

@@ -1,0 +1,46 @@
+"""The replay viewer: ``GET /viewer`` (the page) and ``GET /viewer/<file>`` (its static assets).
+
+Plain HTML, CSS and JavaScript from ``service/static/viewer/`` — no build step, no CDN. The page
+talks only to this service's public API (spectator view, no token), so its Content Security
+Policy allows nothing but this origin.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask, send_from_directory
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static" / "viewer"
+
+#: Explicit types: the platform's mimetypes table is not trusted (some map .js elsewhere).
+MIMETYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript",
+             ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon",
+             ".json": "application/json"}
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+       "frame-ancestors 'self'")
+
+
+def _send(filename: str):
+    mimetype = MIMETYPES.get(Path(filename).suffix.lower())
+    resp = send_from_directory(STATIC_DIR, filename, mimetype=mimetype, max_age=0)
+    if mimetype and mimetype.startswith("text/"):
+        resp.headers["Content-Type"] = f"{mimetype}; charset=utf-8"
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp.headers["Content-Security-Policy"] = CSP
+    return resp
+
+
+def register(app: Flask) -> None:
+    """Add ``GET /viewer``, ``GET /viewer/`` and ``GET /viewer/<path>`` to ``app``."""
+
+    @app.get("/viewer")
+    @app.get("/viewer/")
+    def viewer_index():
+        return _send("index.html")
+
+    @app.get("/viewer/<path:filename>")
+    def viewer_asset(filename: str):
+        return _send(filename)  # send_from_directory refuses paths that leave STATIC_DIR

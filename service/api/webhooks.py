@@ -1,0 +1,174 @@
+"""/v1/webhooks: subscriptions to signed deliveries of game events (platform key only).
+
+``register(app, api, service, queue_connection)`` adds the routes and the listener that queues
+deliveries after every append (``service.webhooks``).
+"""
+
+from __future__ import annotations
+
+import redis
+from flask import Flask, current_app
+from marshmallow import fields, validate
+
+from .. import schemas as s
+from .. import webhooks as wh
+from . import Blueprint
+from .errors import ApiError
+from .games import bearer_token
+
+blp = Blueprint("webhooks", __name__, url_prefix="/v1",
+                description="Webhooks: signed deliveries of game events (platform key)")
+
+ERRORS = {400: "invalid request", 401: "bad token", 403: "a platform key is required",
+          404: "unknown webhook", 413: "body too large", 422: "too many webhooks",
+          503: "event store unavailable"}
+GAME_ID = validate.Regexp(r"^[0-9a-f]{1,64}$")
+
+
+def _alts(*statuses: int):
+    def deco(fn):
+        for st in statuses:
+            fn = blp.alt_response(st, schema=s.ErrorSchema, description=ERRORS[st])(fn)
+        return fn
+    return deco
+
+
+class WebhookCreateSchema(s.Strict):
+    url = fields.String(required=True, validate=[
+        validate.Length(1, 2048),
+        validate.URL(schemes={"http", "https"}, require_tld=False)],
+        metadata={"description": "where deliveries are POSTed (http or https; any host: the "
+                                 "server will call whatever you name)",
+                  "example": "https://platform.example/cartouche-hook"})
+    game_types = fields.List(fields.String(validate=validate.OneOf(s.GAME_TYPES)),
+                             validate=validate.Length(1, 16), allow_none=True,
+                             metadata={"description": "only games of these types (with "
+                                                      "game_ids: either matches)"})
+    game_ids = fields.List(fields.String(validate=GAME_ID), validate=validate.Length(1, 1000),
+                           allow_none=True, metadata={"description": "only these games"})
+    description = fields.String(validate=validate.Length(0, 200), allow_none=True)
+
+
+class WebhookSchema(s.Strict):
+    id = fields.String(required=True)
+    url = fields.String(required=True)
+    game_types = fields.List(fields.String(), required=True, allow_none=True)
+    game_ids = fields.List(fields.String(), required=True, allow_none=True)
+    description = fields.String(required=True, allow_none=True)
+    created_at = fields.String(required=True)
+
+
+class CreatedWebhookSchema(WebhookSchema):
+    secret = fields.String(required=True, metadata={
+        "description": "the signing key, returned once (see Cartouche-Signature)"})
+
+
+class WebhookDeliverySchema(s.Strict):
+    at = fields.String(required=True)
+    delivery_id = fields.String(required=True, metadata={
+        "description": "the Cartouche-Delivery header; the same for every attempt"})
+    game_id = fields.String(required=True)
+    versions = fields.String(required=True, metadata={"description": "first-last version"})
+    attempt = fields.Integer(required=True)
+    status_code = fields.Integer(required=True, allow_none=True)
+    error = fields.String(required=True, allow_none=True)
+    outcome = fields.String(required=True, validate=validate.OneOf(
+        ["delivered", "retry_scheduled", "abandoned"]))
+    next_attempt_in_s = fields.Float()
+
+
+class WebhookDetailSchema(WebhookSchema):
+    deliveries = fields.List(fields.Nested(WebhookDeliverySchema), required=True, metadata={
+        "description": f"the last {wh.LOG_SIZE} attempts, newest first"})
+
+
+class WebhookListSchema(s.Strict):
+    webhooks = fields.List(fields.Nested(WebhookSchema), required=True)
+
+
+def store() -> wh.WebhookStore:
+    return current_app.extensions["cartouche_webhooks"]
+
+
+def require_platform_key() -> None:
+    svc = current_app.extensions["cartouche"]
+    token = bearer_token()  # 401 for a malformed Authorization header
+    if not svc.platform_key_digests or token is None or not svc.is_platform_key(token):
+        raise ApiError(403, "platform_key_required", "webhooks need a platform key")
+
+
+@blp.route("/webhooks", methods=["POST"])
+@blp.arguments(WebhookCreateSchema, error_status_code=400)
+@blp.response(201, CreatedWebhookSchema)
+@_alts(400, 401, 403, 413, 422, 503)
+@blp.doc(operationId="createWebhook")
+def create_webhook(body):
+    """Subscribe a URL to the events of all games, or of some types or games. The signing
+    secret is returned once."""
+    require_platform_key()
+    svc = current_app.extensions["cartouche"]
+    try:
+        return store().create(body["url"], body.get("game_types"), body.get("game_ids"),
+                              body.get("description"), svc.now_ms())
+    except wh.TooManySubscriptions:
+        raise ApiError(422, "too_many_webhooks",
+                       f"at most {wh.MAX_SUBSCRIPTIONS} webhooks") from None
+
+
+@blp.route("/webhooks", methods=["GET"])
+@blp.response(200, WebhookListSchema)
+@_alts(401, 403, 503)
+@blp.doc(operationId="listWebhooks")
+def list_webhooks():
+    """Every subscription (without secrets)."""
+    require_platform_key()
+    return {"webhooks": [wh.public(sub) for sub in store().all()]}
+
+
+def _get(webhook_id: str) -> dict:
+    sub = store().get(webhook_id) if len(webhook_id) <= 64 else None
+    if sub is None:
+        raise ApiError(404, "webhook_not_found", f"no webhook {webhook_id!r}")
+    return sub
+
+
+@blp.route("/webhooks/<webhook_id>", methods=["GET"])
+@blp.response(200, WebhookDetailSchema)
+@_alts(401, 403, 404, 503)
+@blp.doc(operationId="getWebhook")
+def get_webhook(webhook_id):
+    """One subscription and its delivery log (the last attempts, newest first)."""
+    require_platform_key()
+    sub = _get(webhook_id)
+    return {**wh.public(sub), "deliveries": store().deliveries(webhook_id)}
+
+
+@blp.route("/webhooks/<webhook_id>", methods=["DELETE"])
+@blp.response(204)
+@_alts(401, 403, 404, 503)
+@blp.doc(operationId="deleteWebhook")
+def delete_webhook(webhook_id):
+    """Unsubscribe; pending deliveries are dropped."""
+    require_platform_key()
+    _get(webhook_id)
+    store().delete(webhook_id)
+    return None
+
+
+def register(app: Flask, api, service, queue_connection: redis.Redis | None = None,
+             **options) -> wh.Listener:
+    """Routes on ``api`` and the delivery listener on ``service``.
+
+    ``queue_connection``: RQ's server (default: the config's QUEUE_URL or REDIS_URL).
+    ``options``: ``retry_base_s``, ``max_attempts``, ``timeout_s`` (see ``service.webhooks``).
+    """
+    if queue_connection is None:
+        config = app.config["CARTOUCHE"]
+        queue_connection = redis.Redis.from_url(config.queue_url or config.redis_url,
+                                                socket_timeout=config.redis_timeout_s)
+    app.extensions["cartouche_webhooks"] = wh.WebhookStore(service.store.r)
+    api.register_blueprint(blp)
+    return wh.attach(service, queue_connection, **options)
+
+
+__all__ = ["register", "blp"]

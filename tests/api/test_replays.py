@@ -1,0 +1,127 @@
+"""Exports, offline verification (tampering caught), time travel and forks."""
+
+import copy
+import random
+
+import pytest
+
+from service.replay import verify
+
+from .helpers import auth
+
+
+def play_to_end(client, type_="diamant", n=3, options=None, seed=None, stop_at=None):
+    body = {"type": type_, "players": [{"name": f"p{i}"} for i in range(n)],
+            "options": options or {}}
+    if seed:
+        body["seed"] = seed
+    r = client.post("/v1/games", json=body)
+    assert r.status_code == 201, r.get_json()
+    gid, tokens = r.get_json()["id"], [s["token"] for s in r.get_json()["seats"]]
+    rnd = random.Random(7)
+    for _ in range(3000):
+        view = client.get(f"/v1/games/{gid}").get_json()
+        if view["status"] != "active" or (stop_at and view["version"] >= stop_at):
+            return gid, tokens
+        seat = rnd.choice([a["seat"] for a in view["awaiting"]])
+        actions = client.get(f"/v1/games/{gid}/legal-actions",
+                             headers=auth(tokens[seat])).get_json()["actions"]
+        assert client.post(f"/v1/games/{gid}/actions", json={"action": rnd.choice(actions)},
+                           headers=auth(tokens[seat])).status_code == 201
+    raise AssertionError("game did not end")
+
+
+EXTRA = {"papyrus": {"turn_limit": 40}}
+
+
+@pytest.mark.parametrize("type_,n", [("diamant", 4), ("tides-of-time", 2),
+                                     ("pharaohs-wall", 3), ("scarabya", 3), ("papyrus", 3)])
+def test_exports_of_every_game_verify(client, type_, n):
+    gid, _ = play_to_end(client, type_, n, EXTRA.get(type_))
+    doc = client.get(f"/v1/games/{gid}/export").get_json()
+    assert doc["seed"] and doc["result"] is not None
+    assert verify(doc) == {"valid": True, "version": None, "reason": None,
+                           "details": {"checked": len(doc["events"])}}
+    served = client.post("/v1/replays/verify", json=doc)
+    assert served.status_code == 200 and served.get_json()["valid"] is True
+
+
+def test_a_tampered_shuffle_is_caught(client):
+    gid, _ = play_to_end(client, "diamant", 3)
+    doc = client.get(f"/v1/games/{gid}/export").get_json()
+    bad = copy.deepcopy(doc)
+    started = [e for e in bad["events"] if e["type"] == "RoundStarted"][1]
+    deck = started["data"]["deck"]
+    deck[0], deck[1] = deck[1], deck[0]  # one swap in round 2's shuffle
+    outcome = client.post("/v1/replays/verify", json=bad).get_json()
+    assert outcome["valid"] is False
+    assert outcome["version"] == started["version"] and outcome["reason"] == "event_differs"
+    # a different seed than the one committed to is caught at once
+    bad = copy.deepcopy(doc)
+    bad["seed"] = "00" * 32
+    assert verify(bad)["reason"] == "seed_commitment_mismatch"
+    # an altered choice no longer reproduces the logged events
+    bad = copy.deepcopy(doc)
+    cmd = next(e for e in bad["events"] if e.get("cmd", {}).get("action"))
+    cmd["cmd"]["action"]["choice"] = {"continue": "return", "return": "continue"}[
+        cmd["cmd"]["action"]["choice"]]
+    assert verify(bad)["valid"] is False
+
+
+def test_export_needs_a_finished_game(client):
+    gid, _ = play_to_end(client, "diamant", 3, stop_at=6)
+    r = client.get(f"/v1/games/{gid}/export")
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "game_not_finished"
+
+
+def test_export_is_verifiable_offline_from_the_command_line(client, tmp_path):
+    import json
+    import subprocess
+    import sys
+    gid, _ = play_to_end(client, "tides-of-time", 2)
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(client.get(f"/v1/games/{gid}/export").get_json()))
+    out = subprocess.run([sys.executable, "-m", "service.replay", "verify", str(path)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and json.loads(out.stdout)["valid"] is True
+
+
+def test_fork_continues_from_a_past_version_with_new_tokens(client):
+    gid, old_tokens = play_to_end(client, "diamant", 3)
+    full = client.get(f"/v1/games/{gid}/events?limit=1000").get_json()["events"]
+    # the version right before the first decision of round 2 ends a command
+    at = next(e["version"] for e in full if e["type"] == "RoundStarted"
+              and e["data"]["round"] == 2) + 1
+    r = client.post(f"/v1/games/{gid}/fork", json={"at": at})
+    assert r.status_code == 201, r.get_json()
+    fork = r.get_json()
+    assert fork["version"] == at and set(s["token"] for s in fork["seats"]).isdisjoint(old_tokens)
+    past = client.get(f"/v1/games/{gid}/states/{at}").get_json()["state"]
+    mine = client.get(f"/v1/games/{fork['id']}", headers=auth(fork["seats"][0]["token"]))
+    assert mine.get_json()["state"]["path"] == past["path"]
+    assert mine.get_json()["setup"] == "custom" and mine.get_json()["status"] == "active"
+    # the fork plays on and its own export verifies (inherited events replayed)
+    gid2 = fork["id"]
+    tokens = [s["token"] for s in fork["seats"]]
+    rnd = random.Random(3)
+    while client.get(f"/v1/games/{gid2}").get_json()["status"] == "active":
+        view = client.get(f"/v1/games/{gid2}").get_json()
+        seat = rnd.choice([a["seat"] for a in view["awaiting"]])
+        client.post(f"/v1/games/{gid2}/actions", headers=auth(tokens[seat]),
+                    json={"action": {"type": "decide", "choice": rnd.choice(
+                        ["continue", "return"])}})
+    outcome = verify(client.get(f"/v1/games/{gid2}/export").get_json())
+    assert outcome["valid"] is True, outcome
+
+
+def test_fork_rules(client):
+    gid, tokens = play_to_end(client, "diamant", 3, stop_at=6)
+    r = client.post(f"/v1/games/{gid}/fork", json={"at": 3}, headers=auth(tokens[0]))
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "fork_forbidden"
+    gid, _ = play_to_end(client, "diamant", 3)
+    assert client.post(f"/v1/games/{gid}/fork", json={"at": 10**6}).status_code == 404
+    assert client.post(f"/v1/games/{gid}/fork", json={"at": "x"}).status_code == 400
+    log = client.get(f"/v1/games/{gid}/events?limit=1000").get_json()["events"]
+    inside = next(e["version"] for e in log if e["type"] == "ChoicesRevealed")
+    r = client.post(f"/v1/games/{gid}/fork", json={"at": inside})
+    assert r.status_code == 422 and r.get_json()["error"]["code"] == "not_a_command_boundary"
