@@ -221,6 +221,33 @@ class GameService:
     # -- creation -------------------------------------------------------------------------
     def create(self, game_type: str, players: list[dict], options: dict,
                seed_hex: str | None) -> dict:
+        return self.create_many([(game_type, players, options, seed_hex)])[0]
+
+    def create_many(self, specs: Sequence[tuple[str, list[dict], dict, str | None]]) -> list:
+        """Create every game or none: all are validated and set up first, then written in one
+        transaction. Raises InvalidRequest (with ``details.index`` for bulk requests)."""
+        prepared = []
+        for index, spec in enumerate(specs):
+            try:
+                prepared.append(self._prepare(*spec))
+            except InvalidRequest as exc:
+                if len(specs) > 1:
+                    exc.details = {"index": index, **exc.details}
+                raise
+        self.store.create_many([(p["id"], p["meta"], p["seed"], p["envelopes"])
+                                for p in prepared])
+        out = []
+        for p in prepared:
+            self.store.index(p["id"], p["game"].type_id, p["meta"]["status"], p["now"])
+            self.cache.put(p["id"], len(p["envelopes"]), p["state"], p["shell"])
+            table = self.load(p["id"])
+            self.scheduler.changed(table)
+            self._notify(table, 1, p["envelopes"])
+            out.append(p["response"])
+        return out
+
+    def _prepare(self, game_type: str, players: list[dict], options: dict,
+                 seed_hex: str | None) -> dict:
         game = GAMES.get(game_type)
         if game is None:
             raise InvalidRequest("unknown_game_type", f"no game type {game_type!r}",
@@ -271,19 +298,15 @@ class GameService:
             "status": "finished" if over else "active",
             "created_version": str(len(envelopes)),
         }
-        version = self.store.create(game_id, meta, seed.hex(), envelopes)
-        self.store.index(game_id, game.type_id, meta["status"], now)
-        self.cache.put(game_id, version, state, shell)
-        table = self.load(game_id)
-        self.scheduler.changed(table)
-        self._notify(table, 1, envelopes)
-        return {
-            "id": game_id,
-            "version": version,
-            "seats": [{"seat": i, "name": p["name"], "token": tokens[i]}
-                      for i, p in enumerate(players)],
-            "seed_commitment": first["data"]["seed_commitment"],
-        }
+        return {"id": game_id, "game": game, "meta": meta, "seed": seed.hex(),
+                "envelopes": envelopes, "state": state, "shell": shell, "now": now,
+                "response": {
+                    "id": game_id,
+                    "version": len(envelopes),
+                    "seats": [{"seat": i, "name": p["name"], "token": tokens[i]}
+                              for i, p in enumerate(players)],
+                    "seed_commitment": first["data"]["seed_commitment"],
+                }}
 
     @staticmethod
     def _envelope(game: Game, ev: dict, at: str) -> dict:

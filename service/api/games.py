@@ -86,13 +86,34 @@ GAME_LINKS = {
 @blp.doc(operationId="createGame")
 def create_game(body):
     """Create a game; returns one secret token per seat, once."""
+    _require_creator()
+    svc = service()
+    try:
+        return svc.create(body["type"], body["players"], body["options"], body.get("seed"))
+    except InvalidRequest as exc:
+        raise ApiError(422, exc.code, exc.message, exc.details) from None
+
+
+def _require_creator() -> None:
     svc = service()
     if svc.platform_key_digests:
         token = bearer_token()
         if token is None or not svc.is_platform_key(token):
             raise ApiError(403, "platform_key_required", "creating games needs a platform key")
+
+
+@blp.route("/games/bulk", methods=["POST"])
+@blp.arguments(s.BulkCreateSchema, error_status_code=400)
+@blp.response(201, s.BulkCreatedSchema)
+@_alts(401, 403, 413, 422, 503)
+@blp.doc(operationId="createGamesBulk")
+def create_games_bulk(body):
+    """Create up to 100 games at once, all or none (tournaments). A 422 names the failing
+    game's ``details.index``."""
+    _require_creator()
+    specs = [(g["type"], g["players"], g["options"], g.get("seed")) for g in body["games"]]
     try:
-        return svc.create(body["type"], body["players"], body["options"], body.get("seed"))
+        return {"games": service().create_many(specs)}
     except InvalidRequest as exc:
         raise ApiError(422, exc.code, exc.message, exc.details) from None
 

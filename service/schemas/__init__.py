@@ -263,3 +263,12 @@ class VerifyResultSchema(Strict):
 
 class ForkRequestSchema(Strict):
     at = JsonInteger(required=True, validate=validate.Range(1, 2**53))
+
+
+class BulkCreateSchema(Strict):
+    games = fields.List(fields.Nested(CreateGameSchema), required=True,
+                        validate=validate.Length(1, 100))
+
+
+class BulkCreatedSchema(Strict):
+    games = fields.List(fields.Nested(CreatedGameSchema), required=True)

@@ -55,6 +55,26 @@ class EventStore:
             raise KeyError(f"game {game_id} exists")
         return int(version)
 
+    def create_many(self, games: list[tuple[str, dict[str, str], str, list[dict]]]) -> None:
+        """Create several games in one MULTI/EXEC transaction: all are written or none.
+
+        (On a single server; a Redis Cluster cannot run one transaction across slots.)
+        """
+        if len(games) == 1:
+            self.create(*games[0])
+            return
+        pipe = self.r.pipeline(transaction=True)
+        for game_id, meta, seed_hex, envelopes in games:
+            pairs: list[str] = []
+            for k, v in meta.items():
+                pairs += [k, v]
+            self._create(keys=[keys.events(game_id), keys.meta(game_id), keys.seed(game_id)],
+                         args=[seed_hex, len(meta), *pairs,
+                               *(orjson.dumps(e) for e in envelopes)], client=pipe)
+        results = pipe.execute()
+        if any(outcome != b"ok" for outcome, _ in results):
+            raise KeyError("a game id was already taken")
+
     def append(self, game_id: str, expected: int, envelopes: Iterable[dict], *,
                status: str | None = None, idempotency: tuple[str, str] | None = None,
                ) -> AppendResult:

@@ -270,3 +270,21 @@ def test_setup_override_never_reaches_the_log_while_running(client):
         assert created["type"] == "GameCreated"
         assert "setup" not in created["data"]["options"]
         assert created["data"]["setup"] == "custom"
+
+
+def test_bulk_creation_is_all_or_nothing(client, redis_url):
+    import redis
+    r = redis.Redis.from_url(redis_url)
+    body = {"games": [{"type": "diamant", "players": [{"name": "a"}] * 3},
+                      {"type": "tides-of-time", "players": [{"name": "a"}] * 2}]}
+    ok = client.post("/v1/games/bulk", json=body)
+    assert ok.status_code == 201
+    ids = [g["id"] for g in ok.get_json()["games"]]
+    assert all(client.get(f"/v1/games/{i}").status_code == 200 for i in ids)
+    before = r.dbsize()
+    body["games"].append({"type": "diamant", "players": [{"name": "a"}] * 2})
+    bad = client.post("/v1/games/bulk", json=body)
+    err = error(bad, 422, "invalid_player_count")
+    assert err["details"]["index"] == 2
+    assert r.dbsize() == before  # nothing of the two valid games was written
+    error(client.post("/v1/games/bulk", json={"games": []}), 400, "invalid_request")
