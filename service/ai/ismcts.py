@@ -1,0 +1,213 @@
+"""Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012, "SO-ISMCTS").
+
+One search answers one decision of the observing seat ``obs.seat``. Every iteration:
+
+1. **Determinize**: ``state = mod.determinize(obs, rnd)`` — a full engine state consistent with
+   the observation (hidden cards, deck order, other seats' committed-but-unrevealed choices are
+   sampled; the true state is never read).
+2. **Select / expand** down one tree keyed by the canonical JSON of actions (``orjson`` with
+   sorted keys). Only actions legal in *this* determinization are candidates; each candidate's
+   *availability* count is incremented and UCB1 uses it instead of the parent's visit count
+   (``ucb = mean + C * sqrt(ln(avail) / visits)``, ``C = 0.7``). The first time a legal action
+   has never been tried it is expanded (one new node per iteration) and the tree phase ends.
+3. **Simulate** with ``mod.rollout`` (uniform random when the module has none), playing the
+   game's own ``decide``/``apply`` on the determinization with a
+   :class:`~service.engine.rng.SimRng` — what :func:`service.engine.command` does, applied in
+   place on the iteration's private state (no extra clone per command). Forced moves are not
+   searched for after every command (that costs a ``legal_actions`` per awaited seat): the loop
+   plays a seat's single legal action as soon as it picks that seat, which is the same game up to
+   the order of commits inside a simultaneous phase.
+4. **Backpropagate** the observer's reward along the visited nodes.
+
+Opponent modelling (documented choice): the tree branches on the observer's own decisions only.
+Every other seat, in the tree phase as in the simulation, plays ``mod.rollout`` from its own seat
+in the determinization. This is the "opponents follow the rollout policy" variant: it never lets
+an opponent's simultaneous (hidden) choice leak into the observer's node statistics, and it needs
+one tree instead of one per seat. When several seats are awaited at once (simultaneous phases),
+the other seats commit first, then the observer (rollout policies never read other seats' pending
+choices).
+
+Reward (documented choice): the observer's share of the win at the end of the game — ``1/k`` when
+the observer is one of ``k`` winners, else ``0``. A module may cap the simulation depth with two
+optional hooks: ``horizon(state) -> key`` (the simulation stops as soon as the key differs from
+its value at the start of the iteration, e.g. Diamant: the round number) and
+``evaluate(game, state, seat) -> float in [0, 1]`` (the estimated win share at such a cut-off).
+Modules without them are simulated to the end of the game. A third optional hook,
+``for_simulation(state) -> state``, may drop parts of a determinization that only feed views and
+result details (e.g. Tides' per-round breakdown) so that the rules' own clones stay cheap.
+
+Budget: ``iterations`` (exact count, deterministic for a given ``rnd``) and/or ``budget_ms``
+(wall clock). With ``iterations`` and ``budget_ms=None`` the search is fully deterministic. The
+answer is the most visited root action (ties: higher mean, then first in ``obs.legal`` order).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+import orjson
+
+from ..engine.fold import forced_moves
+from ..engine.rng import SimRng
+
+#: UCB1 exploration constant (rewards are in [0, 1]).
+EXPLORATION = 0.7
+#: Safety net on simulated commands per iteration (a game that never ends).
+MAX_SIM_STEPS = 5_000
+
+
+def action_key(action: dict) -> bytes:
+    """The canonical identity of an action (tree keys)."""
+    return orjson.dumps(action, option=orjson.OPT_SORT_KEYS)
+
+
+class Node:
+    __slots__ = ("action", "children", "visits", "total", "avail")
+
+    def __init__(self, action: dict | None = None) -> None:
+        self.action = action
+        self.children: dict[bytes, Node] = {}
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 0
+
+
+def step(game, state: dict, seat: int, action: dict, rng, forced: bool = True) -> None:
+    """``command`` in place: decide, apply the events to ``state``, then (``forced``) the
+    engine's forced moves."""
+    apply = game.apply
+    for ev in game.decide(state, seat, action, rng):
+        apply(state, ev)
+    if forced:
+        forced_moves(game, state, rng)
+
+
+def win_share(game, state: dict, seat: int) -> float:
+    res = game.result(state)
+    winners = res["winners"]
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
+def _random_policy(game, state, seat, legal, rnd):
+    return legal[rnd.randrange(len(legal))]
+
+
+def search(obs, mod, rnd: random.Random, budget_ms: float | None,
+           iterations: int | None = None) -> dict[str, Any]:
+    """The observer's action for ``obs`` after an ISMCTS search (see the module docstring)."""
+    legal = obs.legal
+    if len(legal) == 1:
+        return legal[0]
+    if iterations is None and budget_ms is None:
+        raise ValueError("search needs iterations or budget_ms")
+    game = obs.game
+    me = obs.seat
+    rollout = getattr(mod, "rollout", None) or _random_policy
+    horizon = getattr(mod, "horizon", None)
+    evaluate = getattr(mod, "evaluate", None)
+    prepare = getattr(mod, "for_simulation", None)
+    determinize = mod.determinize
+    is_over = game.is_over
+    awaiting = game.awaiting
+    legal_actions = game.legal_actions
+    log = math.log
+    sqrt = math.sqrt
+    c = EXPLORATION
+
+    root = Node()
+    deadline = None if budget_ms is None else time.perf_counter() + budget_ms / 1000.0
+    done = 0
+    while True:
+        if iterations is not None and done >= iterations:
+            break
+        if deadline is not None and done > 0 and time.perf_counter() >= deadline:
+            break
+        done += 1
+        state = determinize(obs, rnd)
+        if prepare is not None:
+            state = prepare(state)
+        rng = SimRng(rnd)
+        start_key = horizon(state) if horizon is not None else None
+        node = root
+        path = [root]
+        in_tree = True
+        reward = None
+        for _ in range(MAX_SIM_STEPS):
+            if is_over(state):
+                break
+            if horizon is not None and horizon(state) != start_key:
+                reward = evaluate(game, state, me)
+                break
+            aw = awaiting(state)
+            seat = aw[0]
+            if seat == me and len(aw) > 1:
+                seat = aw[1]
+            moves = legal_actions(state, seat)
+            if len(moves) == 1:
+                action = moves[0]
+            elif seat == me and in_tree:
+                best = None
+                best_score = -1.0
+                untried = []
+                children = node.children
+                for a in moves:
+                    k = action_key(a)
+                    child = children.get(k)
+                    if child is None:
+                        untried.append((k, a))
+                        continue
+                    child.avail += 1
+                    score = child.total / child.visits + c * sqrt(log(child.avail) / child.visits)
+                    if score > best_score:
+                        best_score = score
+                        best = child
+                if untried:
+                    k, a = untried[rnd.randrange(len(untried))] if len(untried) > 1 \
+                        else untried[0]
+                    child = Node(a)
+                    child.avail = 1
+                    children[k] = child
+                    in_tree = False
+                    best = child
+                node = best
+                path.append(node)
+                action = node.action
+            else:
+                action = rollout(game, state, seat, moves, rnd)
+            step(game, state, seat, action, rng, False)
+        if reward is None:
+            if is_over(state):
+                reward = win_share(game, state, me)
+            elif evaluate is not None:
+                reward = evaluate(game, state, me)
+            else:  # pragma: no cover - MAX_SIM_STEPS reached
+                reward = 0.5
+        for n in path:
+            n.visits += 1
+            n.total += reward
+
+    order = {action_key(a): i for i, a in enumerate(legal)}
+    best_key = None
+    best_rank = None
+    for k, child in root.children.items():
+        if k not in order:  # pragma: no cover - determinizer produced foreign actions
+            continue
+        rank = (child.visits, child.total / child.visits if child.visits else 0.0, -order[k])
+        if best_rank is None or rank > best_rank:
+            best_rank, best_key = rank, k
+    if best_key is None:
+        return legal[0]
+    return legal[order[best_key]]
+
+
+def simulations_per_second(obs, mod, rnd: random.Random, seconds: float = 1.0) -> float:
+    """Iterations per second of :func:`search` on ``obs`` (bench helper)."""
+    t0 = time.perf_counter()
+    n = 0
+    while time.perf_counter() - t0 < seconds:
+        search(obs, mod, rnd, budget_ms=None, iterations=50)
+        n += 50
+    return n / (time.perf_counter() - t0)

@@ -1,0 +1,606 @@
+"""Pharaoh's Wall bots: the heuristic level, the rollout policy and the determinizer.
+
+Everything here reads either an :class:`~service.ai.Observation` (``heuristic``,
+``determinize``) or a full simulation state that is already a determinization (``rollout``).
+Nothing touches the true state of a real game.
+
+The public position model
+-------------------------
+Both policies work on a small *public position*: the wall, per pillar its occupant, scarab count
+and the **eye counts** of its remaining stack (ids/values are never read for stacks), the scarab
+supply and the reserves. A sarcophagus of unknown value is worth the mean value of its tier
+(:data:`EYE_EV`: 1 eye 3.43, 2 eyes 5.43, 3 eyes 8.14, from the reconstructed data table).
+
+Static worth of a seat ``s`` (only its *changes* are ever used):
+
+* every sarcophagus ``s`` opens: its tier mean;
+* every pillar ``s`` occupies whose stack is not empty: ``EV(front) * PROGRESS[scarabs]``
+  (0 scarabs 0.30, 1: 0.45, 2: 0.65) — an occupied pillar is a claim on its next sarcophagus;
+* the pharaoh bonus: ``7 * P(pharaoh of s is this animal) * w`` for every pillar ``s`` occupies,
+  ``w = 0.4 + 0.6 * (cards on the wall / 49)`` (an explorer is likelier to stay late in the game).
+  For the deciding seat ``P`` is 1 for its own pharaoh's animal and 0 otherwise; for any other seat
+  it is uniform over the animals that are not the decider's pharaoh (never a hidden card);
+* every explorer in reserve: ``RESERVE_VALUE`` (0.5, the option to claim a pillar later).
+
+Heuristic (``heuristic(obs, rnd)``)
+-----------------------------------
+* **insert**: for every legal insert, simulate the explorer step, the scarab step and every
+  opening check exactly as the rules do, on the public position. Its *gain* is the change of the
+  decider's worth minus the mean change of the other seats' worths (zero-sum in 2 seats). The
+  ten best inserts are then charged the **threat**: the expected best gain (its worth change
+  minus the decider's) the *next* seat can make on the resulting wall with one insert, for each
+  animal/facing weighted by the chance the next seat holds such a card — hypergeometric over the
+  cards this seat has not seen (49 minus the wall minus its own hand), the next seat's hand size
+  from the view, and ``E[max]`` taken over animals in descending order of gain. The threat weighs
+  1.0 with 2 seats and 0.6 with more. Highest ``gain - weight * threat`` wins; ties are broken at
+  random.
+* **curse_claim / curse_pass**: claim the first listed segment that reads the revealed curse
+  sequence on the public wall (either direction, facing ignored); pass when there is none.
+* **curse_victim**: the other seat with the most sarcophagus points by tier means (then the most
+  sarcophagi).
+* **curse_give**: the own sarcophagus of lowest value (then fewest eyes).
+* **end phase**: an exact plan over the seat's own scarab moves: every combination of openings
+  (the first ``k`` sarcophagi of each own pillar) that its scarabs (3 per opening) and the moves
+  left allow, maximising the tier-mean value opened (+0.01 per sarcophagus for the tie-break,
+  then fewer moves); ``done`` when no opening is possible.
+
+Rollout (``rollout(game, state, seat, legal, rnd)``)
+----------------------------------------------------
+The heuristic's one-ply *gain* without the threat, on the (determinized) full state, using the
+acting seat's own pharaoh from that state; 10 % of inserts are uniformly random to keep
+simulations diverse. Curse rounds, victims, gifts and the end phase are played as by the heuristic.
+
+Determinizer (``determinize(obs, rnd)``)
+---------------------------------------
+Builds a full engine state from ``obs.view`` (and ``obs.events`` for sarcophagus ids this seat
+legitimately knows, e.g. one it gave away): everything public is copied; the hidden parts are
+sampled uniformly and consistently:
+
+* the hieroglyph cards not on the wall and not in this seat's hand are shuffled and dealt to the
+  other seats' hands (their public sizes), then the start/draw pile, then the hieroglyphs of the
+  main pile;
+* the main pile holds the curse cards neither revealed nor done; its top is a curse exactly when
+  the view says so;
+* the other seats' pharaohs are drawn from the six pharaoh cards this seat does not hold, the rest
+  are the unused ones;
+* sarcophagus ids of unknown value (all stacks, other seats' sarcophagi) are drawn per tier from
+  the ids this seat has not seen.
+"""
+
+from __future__ import annotations
+
+import random
+from math import comb
+
+from ..games.pharaohs_wall import (ANIMALS, CARD_IDS, CARDS, CELLS, CURSE_IDS, CURSES, GAME,
+                                   HEIGHT, PHARAOH_BONUS, PHARAOHS, SARCOPHAGI, TIERS, WIDTH,
+                                   find_pairs, segment_matches)
+from . import Observation
+
+EYE_EV: dict[int, float] = {
+    e: sum(SARCOPHAGI[s]["value"] for s in TIERS[e - 1]) / len(TIERS[e - 1]) for e in (1, 2, 3)}
+PROGRESS = (0.30, 0.45, 0.65, 0.85)
+RESERVE_VALUE = 0.5
+THREAT_CANDIDATES = 10
+ROLLOUT_EPSILON = 0.10
+#: A representative card id per (animal, facing), for hypothetical inserts of unseen cards.
+REPRESENTATIVE: dict[tuple[str, str], str] = {}
+for _cid in CARD_IDS:
+    REPRESENTATIVE.setdefault((CARDS[_cid]["animal"], CARDS[_cid]["facing"]), _cid)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public position
+# ---------------------------------------------------------------------------------------------
+
+class Pub:
+    """The public position (see the module docstring). Cheap to copy."""
+
+    __slots__ = ("wall", "occ", "sc", "stack", "supply", "reserves", "n", "sphinx", "weight",
+                 "pharaoh_p")
+
+    def copy(self) -> "Pub":
+        out = Pub.__new__(Pub)
+        out.wall = list(self.wall)
+        out.occ = dict(self.occ)
+        out.sc = dict(self.sc)
+        out.stack = dict(self.stack)
+        out.supply = self.supply
+        out.reserves = list(self.reserves)
+        out.n = self.n
+        out.sphinx = self.sphinx
+        out.weight = self.weight
+        out.pharaoh_p = self.pharaoh_p
+        return out
+
+
+def _pharaoh_probs(n: int, me: int, my_pharaoh: str | None) -> list[dict[str, float]]:
+    mine = my_pharaoh[2:] if my_pharaoh else None
+    others = [a for a in ANIMALS if a != mine]
+    out = []
+    for s in range(n):
+        if s == me and mine:
+            out.append({a: (1.0 if a == mine else 0.0) for a in ANIMALS})
+        else:
+            out.append({a: (1.0 / len(others) if a in others else 0.0) for a in ANIMALS})
+    return out
+
+
+def _make_pub(wall, pillars_occ, pillars_sc, stacks_eyes, supply, reserves, sphinx, me,
+              my_pharaoh) -> Pub:
+    p = Pub.__new__(Pub)
+    p.wall = [list(c) for c in wall]
+    p.occ = pillars_occ
+    p.sc = pillars_sc
+    p.stack = stacks_eyes
+    p.supply = supply
+    p.reserves = list(reserves)
+    p.n = len(reserves)
+    p.sphinx = sphinx
+    filled = sum(len(c) for c in wall)
+    p.weight = 0.4 + 0.6 * filled / CELLS
+    p.pharaoh_p = _pharaoh_probs(p.n, me, my_pharaoh)
+    return p
+
+
+def pub_from_view(view: dict, me: int) -> Pub:
+    pil = view["pillars"]
+    return _make_pub(view["wall"], {a: pil[a]["occupant"] for a in ANIMALS},
+                     {a: pil[a]["scarabs"] for a in ANIMALS},
+                     {a: tuple(x["eyes"] for x in pil[a]["stack"]) for a in ANIMALS},
+                     view["supply"], view["reserves"], view["variants"]["sphinx"], me,
+                     view["pharaohs"][me])
+
+
+def pub_from_state(state: dict, me: int) -> Pub:
+    pil = state["pillars"]
+    return _make_pub(state["wall"], {a: pil[a]["occupant"] for a in ANIMALS},
+                     {a: pil[a]["scarabs"] for a in ANIMALS},
+                     {a: tuple(SARCOPHAGI[s]["eyes"] for s in pil[a]["stack"]) for a in ANIMALS},
+                     state["supply"], state["reserves"], state["sphinx"], me,
+                     state["pharaohs"][me])
+
+
+def _pillar_worth(pub: Pub, a: str, occ, sc: int, stack: tuple) -> float:
+    if occ is None:
+        return 0.0
+    w = PHARAOH_BONUS * pub.pharaoh_p[occ][a] * pub.weight
+    if stack:
+        w += EYE_EV[stack[0]] * PROGRESS[min(sc, 3)]
+    return w
+
+
+def explorer_options(pub: Pub, seat: int, animal: str, pairs: list) -> list:
+    """The engine's explorer options (spec 5.3) on the public position."""
+    if not pairs:
+        return ["none"]
+    occ = pub.occ[animal]
+    if occ == seat:
+        return ["none"]
+    if occ is not None and not any(p["facing"] == "same" for p in pairs):
+        return ["none"]
+    if pub.reserves[seat] > 0:
+        return ["none", "reserve"]
+    return ["none"] + [{"from_pillar": a} for a in ANIMALS if pub.occ[a] == seat]
+
+
+def simulate(pub: Pub, seat: int, card: str, col: int, explorer, pairs: list | None = None,
+             apply: bool = False) -> list[float]:
+    """Worth change of every seat caused by inserting ``card`` into ``col`` (spec 5.1-5.5).
+
+    With ``apply`` the position is updated in place (the wall column is copied first).
+    """
+    n = pub.n
+    delta = [0.0] * n
+    a = CARDS[card]["animal"]
+    if pairs is None:
+        pairs = find_pairs(pub.wall, col, len(pub.wall[col]), card, pub.sphinx)
+    occ, sc, stack, supply = pub.occ[a], pub.sc[a], pub.stack[a], pub.supply
+    reserves = pub.reserves
+    if occ is not None:
+        delta[occ] -= _pillar_worth(pub, a, occ, sc, stack)
+    src = None
+    if explorer != "none":
+        if occ is not None:
+            delta[occ] += RESERVE_VALUE
+            if apply:
+                reserves[occ] += 1
+        if explorer == "reserve":
+            delta[seat] -= RESERVE_VALUE
+            if apply:
+                reserves[seat] -= 1
+        else:
+            src = explorer["from_pillar"]
+            delta[seat] -= _pillar_worth(pub, src, seat, pub.sc[src], pub.stack[src])
+        occ = seat
+    if pairs:
+        if sc == 3 and occ is not None and stack:
+            delta[occ] += EYE_EV[stack[0]]
+            stack, sc, supply = stack[1:], 0, supply + 3
+        for _ in range(min(len(pairs), 2)):
+            if sc >= 3 or supply == 0:
+                continue
+            sc += 1
+            supply -= 1
+            if sc == 3 and occ is not None and stack:
+                delta[occ] += EYE_EV[stack[0]]
+                stack, sc, supply = stack[1:], 0, supply + 3
+    if occ is not None:
+        delta[occ] += _pillar_worth(pub, a, occ, sc, stack)
+    if apply:
+        pub.wall[col] = pub.wall[col] + [card]
+        pub.occ[a], pub.sc[a], pub.stack[a], pub.supply = occ, sc, stack, supply
+        if src is not None:
+            pub.occ[src] = None
+    return delta
+
+
+def _relative(delta: list[float], seat: int) -> float:
+    n = len(delta)
+    if n == 1:
+        return delta[seat]
+    return delta[seat] - (sum(delta) - delta[seat]) / (n - 1)
+
+
+def insert_gains(pub: Pub, seat: int, legal: list[dict]) -> list[tuple[float, dict]]:
+    cache: dict[tuple, list] = {}
+    out = []
+    for act in legal:
+        if act["type"] != "insert":
+            continue
+        key = (act["card"], act["column"])
+        if key not in cache:
+            c = act["column"]
+            cache[key] = find_pairs(pub.wall, c, len(pub.wall[c]), act["card"], pub.sphinx)
+        d = simulate(pub, seat, act["card"], act["column"], act["explorer"], cache[key])
+        out.append((_relative(d, seat), act))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Threat: what the next seat can do on the resulting wall
+# ---------------------------------------------------------------------------------------------
+
+def unseen_counts(view: dict, me: int) -> dict[tuple[str, str], int]:
+    counts = {k: 0 for k in REPRESENTATIVE}
+    seen = {c for col in view["wall"] for c in col} | set(view["hands"][me] or [])
+    for cid in CARD_IDS:
+        if cid not in seen:
+            counts[(CARDS[cid]["animal"], CARDS[cid]["facing"])] += 1
+    return counts
+
+
+def threat(pub: Pub, me: int, opp: int, hand: int, counts: dict) -> float:
+    """Expected best relative gain of ``opp`` with one insert from an unseen hand of ``hand``."""
+    total = sum(counts.values())
+    if hand <= 0 or total == 0:
+        return 0.0
+    best: dict[tuple[str, str], float] = {}
+    for col in range(WIDTH):
+        row = len(pub.wall[col])
+        if row >= HEIGHT:
+            continue
+        for key, card in REPRESENTATIVE.items():
+            if not counts[key]:
+                continue
+            pairs = find_pairs(pub.wall, col, row, card, pub.sphinx)
+            if not pairs:
+                continue
+            for opt in explorer_options(pub, opp, key[0], pairs):
+                d = simulate(pub, opp, card, col, opt, pairs)
+                g = d[opp] - d[me]
+                if g > best.get(key, 0.0):
+                    best[key] = g
+    if not best:
+        return 0.0
+    per_animal = []
+    denom = comb(total, min(hand, total))
+    for a in ANIMALS:
+        u = counts[(a, "LEFT")] + counts[(a, "RIGHT")]
+        if not u:
+            continue
+        g = (counts[(a, "LEFT")] * best.get((a, "LEFT"), 0.0)
+             + counts[(a, "RIGHT")] * best.get((a, "RIGHT"), 0.0)) / u
+        if g <= 0:
+            continue
+        p_hold = 1.0 - comb(total - u, min(hand, total)) / denom
+        per_animal.append((g, p_hold))
+    per_animal.sort(reverse=True)
+    exp, none_yet = 0.0, 1.0
+    for g, p in per_animal:
+        exp += g * p * none_yet
+        none_yet *= 1.0 - p
+    return exp
+
+
+# ---------------------------------------------------------------------------------------------
+# Non-insert decisions (shared by heuristic and rollout)
+# ---------------------------------------------------------------------------------------------
+
+def claim_for(wall: list[list[str]], sequence: list[str], legal: list[dict]) -> dict:
+    for act in legal:
+        if act["type"] == "curse_claim" and segment_matches(wall, act["cells"], sequence):
+            return act
+    return {"type": "curse_pass"}
+
+
+def end_move(pub: Pub, seat: int, legal: list[dict], moves_left: int) -> dict:
+    """The first move of an optimal own scarab-move plan (or ``done``).
+
+    Every opening uses 3 scarabs from the seat's own pillars (they then leave the game), so a plan
+    is a number of openings ``k`` per own pillar (its first ``k`` sarcophagi, front first) with
+    ``3 * sum(k) <= scarabs there`` and ``sum(3k - scarabs at the target) <= moves left``. All plans
+    are enumerated (at most 4^5); the best by tier-mean value (+0.01 per sarcophagus, then fewer
+    moves) is followed: one scarab from a pillar outside the plan to the target that is closest
+    to its 3 scarabs.
+    """
+    mine = [a for a in ANIMALS if pub.occ[a] == seat]
+    sc = [pub.sc[a] for a in mine]
+    total = sum(sc)
+    best_plan, best_key = None, (0.0, 0)
+    plans = [([], 0.0, 0, 0)]  # (k per pillar so far, value, openings, moves)
+    for i, a in enumerate(mine):
+        stack = pub.stack[a]
+        grown = []
+        for ks, value, count, moves in plans:
+            v = value
+            for k in range(len(stack) + 1):
+                if k:
+                    v += EYE_EV[stack[k - 1]]
+                if 3 * (count + k) > total:
+                    break
+                extra = 3 * k - sc[i] if k else 0
+                grown.append((ks + [k], v, count + k, moves + extra))
+        plans = grown
+    for ks, value, count, moves in plans:
+        if count == 0 or moves > moves_left:
+            continue
+        key = (value + 0.01 * count, -moves)
+        if best_plan is None or key > best_key:
+            best_plan, best_key = ks, key
+    done = {"type": "done"}
+    if best_plan is not None:
+        targets = [i for i, k in enumerate(best_plan) if k > 0 and sc[i] < 3]
+        sources = [i for i, k in enumerate(best_plan) if k == 0 and sc[i] > 0]
+        if targets and sources:
+            t = max(targets, key=lambda i: sc[i])
+            want = {"type": "move_scarab", "from": mine[sources[0]], "to": mine[t]}
+            if want in legal:
+                return want
+    return done if done in legal else legal[0]
+
+
+def _victim(legal: list[dict], sarcophagi: list[list[dict]]) -> dict:
+    def key(act):
+        own = sarcophagi[act["seat"]]
+        return (sum(EYE_EV[x["eyes"]] for x in own), len(own), -act["seat"])
+    return max(legal, key=key)
+
+
+def _give(legal: list[dict]) -> dict:
+    return min(legal, key=lambda a: (SARCOPHAGI[a["sarcophagus"]]["value"],
+                                     SARCOPHAGI[a["sarcophagus"]]["eyes"], a["sarcophagus"]))
+
+
+# ---------------------------------------------------------------------------------------------
+# heuristic
+# ---------------------------------------------------------------------------------------------
+
+def heuristic(obs: Observation, rnd: random.Random) -> dict:
+    legal = obs.legal
+    if len(legal) == 1:
+        return legal[0]
+    view, me = obs.view, obs.seat
+    kind = legal[0]["type"]
+    if kind in ("curse_claim", "curse_pass"):
+        return claim_for(view["wall"], view["curse"]["sequence"], legal)
+    if kind == "curse_victim":
+        return _victim(legal, view["sarcophagi"])
+    if kind == "curse_give":
+        return _give(legal)
+    pub = pub_from_view(view, me)
+    if kind in ("move_scarab", "done"):
+        left = 16 - view["end"]["moves"][me] if view.get("end") else 16
+        return end_move(pub, me, legal, left)
+    scored = [(g + rnd.random() * 1e-6, i, a) for i, (g, a) in
+              enumerate(insert_gains(pub, me, legal))]
+    scored.sort(reverse=True)
+    n = pub.n
+    opp = (me + 1) % n
+    counts = unseen_counts(view, me)
+    hand = view["hand_sizes"][opp]
+    weight = 1.0 if n == 2 else 0.6
+    best, best_score = scored[0][2], None
+    for g, _, act in scored[:THREAT_CANDIDATES]:
+        after = pub.copy()
+        simulate(after, me, act["card"], act["column"], act["explorer"], apply=True)
+        after.weight = pub.weight + 0.6 / CELLS
+        score = g - weight * threat(after, me, opp, hand, counts)
+        if best_score is None or score > best_score:
+            best, best_score = act, score
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# rollout
+# ---------------------------------------------------------------------------------------------
+
+def rollout(game, state: dict, seat: int, legal: list[dict], rnd: random.Random) -> dict:
+    if len(legal) == 1:
+        return legal[0]
+    kind = legal[0]["type"]
+    if kind in ("curse_claim", "curse_pass"):
+        return claim_for(state["wall"], CURSES[state["curse"]["card"]], legal)
+    if kind == "curse_victim":
+        return _victim(legal, [[{"eyes": SARCOPHAGI[s]["eyes"]} for s in own]
+                               for own in state["owned"]])
+    if kind == "curse_give":
+        return _give(legal)
+    pub = pub_from_state(state, seat)
+    if kind in ("move_scarab", "done"):
+        return end_move(pub, seat, legal, 16 - state["end"]["moves"][seat])
+    if rnd.random() < ROLLOUT_EPSILON:
+        return rnd.choice(legal)
+    best, best_g = None, None
+    for g, act in insert_gains(pub, seat, legal):
+        g += rnd.random() * 1e-6
+        if best_g is None or g > best_g:
+            best, best_g = act, g
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# determinize
+# ---------------------------------------------------------------------------------------------
+
+def _owned_knowledge(obs: Observation, n: int) -> list[list[str | None]]:
+    """Per seat, its sarcophagi in order: the id when this seat has seen it, else None.
+
+    Replays the sarcophagus events of the seat's log; falls back to the view (own ids only) when
+    the log does not add up to the view.
+    """
+    view = obs.view
+    owned: list[list[dict]] = [[] for _ in range(n)]
+    ok = True
+    for ev in obs.events:
+        t, d = ev["type"], ev["data"]
+        if t == "SarcophagusOpened":
+            owned[d["seat"]].append({"eyes": d["eyes"], "id": d.get("sarcophagus")})
+        elif t == "SarcophagusGiven":
+            if d["index"] >= len(owned[d["from"]]):
+                ok = False
+                break
+            item = owned[d["from"]].pop(d["index"])
+            sid = d.get("sarcophagus") or item["id"]
+            owned[d["to"]].append({"eyes": d["eyes"], "id": sid})
+    if ok:
+        for s in range(n):
+            shown = view["sarcophagi"][s]
+            if len(shown) != len(owned[s]) or any(
+                    x["eyes"] != y["eyes"] or ("id" in y and x["id"] != y["id"])
+                    for x, y in zip(owned[s], shown)):
+                ok = False
+                break
+    if not ok:
+        owned = [[{"eyes": y["eyes"], "id": y.get("id")} for y in view["sarcophagi"][s]]
+                 for s in range(n)]
+    return [[x["id"] for x in own] for own in owned]
+
+
+def determinize(obs: Observation, rnd: random.Random) -> dict:
+    view, me = obs.view, obs.seat
+    n = len(view["reserves"])
+    curse_variant = view["variants"]["curse"]
+    wall = [list(c) for c in view["wall"]]
+    on_wall = {c for col in wall for c in col}
+    my_hand = list(view["hands"][me] or [])
+
+    # hieroglyph cards: other hands, then piles
+    unseen = [c for c in CARD_IDS if c not in on_wall and c not in my_hand]
+    rnd.shuffle(unseen)
+    hands: list[list[str]] = []
+    for s in range(n):
+        if s == me:
+            hands.append(my_hand)
+        else:
+            k = view["hand_sizes"][s]
+            hands.append(unseen[:k])
+            unseen = unseen[k:]
+    sizes = view["pile_sizes"]
+    if curse_variant:
+        start = unseen[:sizes["start"]]
+        rest = unseen[sizes["start"]:]
+        active = view["curse"]["card"] if view.get("curse") else None
+        curses = [c for c in CURSE_IDS if c not in view["curses_done"] and c != active]
+        if len(rest) + len(curses) != sizes["main"]:  # pragma: no cover - inconsistent view
+            raise ValueError("main pile size does not match the unseen cards")
+        if sizes["main"] and view.get("main_top_is_curse"):
+            top = curses.pop(rnd.randrange(len(curses)))
+        elif sizes["main"] and rest:
+            top = rest.pop(rnd.randrange(len(rest)))
+        else:
+            top = None
+        body = rest + curses
+        rnd.shuffle(body)
+        main = ([top] if top is not None else []) + body
+        piles = {"start": start, "main": main}
+    else:
+        if len(unseen) != sizes["draw"]:  # pragma: no cover - inconsistent view
+            raise ValueError("draw pile size does not match the unseen cards")
+        piles = {"draw": unseen}
+
+    # pharaohs
+    mine = view["pharaohs"][me]
+    others = [p for p in PHARAOHS if p != mine]
+    rnd.shuffle(others)
+    pharaohs = []
+    for s in range(n):
+        pharaohs.append(mine if s == me else others.pop())
+    unused = others
+
+    # sarcophagi
+    known = _owned_knowledge(obs, n)
+    seen_ids = {sid for own in known for sid in own if sid}
+    pools = {e: [s for s in TIERS[e - 1] if s not in seen_ids] for e in (1, 2, 3)}
+    for e in pools:
+        rnd.shuffle(pools[e])
+    owned = []
+    for s in range(n):
+        row = []
+        for sid, shown in zip(known[s], view["sarcophagi"][s]):
+            row.append(sid if sid else pools[shown["eyes"]].pop())
+        owned.append(row)
+    pillars = {}
+    for a in ANIMALS:
+        p = view["pillars"][a]
+        pillars[a] = {"occupant": p["occupant"], "scarabs": p["scarabs"],
+                      "stack": [pools[x["eyes"]].pop() for x in p["stack"]]}
+
+    phase = view["phase"]
+    filled = sum(len(c) for c in wall)
+    if filled == 0:
+        last = None
+    elif phase == "end" or phase == "over":
+        last = (view["end"]["order"][0] - 1) % n if view.get("end") else view["turn"]
+    elif phase == "play":
+        last = (view["turn"] - 1) % n
+    else:
+        last = view["turn"]
+    curse = None
+    if view.get("curse"):
+        c = view["curse"]
+        curse = {"card": c["card"], "drawer": c["drawer"], "responses": list(c["responses"]),
+                 "claims": [dict(x) for x in c["claims"]], "finder": c["finder"],
+                 "victim": c["victim"]}
+    end = None
+    if view.get("end"):
+        e = view["end"]
+        end = {"order": list(e["order"]), "index": e["index"], "moves": list(e["moves"])}
+    return {
+        "players": n,
+        "names": [p.get("name") for p in obs.players],
+        "curse_variant": curse_variant,
+        "sphinx": view["variants"]["sphinx"],
+        "setup": view["setup"],
+        "overrides": {},
+        "phase": phase,
+        "turn": view["turn"],
+        "turn_number": view["turn_number"],
+        "pillar_order": list(view["pillar_order"]),
+        "wall": wall,
+        "hands": hands,
+        "piles": piles,
+        "pillars": pillars,
+        "supply": view["supply"],
+        "reserves": list(view["reserves"]),
+        "owned": owned,
+        "pharaohs": pharaohs,
+        "unused_pharaohs": unused,
+        "curse": curse,
+        "curses_done": list(view["curses_done"]),
+        "end": end,
+        "last_inserter": last,
+    }
+
+
+__all__ = ["heuristic", "rollout", "determinize", "GAME"]
