@@ -1,0 +1,277 @@
+"""Papyrus bots (issue 7, part 2): complete games at every level in the standard game (2-5
+seats) and the solo variant, the determinizer's consistency with the observation and its
+blindness to the true hidden state, the rollout policy ends games, heuristic > random."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from service.ai import choose, module_for, observe
+from service.ai import papyrus as bot
+from service.engine.fold import clone, command
+from service.engine.local import LocalGame
+from service.engine.rng import SimRng
+from service.games.papyrus import GAME
+from service.games.papyrus.data import (BAG_COUNTS, EVENT_COUNTS, GLYPHS, GODS, KINDS,
+                                        MOVEMENT_COUNTS)
+
+
+def new_game(n: int, options: dict, seed: bytes) -> LocalGame:
+    return LocalGame(GAME, [{"name": f"p{i}"} for i in range(n)], options, seed)
+
+
+def obs_of(g: LocalGame, seat: int, state: dict | None = None):
+    return observe(GAME, g.events[0]["data"], g.events[1:],
+                   g.state if state is None else state, seat, g.version)
+
+
+def conserved(state: dict) -> None:
+    """Every component is somewhere, exactly once."""
+    tiles = dict(state["glyph_discard"])
+    for x in state["bag"]:
+        tiles[x] += 1
+    for x in GLYPHS:
+        tiles[x] += state["market"][x] + sum(p["holder"][x] for p in state["seats"])
+    assert tiles == BAG_COUNTS
+    gods = state["god_deck"] + state["gods_out"] + list(state["owners"])
+    for p in state["seats"]:
+        gods += p["gods"]
+    assert sorted(gods) == sorted(GODS)
+    if state["variant"] == "standard":
+        cards = dict(state["movement_discard"])
+        for k in state["movement_deck"]:
+            cards[k] += 1
+        for p in state["seats"]:
+            for k in KINDS:
+                cards[k] += p["movement"][k]
+        assert cards == MOVEMENT_COUNTS
+        events = dict(state["event_discard"])
+        for e in state["event_deck"] + ([state["event_card"]] if state["event_card"] else []):
+            events[e] += 1
+        assert events == EVENT_COUNTS
+
+
+def check_determinization(g: LocalGame, seat: int, rnd_seed: int) -> dict:
+    obs = obs_of(g, seat)
+    sampled = bot.determinize(obs, random.Random(rnd_seed))
+    assert GAME.view(sampled, seat) == obs.view
+    assert GAME.legal_actions(sampled, seat) == obs.legal
+    assert GAME.awaiting(sampled) == GAME.awaiting(g.state)
+    conserved(sampled)
+    return sampled
+
+
+def play(levels: list[str], options: dict, seed: bytes, *, check_every: int = 0,
+         rnd_seed: int = 0, max_steps: int = 5000) -> LocalGame:
+    g = new_game(len(levels), options, seed)
+    rnd = random.Random(rnd_seed)
+    for step in range(max_steps):
+        if GAME.is_over(g.state):
+            break
+        seat = g.awaiting()[0]
+        if check_every and step % check_every == 0:
+            for s in range(len(levels)):
+                check_determinization(g, s, step)
+        obs = obs_of(g, seat)
+        action = choose(levels[seat], obs, rnd)
+        assert action in obs.legal
+        g.act(seat, action)
+    assert GAME.is_over(g.state), "the game did not end"
+    return g
+
+
+def test_module_registered():
+    assert module_for(GAME) is bot
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_random_and_heuristic_complete_standard_games(n):
+    levels = (["heuristic", "random"] * 3)[:n]
+    g = play(levels, {"turn_limit": 60 * n}, f"pap-mixed-{n}".encode(), check_every=9,
+             rnd_seed=n)
+    res = GAME.result(g.state)
+    assert res["details"]["end_reason"] in ("turn_limit", "final_round")
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_heuristic_games_end_by_the_rules(n):
+    """Without a turn limit, heuristic bots conquer every God card and finish the game."""
+    g = play(["heuristic"] * n, {}, f"pap-heur-{n}".encode(), check_every=25)
+    res = GAME.result(g.state)
+    assert res["details"]["end_reason"] == "final_round"
+    assert sum(d["scarabs"] for d in res["details"]["seats"]) >= 36 - 3 * n
+
+
+@pytest.mark.parametrize("n,options", [
+    (1, {"variant": "solo"}),
+    (1, {"variant": "solo", "god_deck_size": 6, "turn_limit": 400}),
+    (3, {"variant": "solo", "god_deck_size": 12, "turn_limit": 150}),
+])
+def test_solo_games(n, options):
+    levels = (["heuristic", "random"] * 3)[:n]
+    if options.get("turn_limit"):
+        g = play(levels, options, b"pap-solo-mixed", check_every=5)
+        assert GAME.result(g.state) is not None
+    g = play(["heuristic"] * n, {k: v for k, v in options.items() if k != "turn_limit"},
+             b"pap-solo-heur", check_every=40)
+    assert GAME.result(g.state)["details"]["end_reason"] == "final_round"
+
+
+@pytest.mark.parametrize("n,options,expected", [
+    (2, {}, {"MovementReshuffled", "EventDrawn", "DecisionPending", "GodDrawn"}),
+    (1, {"variant": "solo", "god_deck_size": 24}, {"BagRefilled", "GodFormed", "GodDrawn"}),
+])
+def test_determinization_after_reshuffles_and_events(n, options, expected):
+    """Long games: reshuffles, bag refills and event decisions are all covered."""
+    g = new_game(n, options, b"pap-long")
+    rnd = random.Random(4)
+    step = 0
+    refills = []
+    while not GAME.is_over(g.state):
+        seat = g.awaiting()[0]
+        obs = obs_of(g, seat)
+        if step % 11 == 0 or obs.view["pending"]:
+            for s in range(n):
+                check_determinization(g, s, step)
+        refills.append(sum(ev["type"] == "BagRefilled" for ev in g.events))
+        g.act(seat, choose("heuristic", obs, rnd))
+        step += 1
+    assert expected <= {ev["type"] for ev in g.events}
+    if "BagRefilled" in expected:  # determinizations were checked after a refill too
+        assert refills[-1] > 0 and refills.index(refills[-1]) < len(refills) - 5
+
+
+def test_determinizer_never_reads_the_true_hidden_state():
+    """Two true states that differ only in what seat 0 cannot see give the same observation
+    and, for the same ``rnd`` seed, the same determinization."""
+    h = new_game(3, {}, b"pap-hidden")
+    rnd = random.Random(2)
+    for step in range(1000):
+        seat = h.awaiting()[0]
+        if step >= 70 and seat == 0:
+            break
+        h.act(seat, choose("heuristic", obs_of(h, seat), rnd))
+    assert not GAME.is_over(h.state) and h.awaiting() == [0]
+    true = h.state
+    other = clone(true)
+    shuffle = random.Random(9).shuffle
+    # everything seat 0 cannot see is pooled and dealt again: seats 1 and 2's God cards,
+    # tiles and movement cards, the God deck, the bag, the movement and event decks
+    seats = other["seats"][1:]
+    gods = other["god_deck"] + [g for p in seats for g in p["gods"]]
+    shuffle(gods)
+    for p in seats:
+        k = len(p["gods"])
+        p["gods"], gods = gods[:k], gods[k:]
+    other["god_deck"] = gods
+    for key, pile, keys in (("holder", "bag", GLYPHS), ("movement", "movement_deck", KINDS)):
+        items = other[pile] + [x for p in seats for x in keys for _ in range(p[key][x])]
+        shuffle(items)
+        for p in seats:
+            k = sum(p[key].values())
+            p[key] = {x: items[:k].count(x) for x in keys}
+            items = items[k:]
+        other[pile] = items
+    shuffle(other["event_deck"])
+    assert other != true
+    a, b = obs_of(h, 0, true), obs_of(h, 0, other)
+    assert (a.view, a.events, a.legal) == (b.view, b.events, b.legal)
+    assert bot.determinize(a, random.Random(17)) == bot.determinize(b, random.Random(17))
+    # and the heuristic, which sees the same observation, answers the same
+    assert bot.heuristic(a, random.Random(1)) == bot.heuristic(b, random.Random(1))
+
+
+def test_hidden_setups_give_identical_observations():
+    """Two games whose setups differ only in seat 1's dealt hand (swapped with cards deep in the
+    decks): seat 0 cannot tell them apart while seat 1 only draws movement cards."""
+    rnd = random.Random(5)
+    setups = []
+    base = {"movement_deck": rnd.sample(
+        [k for k in KINDS for _ in range(MOVEMENT_COUNTS[k])], 110),
+        "god_deck": rnd.sample(GODS, 36),
+        "event_deck": rnd.sample([e for e, c in EVENT_COUNTS.items() for _ in range(c)], 40),
+        "bag": rnd.sample([x for x in GLYPHS for _ in range(BAG_COUNTS[x])], 300)}
+    setups.append(base)
+    alt = {k: list(v) for k, v in base.items()}
+    # seat 1 is dealt movement 4..7, gods 3..5, tiles 10..19: swap them with the bottom
+    for key, lo, hi in (("movement_deck", 4, 8), ("god_deck", 3, 6), ("bag", 10, 20)):
+        deck = alt[key]
+        for i in range(lo, hi):
+            j = len(deck) - 1 - (i - lo)
+            deck[i], deck[j] = deck[j], deck[i]
+    setups.append(alt)
+    games = [new_game(2, {"setup": s}, b"same-seed") for s in setups]
+    assert games[0].state["seats"][1] != games[1].state["seats"][1]
+    pick = random.Random(3)
+    for _ in range(12):
+        obs = [obs_of(g, 0) for g in games]
+        assert (obs[0].view, obs[0].events) == (obs[1].view, obs[1].events)
+        assert bot.determinize(obs[0], random.Random(8)) == \
+            bot.determinize(obs[1], random.Random(8))
+        if games[0].awaiting() == [0]:
+            action = choose("heuristic", obs[0], pick)
+            if action["type"] == "exchange" and action["take"] == "bag":
+                action = {"type": "draw_movement"}  # keep the bag's top identical
+            for g in games:
+                g.act(0, action)
+        else:
+            for g in games:
+                g.act(1, {"type": "draw_movement"})
+
+
+def test_rollout_policy_ends_games_from_a_determinization():
+    g = new_game(3, {}, b"pap-rollout")
+    obs = obs_of(g, 0)
+    rnd = random.Random(6)
+    state = bot.determinize(obs, rnd)
+    rng = SimRng(rnd)
+    for _ in range(5000):
+        if GAME.is_over(state):
+            break
+        seat = GAME.awaiting(state)[0]
+        legal = GAME.legal_actions(state, seat)
+        action = bot.rollout(GAME, state, seat, legal, rnd)
+        assert action in legal
+        _, state = command(GAME, state, seat, action, rng)
+    assert GAME.is_over(state) and state["end_reason"] == "final_round"
+
+
+def test_heuristic_scores_clearly_more_than_random():
+    heur, rand, wins = [], [], 0
+    for i in range(4):
+        levels = ["heuristic", "random"] if i % 2 == 0 else ["random", "heuristic"]
+        g = play(levels, {"turn_limit": 200}, f"pap-cmp-{i}".encode(), rnd_seed=i)
+        res = GAME.result(g.state)
+        h = levels.index("heuristic")
+        heur.append(res["scores"][h])
+        rand.append(res["scores"][1 - h])
+        wins += h in res["winners"] and len(res["winners"]) == 1
+    assert wins >= 3
+    assert statistics.mean(heur) >= statistics.mean(rand) + 25
+    # solo: the heuristic's margin (score - cards paid) beats random's
+    margins = {"heuristic": [], "random": []}
+    for i in range(3):
+        for level in margins:
+            g = play([level], {"variant": "solo", "god_deck_size": 6, "turn_limit": 120},
+                     f"pap-solo-cmp-{i}".encode(), rnd_seed=i)
+            margins[level].append(GAME.result(g.state)["details"]["seats"][0]["margin"])
+    assert statistics.mean(margins["heuristic"]) > statistics.mean(margins["random"])
+
+
+def test_mcts_plays_a_complete_short_game():
+    ismcts = pytest.importorskip("service.ai.ismcts")
+    g = new_game(2, {"god_deck_size": 8, "turn_limit": 40}, b"pap-mcts")
+    rnd = random.Random(7)
+    while not GAME.is_over(g.state):
+        seat = g.awaiting()[0]
+        obs = obs_of(g, seat)
+        if seat == 0:
+            action = ismcts.search(obs, bot, rnd, budget_ms=10**6, iterations=20)
+        else:
+            action = choose("heuristic", obs, rnd)
+        assert action in obs.legal
+        g.act(seat, action)
+    assert GAME.result(g.state) is not None
