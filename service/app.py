@@ -8,10 +8,12 @@ import redis
 from flask import Flask, request
 
 from . import api as api_pkg
-from .api import docs, errors, games, health, stream
+from .api import docs, errors, games, health, stream, viewer
+from .api import webhooks as webhooks_api
 from .config import Config
 from .gameplay import GameService
 from .jobs import RqScheduler
+from .store import connect
 from .store.events import EventStore
 
 API_SETTINGS = {
@@ -29,7 +31,8 @@ API_SETTINGS = {
 
 
 def create_app(config: Config | None = None, client: redis.Redis | None = None, *,
-               scheduler=None, now_ms=None) -> Flask:
+               scheduler=None, now_ms=None, webhook_queue: redis.Redis | None = None,
+               webhook_options: dict | None = None) -> Flask:
     config = config or Config.from_env()
     app = Flask(__name__)
     app.json = api_pkg.OrjsonProvider(app)
@@ -48,25 +51,25 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
     errors.register(app)  # after Api: our error model replaces flask-smorest's
-    client = client or redis.Redis.from_url(
-        config.redis_url, socket_timeout=config.redis_timeout_s,
-        socket_connect_timeout=config.redis_timeout_s, health_check_interval=15,
-        max_connections=config.redis_max_connections)
-    # SSE subscribers block in XREAD for up to the keep-alive period: their own pool, with a
-    # read timeout longer than the block.
-    app.extensions["cartouche_streams"] = redis.Redis(
-        connection_pool=redis.ConnectionPool(
-            **{**client.connection_pool.connection_kwargs, "socket_timeout": 60},
-            connection_class=client.connection_pool.connection_class,
-            max_connections=config.redis_max_connections))
+    client = client or connect.client(config.redis_url, timeout=config.redis_timeout_s,
+                                      max_connections=config.redis_max_connections)
+    # SSE subscribers block in XREAD for up to the keep-alive period: their own connections,
+    # with a read timeout longer than the block.
+    app.extensions["cartouche_streams"] = connect.client(
+        config.redis_url, timeout=config.redis_timeout_s,
+        max_connections=config.redis_max_connections, read_timeout=60)
+    queue = redis.Redis.from_url(config.queue_url or config.redis_url,
+                                 socket_timeout=config.redis_timeout_s)
     if scheduler is None:
-        scheduler = RqScheduler(redis.Redis.from_url(config.queue_url or config.redis_url,
-                                                     socket_timeout=config.redis_timeout_s))
+        scheduler = RqScheduler(queue)
     app.extensions["cartouche"] = GameService(
         EventStore(client), snapshot_every=config.snapshot_every, cache_size=config.cache_size,
         platform_key_digests=config.platform_key_digests, scheduler=scheduler, now_ms=now_ms)
     app.extensions["cartouche_api"] = api
+    webhooks_api.register(app, api, app.extensions["cartouche"], webhook_queue or queue,
+                          **(webhook_options or {}))
     docs.register(app, api)
+    viewer.register(app)
     return app
 
 

@@ -29,14 +29,19 @@ class Config:
 
     @classmethod
     def from_env(cls) -> "Config":
-        url = os.environ.get("REDIS_URL")
+        """EVENTSTORE_URL (default REDIS_URL) for the event store, QUEUE_URL (default
+        REDIS_URL) for RQ, which needs a plain Redis."""
+        url = os.environ.get("EVENTSTORE_URL") or os.environ.get("REDIS_URL")
         if not url:
             raise RuntimeError("REDIS_URL is not set (make run sets it for the embedded server)")
+        queue = os.environ.get("QUEUE_URL") or os.environ.get("REDIS_URL")
+        if not queue or "+cluster://" in queue:
+            raise RuntimeError("RQ needs a plain Redis: set QUEUE_URL (or a plain REDIS_URL)")
         digests = tuple(d.strip().lower() for d in
                         os.environ.get("CARTOUCHE_API_KEY_SHA256", "").split(",") if d.strip())
         return cls(
             redis_url=url,
-            queue_url=os.environ.get("QUEUE_URL") or None,
+            queue_url=queue,
             platform_key_digests=digests,
             snapshot_every=_int("CARTOUCHE_SNAPSHOT_EVERY", 100),
             cache_size=_int("CARTOUCHE_CACHE_SIZE", 2048),

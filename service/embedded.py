@@ -65,7 +65,7 @@ class EmbeddedServer:
 
 def start(data_dir: str | os.PathLike, *, binary: str | None = None, unix_socket: bool = True,
           port: int | None = None, appendfsync: str = "everysec",
-          timeout: float = 15.0) -> EmbeddedServer:
+          timeout: float = 15.0, extra_args: list[str] | None = None) -> EmbeddedServer:
     """Start a server with AOF persistence under ``data_dir`` and wait until it answers."""
     data = Path(data_dir).resolve()
     data.mkdir(parents=True, exist_ok=True)
@@ -92,6 +92,7 @@ def start(data_dir: str | os.PathLike, *, binary: str | None = None, unix_socket
         port = port or free_port()
         args += ["--port", str(port)]
         url = f"redis://127.0.0.1:{port}/0"
+    args += extra_args or []
     process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                preexec_fn=_die_with_parent)
     server = EmbeddedServer(process, url, data)
@@ -122,3 +123,86 @@ def _refuse_if_alive(url: str) -> None:
                                "from this checkout?")
     except redis.exceptions.RedisError:
         pass
+
+
+@dataclass
+class EmbeddedCluster:
+    """A Redis Cluster of ``len(nodes)`` masters (no replicas) on loopback, for tests and
+    ``make run``-style experiments. Each node has AOF, so a killed node restarts whole."""
+
+    nodes: list[EmbeddedServer]
+    ports: list[int]
+    binary: str | None
+
+    @property
+    def url(self) -> str:
+        return "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in self.ports)
+
+    def kill(self, i: int) -> None:
+        self.nodes[i].kill()
+
+    def restart(self, i: int) -> None:
+        self.nodes[i] = _start_node(self.nodes[i].data_dir, self.ports[i], self.binary)
+        _wait_cluster_ok(self.ports)
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+
+def _cluster_port() -> int:
+    """A free port whose cluster bus port (+10000) is free too (so at most 55535)."""
+    import random
+
+    for _ in range(200):
+        port = random.randint(20000, 55000)
+        try:
+            for p in (port, port + 10000):
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                    s.bind(("127.0.0.1", p))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
+def _start_node(data: Path, port: int, binary: str | None) -> EmbeddedServer:
+    return start(data, binary=binary, unix_socket=False, port=port,
+                 extra_args=["--cluster-enabled", "yes",
+                             "--cluster-config-file", str(Path(data) / "nodes.conf"),
+                             "--cluster-node-timeout", "2000",
+                             "--cluster-require-full-coverage", "yes"])
+
+
+def _wait_cluster_ok(ports: list[int], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        states = []
+        for port in ports:
+            try:
+                info = redis.Redis(port=port, socket_timeout=1).cluster("info")
+                states.append(info.get("cluster_state") if isinstance(info, dict)
+                              else "ok" if b"cluster_state:ok" in info else "fail")
+            except redis.exceptions.RedisError:
+                states.append("down")
+        if all(s in ("ok", b"ok") for s in states):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"cluster not ok after {timeout}s")
+
+
+def start_cluster(data_dir: str | os.PathLike, masters: int = 3,
+                  binary: str | None = None) -> EmbeddedCluster:
+    """Start ``masters`` cluster nodes, give each an equal slot range, and join them."""
+    root = Path(data_dir)
+    ports = [_cluster_port() for _ in range(masters)]
+    nodes = [_start_node(root / f"node{i}", port, binary) for i, port in enumerate(ports)]
+    per = 16384 // masters
+    for i, port in enumerate(ports):
+        lo, hi = i * per, (16383 if i == masters - 1 else (i + 1) * per - 1)
+        redis.Redis(port=port).execute_command("CLUSTER", "ADDSLOTSRANGE", lo, hi)
+    first = redis.Redis(port=ports[0])
+    for port in ports[1:]:
+        first.execute_command("CLUSTER", "MEET", "127.0.0.1", port)
+    _wait_cluster_ok(ports)
+    return EmbeddedCluster(nodes, ports, binary)

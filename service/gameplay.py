@@ -191,6 +191,7 @@ class GameService:
         self.cache = _StateCache(cache_size)
         self._meta: OrderedDict[str, dict] = OrderedDict()
         self._meta_lock = threading.Lock()
+        self._seeds: OrderedDict[str, str] = OrderedDict()
         self.platform_key_digests = tuple(platform_key_digests)
         self.scheduler = scheduler or NullScheduler()
         self.now_ms = now_ms or (lambda: int(time.time() * 1000))
@@ -387,12 +388,19 @@ class GameService:
 
     # -- commands -------------------------------------------------------------------------
     def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,
-            idempotency_key: str | None, body_digest: str) -> tuple[Table, int, list[dict]]:
+            idempotency_key: str | None, body_digest: str, *, loaded: Table | None = None,
+            ) -> tuple[Table, int, list[dict]]:
         """Run one command of a human seat; returns (table after, first version, envelopes).
 
         A replay of the same Idempotency-Key and body returns the original outcome. Overdue
         clocks are settled first; if the acting seat was overdue its timeout stands and
         :class:`DeadlinePassed` is raised.
+
+        ``loaded``: the game as the caller just loaded it (the API does, to authenticate). The
+        first attempt decides against it instead of reading the game again; that is safe because
+        the append is conditional on the stream still being at ``loaded.version`` (else the
+        command is re-decided against a fresh load, as for any lost race). It is ignored when a
+        timeout was just settled.
         """
         idem = None
         if idempotency_key is not None:
@@ -404,8 +412,10 @@ class GameService:
         timed_out = self.settle_timeouts(game_id)
         if seat in timed_out:
             raise DeadlinePassed()
+        if timed_out or (loaded is not None and loaded.id != game_id):
+            loaded = None
         for _ in range(MAX_RETRIES):
-            table = self.load(game_id)
+            table, loaded = (loaded, None) if loaded is not None else (self.load(game_id), None)
             if table.over:
                 raise NotYourTurn("game_over", "the game is over")
             if table.shell["controllers"][seat] != "human":
@@ -496,6 +506,10 @@ class GameService:
         carry the version they were scheduled for).
         """
         timed_out: list[int] = []
+        if not _valid_id(game_id):
+            raise NotFound("game_not_found", f"no game {game_id!r}")
+        if not self._load_meta(game_id)["created"]["data"].get("clock"):
+            return timed_out  # no clock, no deadline: the same answer, without loading the game
         for _ in range(MAX_RETRIES * 4):
             table = self.load(game_id)
             if version is not None and table.version != version and not timed_out:
@@ -561,11 +575,14 @@ class GameService:
     def _bot_action(self, table: Table, seat: int, level: str, budget_ms: int | None):
         from .ai import choose, observe
 
+        rnd = random.Random(f"{table.id}:{table.version}:{seat}")
+        if level == "random":  # needs nothing but the seat's own legal actions
+            return rnd.choice(table.game.legal_actions(table.state, seat))
+
         events = [self._event(table.game, s) for s in self.store.read(table.id, 1, table.version)
                   if s.envelope["type"] not in SHELL_EVENTS]
         obs = observe(table.game, table.created["data"], events, table.state, seat,
                       table.version)
-        rnd = random.Random(f"{table.id}:{table.version}:{seat}")
         return choose(level, obs, rnd, budget_ms)
 
     # -- leaving ----------------------------------------------------------------------------
@@ -676,9 +693,20 @@ class GameService:
         return table, first_v, [s.envelope for s in stored]
 
     def _seed(self, game_id: str) -> str:
+        # The seed never changes once the creation script wrote it (ids are never reused), so
+        # each process keeps it (bounded like the meta cache, never served): one GET per game
+        # per process, not one per command.
+        with self._meta_lock:
+            seed = self._seeds.get(game_id)
+        if seed is not None:
+            return seed
         seed = self.store.seed(game_id)
         if seed is None:
             raise NotFound("game_not_found", f"no game {game_id!r}")
+        with self._meta_lock:
+            self._seeds[game_id] = seed
+            while len(self._seeds) > self.cache.size:
+                self._seeds.popitem(last=False)
         return seed
 
     # -- reads ----------------------------------------------------------------------------

@@ -4,7 +4,6 @@ the job was scheduled (``version``); anything else means somebody moved first.""
 from __future__ import annotations
 
 import logging
-import os
 import time
 
 log = logging.getLogger("cartouche.jobs")
@@ -23,11 +22,16 @@ def service():
         from service.jobs import RqScheduler
         from service.store.events import EventStore
 
+        from service.store import connect
+
         config = Config.from_env()
-        store = redis.Redis.from_url(config.redis_url)
-        queue = redis.Redis.from_url(os.environ.get("QUEUE_URL") or config.redis_url)
+        store = connect.client(config.redis_url)
+        queue = redis.Redis.from_url(config.queue_url)
+        from service.webhooks import attach
+
         _service = GameService(EventStore(store), snapshot_every=config.snapshot_every,
                                cache_size=config.cache_size, scheduler=RqScheduler(queue))
+        attach(_service, queue)  # moves played here are delivered to webhooks too
     return _service
 
 

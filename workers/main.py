@@ -11,7 +11,7 @@ import os
 import sys
 
 import redis
-from rq import Queue, Worker
+from rq import Queue, SimpleWorker
 
 from service.jobs import QUEUES
 
@@ -28,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
         print("worker: REDIS_URL (or QUEUE_URL) is not set", file=sys.stderr)
         return 2
     conn = redis.Redis.from_url(url)
-    worker = Worker([Queue(name, connection=conn) for name in QUEUES], connection=conn,
+    # SimpleWorker runs jobs in this process: bot turns and clock checks take milliseconds,
+    # and forking a work horse per job would cost more than the job itself.
+    worker = SimpleWorker([Queue(name, connection=conn) for name in QUEUES], connection=conn,
                     name=args.name)
     worker.work(with_scheduler=args.with_scheduler, burst=args.burst)
     return 0

@@ -70,6 +70,8 @@ def register(app: Flask) -> None:
     @app.errorhandler(redis.exceptions.ConnectionError)
     @app.errorhandler(redis.exceptions.TimeoutError)
     @app.errorhandler(redis.exceptions.BusyLoadingError)
+    @app.errorhandler(redis.exceptions.ClusterError)
+    @app.errorhandler(redis.exceptions.TryAgainError)
     def _store_down(exc):
         log.warning("store unavailable: %s", exc)
         return error_response(503, "store_unavailable", "the event store is unavailable",

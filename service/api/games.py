@@ -193,7 +193,7 @@ def post_action(body, game_id):
     try:
         after, first, envelopes = svc.act(game_id, viewer, body["action"],
                                           body.get("expected_version"), key,
-                                          body_digest(body))
+                                          body_digest(body), loaded=table)
     except NotYourTurn as exc:
         raise ApiError(409, "not_your_turn", exc.message, {"code": exc.reason}) from None
     except DeadlinePassed:

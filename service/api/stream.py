@@ -67,22 +67,27 @@ def stream_events(game_id):
     def generate():
         nonlocal after
         yield b"retry: 2000\n\n"
+        stored = svc.store.read(game_id, after, count=BATCH)  # catching up
         while True:
-            stored = svc.store.read(game_id, after, count=BATCH)
             if stored:
-                current = svc.load(game_id)
+                current = svc.load(game_id)  # read after the batch: redaction as of now
                 served = svc.served_events(current, [s.envelope for s in stored],
                                            stored[0].version, viewer)
                 for ev in served:
                     yield sse("game_event", ev, ev["version"])
                 after = stored[-1].version
-                continue
-            current = svc.load(game_id)
+                if len(stored) == BATCH:  # maybe more behind it
+                    stored = svc.store.read(game_id, after, count=BATCH)
+                    continue
+            else:
+                current = svc.load(game_id)
             if current.over and after >= current.version:
                 yield sse("end", {"status": current.status, "version": current.version,
                                   "result": current.result()}, current.version)
                 return
-            found = blocking.xread({stream_key: f"{after}-0"}, count=1, block=KEEPALIVE_MS)
+            # XREAD hands back the new entries themselves: no second read to fetch them
+            found = blocking.xread({stream_key: f"{after}-0"}, count=BATCH, block=KEEPALIVE_MS)
+            stored = svc.store.entries(found[0][1]) if found else []
             if not found:
                 yield b": keep-alive\n\n"
 

@@ -13,10 +13,22 @@ from typing import Iterable
 
 import orjson
 import redis
+from redis.cluster import RedisCluster
 
 from . import keys
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+
+
+#: The newest snapshot at or below a version, in one round trip (read-only):
+#: KEYS[1] snapshot versions (sorted set), KEYS[2] snapshots (hash), ARGV[1] highest version.
+LOAD_SNAPSHOT_LUA = """
+local found = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], '-inf', 'LIMIT', 0, 1)
+if #found == 0 then return false end
+local raw = redis.call('HGET', KEYS[2], found[1])
+if not raw then return false end
+return {found[1], raw}
+"""
 
 
 def _lua(name: str) -> str:
@@ -41,6 +53,7 @@ class EventStore:
         self.r = client
         self._append = client.register_script(_lua("append.lua"))
         self._create = client.register_script(_lua("create.lua"))
+        self._load_snapshot = client.register_script(LOAD_SNAPSHOT_LUA)
 
     # -- writes ---------------------------------------------------------------------------
     def create(self, game_id: str, meta: dict[str, str], seed_hex: str,
@@ -58,10 +71,23 @@ class EventStore:
     def create_many(self, games: list[tuple[str, dict[str, str], str, list[dict]]]) -> None:
         """Create several games in one MULTI/EXEC transaction: all are written or none.
 
-        (On a single server; a Redis Cluster cannot run one transaction across slots.)
+        A Redis Cluster cannot run one transaction across slots: there the games are created
+        one by one and the ones already written are deleted if a later one fails.
         """
         if len(games) == 1:
             self.create(*games[0])
+            return
+        if isinstance(self.r, RedisCluster):
+            # No transaction spans slots: create one by one and undo on failure.
+            done: list[str] = []
+            try:
+                for game in games:
+                    self.create(*game)
+                    done.append(game[0])
+            except BaseException:
+                for game_id in done:
+                    self.r.delete(*keys.all_of_game(game_id))
+                raise
             return
         pipe = self.r.pipeline(transaction=True)
         for game_id, meta, seed_hex, envelopes in games:
@@ -104,6 +130,11 @@ class EventStore:
         if upto is not None and upto <= after:
             return []
         rows = self.r.xrange(keys.events(game_id), lo, hi, count=count)
+        return self.entries(rows)
+
+    @staticmethod
+    def entries(rows) -> list[StoredEvent]:
+        """Stream entries (``XRANGE``/``XREAD`` rows) as events."""
         return [StoredEvent(int(rid.split(b"-", 1)[0]), orjson.loads(fields[b"e"]))
                 for rid, fields in rows]
 
@@ -126,20 +157,19 @@ class EventStore:
 
     # -- snapshots (an optimisation only: deleting them changes no answer) -----------------
     def save_snapshot(self, game_id: str, version: int, state: dict) -> None:
-        pipe = self.r.pipeline(transaction=True)
+        # Not a transaction (cluster pipelines may not offer one): a snapshot whose index entry
+        # is missing is never read, and an index entry without its snapshot is skipped.
+        pipe = self.r.pipeline(transaction=False)
         pipe.hset(keys.snapshots(game_id), str(version), orjson.dumps(state))
         pipe.zadd(keys.snapshot_versions(game_id), {str(version): version})
         pipe.execute()
 
     def load_snapshot(self, game_id: str, upto: int) -> tuple[int, dict] | None:
-        found = self.r.zrevrangebyscore(keys.snapshot_versions(game_id), upto, "-inf",
-                                        start=0, num=1)
+        found = self._load_snapshot(keys=[keys.snapshot_versions(game_id),
+                                          keys.snapshots(game_id)], args=[upto])
         if not found:
             return None
-        raw = self.r.hget(keys.snapshots(game_id), found[0])
-        if raw is None:
-            return None
-        return int(found[0]), orjson.loads(raw)
+        return int(found[0]), orjson.loads(found[1])
 
     def delete_snapshots(self, game_id: str) -> None:
         self.r.delete(keys.snapshots(game_id), keys.snapshot_versions(game_id))

@@ -609,7 +609,8 @@ class PharaohsWall(Game):
             return [state["curse"]["victim"]]
         if phase == "end":
             end = state["end"]
-            return [end["order"][end["index"]]]
+            # index == len(order) only between two events of one command (time travel).
+            return [end["order"][end["index"]]] if end["index"] < len(end["order"]) else []
         return []
 
     def not_awaited_reason(self, state: State, seat: int) -> str:

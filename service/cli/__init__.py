@@ -1,0 +1,377 @@
+"""``cartouche``: play, watch, replay and verify Cartouche games from a terminal.
+
+    cartouche play diamant --seats 4 --vs heuristic
+    cartouche watch GAME_ID
+    cartouche replay GAME_ID | EXPORT.json
+    cartouche verify EXPORT.json            # offline: no server needed
+    cartouche arena -- --games 4 --types diamant
+
+``--url`` (or ``CARTOUCHE_URL``) selects the server, default http://127.0.0.1:8000. Errors are
+one line on stderr with their code (exit status 1), never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from ..client import DEFAULT_URL, ApiError, Client, StreamItem
+from . import render
+
+BOT_NAMES = ["Ahmose", "Bastet", "Chephren", "Djoser", "Esna", "Feth", "Geb", "Hapi"]
+
+
+class Quit(Exception):
+    """The user asked to leave the client (the game goes on without them)."""
+
+
+class Ctx:
+    def __init__(self, url: str, no_color: bool) -> None:
+        self.api = Client(url)
+        self.console = render.make_console(no_color)
+        self.err = Console(stderr=True, no_color=no_color, highlight=False)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(1)
+
+
+class CliGroup(click.Group):
+    """Every command's API or file error becomes one line (and exit status 1)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ApiError as exc:
+            _fail(str(exc))
+        except (OSError, ValueError) as exc:   # unreadable or invalid files
+            _fail(f"{type(exc).__name__}: {exc}")
+        except (KeyboardInterrupt, EOFError):
+            click.echo("\ninterrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=CliGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--url", envvar="CARTOUCHE_URL", default=DEFAULT_URL, show_default=True,
+              help="the Cartouche server (env CARTOUCHE_URL)")
+@click.option("--no-color", is_flag=True, envvar="NO_COLOR", help="plain text output")
+@click.pass_context
+def main(ctx: click.Context, url: str, no_color: bool) -> None:
+    """Play, watch, replay and verify Cartouche games from the terminal."""
+    ctx.obj = Ctx(url, bool(no_color))
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _names(view: dict) -> list[str]:
+    return [p.get("name") or f"seat {p.get('seat')}" for p in view.get("players", [])]
+
+
+def _awaits(view: dict, seat: int | None) -> bool:
+    return seat is not None and any(a["seat"] == seat for a in view.get("awaiting") or [])
+
+
+class Follower:
+    """One SSE stream kept open for the whole game; prints events as they arrive."""
+
+    def __init__(self, c: Ctx, api: Client, game_id: str, after: int, names: list[str],
+                 you: int | None) -> None:
+        self.c, self.names, self.you = c, names, you
+        self.items: Iterator[StreamItem] = api.stream(game_id, after=after)
+        self.last = after
+        self.ended: dict | None = None
+
+    def step(self) -> None:
+        """Block for the next stream item and print it."""
+        try:
+            item = next(self.items)
+        except StopIteration:
+            self.ended = self.ended or {}
+            return
+        if item.kind == "end":
+            self.ended = item.data
+            return
+        if item.kind == "game_event":
+            self.last = max(self.last, int(item.data.get("version", self.last)))
+            self.c.console.print(render.event_line(item.data, self.names, self.you))
+
+    def upto(self, version: int) -> None:
+        while self.last < version and self.ended is None:
+            self.step()
+
+
+def _choose(c: Ctx, game: str, actions: list[dict]) -> dict | str:
+    """A number from the menu, or ``"r"`` (resign), ``"v"`` (redraw); ``q`` quits."""
+    c.console.print(render.menu(game, actions))
+    while True:
+        raw = click.prompt(f"Your choice [1-{len(actions)}, v redraw, r resign, q quit]",
+                           default="", show_default=False, prompt_suffix=": ").strip().lower()
+        if raw in ("q", "quit"):
+            raise Quit
+        if raw in ("r", "v"):
+            return raw
+        if raw.isdigit() and 1 <= int(raw) <= len(actions):
+            return actions[int(raw) - 1]
+        c.console.print(f"Type a number from 1 to {len(actions)}.", style="red")
+
+
+def _deadline(view: dict, seat: int | None) -> str:
+    for a in view.get("awaiting") or []:
+        if a["seat"] == seat and a.get("deadline"):
+            return f" (deadline {a['deadline']})"
+    return ""
+
+
+def _follow(c: Ctx, api: Client, game_id: str, you: int | None, interactive: bool,
+            boards: bool = True) -> dict:
+    """Show the game and follow it to its end; when ``interactive``, ask ``you`` for moves."""
+    view = api.get(game_id)
+    names = _names(view)
+    game = view["type"]
+    c.console.print(render.draw_view(view, names, you))
+    follower = Follower(c, api, game_id, view["version"], names, you)
+    drawn = view["version"]
+    while True:
+        follower.upto(view["version"])
+        if view["status"] != "active" or follower.ended is not None:
+            view = api.get(game_id)
+            if view["status"] == "active":           # stream broke off early: keep following
+                follower = Follower(c, api, game_id, follower.last, names, you)
+                follower.ended = None
+                continue
+            break
+        if interactive and _awaits(view, you):
+            legal = api.legal_actions(game_id)
+            if not legal["actions"]:
+                follower.step()
+                view = api.get(game_id)
+                continue
+            if legal["version"] != view["version"]:
+                view = api.get(game_id)
+                continue
+            if drawn != view["version"]:
+                c.console.print(render.draw_view(view, names, you))
+                drawn = view["version"]
+            c.console.print(Text(f"Your move{_deadline(view, you)}:", style="bold"))
+            choice = _choose(c, game, legal["actions"])
+            try:
+                if choice == "v":
+                    c.console.print(render.draw_view(view, names, you))
+                    continue
+                if choice == "r":
+                    api.resign(game_id)
+                    c.console.print("You resigned; a bot or the clock plays your seat now.")
+                    interactive = False
+                else:
+                    api.act(game_id, choice, idempotency_key=uuid.uuid4().hex)
+            except ApiError as exc:
+                c.err.print(f"error: {exc}", style="red")
+            view = api.get(game_id)
+            continue
+        # Not our move: wait for the next event, then look again.
+        follower.step()
+        view = api.get(game_id)
+        if boards and not interactive and view["version"] != drawn \
+                and follower.last >= view["version"]:
+            c.console.print(render.draw_view(view, names, you))
+            drawn = view["version"]
+    c.console.print(Text(f"Game over ({view['status']}, version {view['version']}).",
+                         style="bold"))
+    c.console.print(render.draw_result(game, view.get("result"), names, you, view["status"]))
+    return view
+
+
+# --------------------------------------------------------------------------- commands
+
+@main.command()
+@click.argument("game")
+@click.option("--seats", type=int, default=None, help="number of seats (default: the game's "
+              "smallest table with at least 2 players)")
+@click.option("--vs", "level", type=click.Choice(["random", "heuristic", "mcts"]),
+              default="random", show_default=True, help="the bots' level")
+@click.option("--clock", type=float, default=None,
+              help="seconds per decision (timeout: the game's automatic move)")
+@click.option("--variant", default=None, help="a variant id from the catalog")
+@click.option("--name", default=os.environ.get("USER") or "You", help="your name")
+@click.option("--seed", default=None, help="hex seed (makes the game predictable)")
+@click.pass_obj
+def play(c: Ctx, game: str, seats: int | None, level: str, clock: float | None,
+         variant: str | None, name: str, seed: str | None) -> None:
+    """Play GAME against bots: you in seat 0, bots in the others."""
+    types = {t["id"]: t for t in c.api.game_types()}
+    if game not in types:
+        raise ApiError("unknown_game_type",
+                       f"no game {game!r}; choose one of {', '.join(types)}")
+    gt = types[game]
+    n = seats if seats is not None else min(max(2, gt["min_players"]), gt["max_players"])
+    options: dict[str, Any] = {}
+    if variant is not None:
+        found = [v for v in gt["variants"] if v.get("id") == variant]
+        if not found:
+            raise ApiError("unknown_variant", f"{game} has no variant {variant!r}; choose one "
+                           f"of {', '.join(v['id'] for v in gt['variants']) or '(none)'}")
+        options.update(found[0].get("options") or {})
+    if clock is not None:
+        options["clock"] = {"per_decision_ms": int(clock * 1000), "timeout": "auto"}
+    players = [{"name": name}] + [{"name": f"{BOT_NAMES[i % 8]} ({level})",
+                                   "bot": {"level": level}} for i in range(n - 1)]
+    created = c.api.create(game, players, options or None, seed)
+    c.console.print(Text(f"Game {created['id']} created: {gt['name']}, {n} seats, you are "
+                         f"seat 0 against {level} bots.", style="bold"))
+    me = c.api.as_seat(created["seats"][0]["token"])
+    try:
+        _follow(c, me, created["id"], 0, interactive=True)
+    except Quit:
+        c.console.print(f"Left the client; the game goes on. Watch it with: cartouche watch "
+                        f"{created['id']}")
+
+
+@main.command()
+@click.argument("game_id")
+@click.option("--token", default=None, help="watch as this seat (default: a spectator)")
+@click.option("--boards/--no-boards", default=True, help="redraw the state after each move")
+@click.pass_obj
+def watch(c: Ctx, game_id: str, token: str | None, boards: bool) -> None:
+    """Follow a running game live, as a spectator (or as a seat with --token)."""
+    api = c.api.as_seat(token)
+    you = api.get(game_id).get("you")
+    _follow(c, api, game_id, you, interactive=False, boards=boards)
+
+
+class Replay:
+    """A finished game's states, version by version, rebuilt locally from its export."""
+
+    def __init__(self, export: dict) -> None:
+        from ..engine import ALL, fold
+        from ..games import GAMES
+        from ..replay import SHELL_EVENTS
+
+        self._all, self._fold, self._shell = ALL, fold, SHELL_EVENTS
+        if not isinstance(export, dict) or export.get("type") not in GAMES:
+            raise ValueError("not a Cartouche export (or an unknown game type)")
+        self.export = export
+        self.game = GAMES[export["type"]]
+        self.events = export["events"]
+        self.names = [p.get("name") or f"seat {i}" for i, p in enumerate(export["players"])]
+        created = self.events[0]["data"]
+        self._players, self._options = created["players"], created["options"]
+
+    def view_at(self, version: int) -> dict:
+        state = self.game.initial(self._players, self._options)
+        self._fold(self.game, state, [e for e in self.events[1:version]
+                                      if e["type"] not in self._shell])
+        over = self.game.is_over(state)
+        awaiting = [] if over else self.game.awaiting(state)
+        last = version == len(self.events)
+        return {"type": self.export["type"], "version": version,
+                "status": self.export["status"] if last else "active",
+                "awaiting": [{"seat": s, "deadline": None} for s in awaiting],
+                "state": self.game.view(state, self._all),
+                "result": self.export.get("result") if last else None}
+
+
+def _load_export(c: Ctx, target: str) -> dict:
+    path = Path(target)
+    if target.endswith(".json") or path.is_file():
+        with open(path) as fh:
+            return json.load(fh)
+    return c.api.export(target)
+
+
+@main.command()
+@click.argument("target", metavar="GAME_ID|EXPORT.json")
+@click.pass_obj
+def replay(c: Ctx, target: str) -> None:
+    """Step through a finished game: n next, p previous, j N jump, q quit."""
+    rp = Replay(_load_export(c, target))
+    total = len(rp.events)
+    version = 1
+    c.console.print(Text(f"Replay of {rp.export['id']} ({rp.export['type']}), {total} events.",
+                         style="bold"))
+    while True:
+        ev = rp.events[version - 1]
+        c.console.print(Text(f"— version {version}/{total} —", style="bold"))
+        c.console.print(render.event_line(ev, rp.names))
+        view = rp.view_at(version)
+        c.console.print(render.draw_view(view, rp.names, None))
+        if version == total:
+            c.console.print(render.draw_result(rp.export["type"], rp.export.get("result"),
+                                               rp.names, None, rp.export["status"]))
+        while True:
+            raw = click.prompt("[n]ext [p]revious [j N] jump [q]uit", default="n",
+                               show_default=False, prompt_suffix=": ").strip().lower()
+            if raw in ("q", "quit"):
+                return
+            if raw in ("n", "next", ""):
+                target_v = version + 1
+            elif raw in ("p", "prev", "previous"):
+                target_v = version - 1
+            elif raw.startswith("j"):
+                arg = raw[1:].strip()
+                if not arg.isdigit():
+                    c.console.print("Jump needs a version: j 42", style="red")
+                    continue
+                target_v = int(arg)
+            else:
+                c.console.print("Keys: n, p, j N, q", style="red")
+                continue
+            if not 1 <= target_v <= total:
+                c.console.print(f"No version {target_v} (1-{total}).", style="red")
+                continue
+            version = target_v
+            break
+
+
+@main.command()
+@click.argument("export_file", metavar="EXPORT.json", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="print the full verdict as JSON")
+@click.pass_obj
+def verify(c: Ctx, export_file: str, as_json: bool) -> None:
+    """Check an export offline: seed commitment, every random draw, every event."""
+    from ..replay import verify as verify_export
+
+    with open(export_file) as fh:
+        doc = json.load(fh)
+    outcome = verify_export(doc)
+    if as_json:
+        click.echo(json.dumps(outcome, indent=2))
+    elif outcome["valid"]:
+        c.console.print(Text(f"valid: {outcome['details'].get('checked')} events of "
+                             f"{doc.get('type')} game {doc.get('id')} re-derived and replayed",
+                             style="bold green"))
+    else:
+        c.console.print(Text(f"INVALID at version {outcome['version']}: {outcome['reason']} "
+                             f"{render.compact(outcome['details'], 300)}", style="bold red"))
+    sys.exit(0 if outcome["valid"] else 1)
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.pass_obj
+def arena(c: Ctx, args: tuple[str, ...]) -> None:
+    """Bots against bots, per game (bench/arena.py; its options pass through, e.g.
+    cartouche arena --games 4 --types diamant)."""
+    script = Path(__file__).resolve().parents[2] / "bench" / "arena.py"
+    if not script.is_file():
+        _fail(f"the arena is not available: {script} is missing (it ships with the source "
+              f"repository, not the installed package)")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cartouche_bench_arena", script)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    sys.exit(module.main(list(args)) or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,971 @@
+/* Cartouche replay viewer: plain JavaScript, no build step, no dependencies.
+ *
+ * Talks to the public API as a spectator (no token): GET /v1/games (list), GET /v1/games/{id}
+ * (the head), GET /v1/games/{id}/states/{v} (time travel), GET /v1/games/{id}/events (the log),
+ * and follows a live game through GET /v1/games/{id}/events/stream (SSE) when the server has it,
+ * else by polling GET /v1/games/{id} every second.
+ *
+ * Every string that comes from the server (player names, ids) is inserted as text, never as HTML.
+ */
+"use strict";
+(function () {
+  // ------------------------------------------------------------------ small DOM helpers
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const $ = (sel, root) => (root || document).querySelector(sel);
+
+  function build(el, attrs, children) {
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "text") el.textContent = String(v);
+      else if (k === "class") el.setAttribute("class", v);
+      else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+      else el.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children.flat(Infinity)) {
+      if (c === null || c === undefined || c === false) continue;
+      el.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return el;
+  }
+  const h = (tag, attrs, ...children) => build(document.createElement(tag), attrs, children);
+  const s = (tag, attrs, ...children) => build(document.createElementNS(SVGNS, tag), attrs, children);
+
+  const SEAT_COLOURS = ["#d32f2f", "#1e66c8", "#2e8b3a", "#e0a100", "#8e24aa", "#00838f"];
+  const seatColour = (i) => SEAT_COLOURS[((i % SEAT_COLOURS.length) + SEAT_COLOURS.length) % SEAT_COLOURS.length];
+  const TYPE_NAMES = {
+    "pharaohs-wall": "Pharaoh's Wall", "scarabya": "Scarabya", "tides-of-time": "Tides of Time",
+    "diamant": "Diamant", "papyrus": "Papyrus",
+  };
+
+  // ------------------------------------------------------------------ API
+  class ApiError extends Error {
+    constructor(status, body) {
+      const err = (body && body.error) || {};
+      super(err.message || `HTTP ${status}`);
+      this.status = status; this.code = err.code;
+    }
+  }
+  async function api(path) {
+    const r = await fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" });
+    let body = null;
+    try { body = await r.json(); } catch (e) { body = null; }
+    if (!r.ok) throw new ApiError(r.status, body);
+    return body;
+  }
+
+  // ------------------------------------------------------------------ app state
+  const app = {
+    list: { page: 1, perPage: 20, total: 0 },
+    id: null,          // open game
+    head: null,        // latest GET /v1/games/{id}
+    events: [],        // events[version] = event (as a spectator may see it)
+    states: new Map(), // version -> view
+    version: 0,        // version shown
+    shownView: null,
+    seq: 0,            // bumps on every navigation: stale responses are dropped
+    live: null,        // {es, poll, safety}
+    refreshing: false,
+    lastDir: 1,
+  };
+
+  // ------------------------------------------------------------------ game list
+  async function loadList() {
+    const params = new URLSearchParams({ page: app.list.page, per_page: app.list.perPage });
+    const type = $("#f-type").value, status = $("#f-status").value;
+    if (type) params.set("type", type);
+    if (status) params.set("status", status);
+    const err = $("#list-error");
+    try {
+      const data = await api(`/v1/games?${params}`);
+      err.hidden = true;
+      app.list.total = data.total;
+      const tbody = $("#games tbody");
+      tbody.replaceChildren(...data.games.map((g) => h("tr", {
+        "data-id": g.id, class: g.id === app.id ? "current" : null,
+        onclick: () => openGame(g.id),
+      },
+        h("td", { class: "mono", title: g.id, text: g.id.slice(0, 10) }),
+        h("td", { text: TYPE_NAMES[g.type] || g.type }),
+        h("td", { class: `st-${g.status}`, text: g.status }),
+        h("td", { text: g.version }),
+        h("td", { class: "muted", text: g.created_ms ? new Date(g.created_ms).toLocaleString() : "" }),
+      )));
+      if (!data.games.length) tbody.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "muted", text: "no games" })));
+      const pages = Math.max(1, Math.ceil(data.total / app.list.perPage));
+      $("#page-info").textContent = `page ${app.list.page} of ${pages} · ${data.total} games`;
+      $("#prev-page").disabled = app.list.page <= 1;
+      $("#next-page").disabled = app.list.page >= pages;
+    } catch (e) {
+      err.hidden = false;
+      err.textContent = `Could not list games: ${e.message}`;
+    }
+  }
+
+  // ------------------------------------------------------------------ opening a game
+  async function fetchEvents(after) {
+    // every event after `after`, as a spectator sees it, paged by the server's limit
+    for (;;) {
+      const page = await api(`/v1/games/${encodeURIComponent(app.id)}/events?after=${after}&limit=1000`);
+      for (const ev of page.events) app.events[ev.version] = ev;
+      if (!page.events.length || page.next_after <= after || page.next_after >= page.version) break;
+      after = page.next_after;
+    }
+  }
+
+  async function openGame(id, version) {
+    stopLive();
+    const seq = ++app.seq;
+    app.id = id; app.head = null; app.events = []; app.states = new Map(); app.shownView = null;
+    $("#empty-pane").hidden = true;
+    $("#game-pane").hidden = false;
+    $("#game-error").hidden = true;
+    $("#board").replaceChildren(h("p", { class: "muted", text: "loading…" }));
+    $("#board").dataset.version = "";
+    for (const tr of document.querySelectorAll("#games tbody tr")) tr.classList.toggle("current", tr.dataset.id === id);
+    try {
+      const head = await api(`/v1/games/${encodeURIComponent(id)}`);
+      if (seq !== app.seq) return;
+      app.head = head;
+      app.states.set(head.version, head);
+      await fetchEvents(0);
+      if (seq !== app.seq) return;
+    } catch (e) {
+      if (seq !== app.seq) return;
+      showError(`Could not open game ${id}: ${e.message}`);
+      return;
+    }
+    renderHeader();
+    renderLog();
+    const v = version && version >= 1 ? Math.min(version, app.head.version) : app.head.version;
+    show(v);
+    if (app.head.status === "active") startLive();
+  }
+
+  function showError(msg) {
+    const el = $("#game-error");
+    el.hidden = false; el.textContent = msg;
+    $("#board").replaceChildren();
+  }
+
+  function renderHeader() {
+    const g = app.head;
+    $("#game-title").textContent = `${TYPE_NAMES[g.type] || g.type} · ${g.id}`;
+    const opts = Object.entries(g.options || {}).filter(([k, v]) => k !== "clock" && k !== "setup" && typeof v !== "object")
+      .map(([k, v]) => `${k}=${v}`).join(", ");
+    const players = (g.players || []).map((p) => `${p.name}${p.bot ? " (bot)" : ""}`).join(", ");
+    $("#game-meta").textContent = [
+      `players: ${players}`, opts && `options: ${opts}`,
+      g.created_at && `created ${new Date(g.created_at).toLocaleString()}`,
+      g.seed && `seed: ${g.seed}`, g.setup === "custom" && "custom setup",
+    ].filter(Boolean).join(" · ");
+    const slider = $("#slider");
+    slider.max = String(g.version);
+    slider.min = "1";
+  }
+
+  const seatName = (i) => {
+    const p = app.head && app.head.players && app.head.players[i];
+    return p ? p.name : `seat ${i}`;
+  };
+  function seatTag(i, label) {
+    return h("span", { class: `seat-tag seat-${i % 5}`, title: `seat ${i}`, text: label !== undefined ? label : seatName(i) });
+  }
+
+  // ------------------------------------------------------------------ navigation
+  function clampVersion(v) {
+    const max = app.head ? app.head.version : 1;
+    return Math.max(1, Math.min(max, v));
+  }
+
+  async function show(v) {
+    if (!app.head) return;
+    v = clampVersion(v);
+    if (v !== app.version) app.lastDir = v > app.version ? 1 : -1;
+    app.version = v;
+    const seq = ++app.seq;
+    $("#slider").value = String(v);
+    $("#version-label").textContent = `v ${v} / ${app.head.version}`;
+    $("#btn-first").disabled = $("#btn-prev").disabled = v <= 1;
+    $("#btn-last").disabled = $("#btn-next").disabled = v >= app.head.version;
+    renderEvent(v);
+    highlightLog(v);
+    const url = new URL(location.href);
+    url.searchParams.set("game", app.id); url.searchParams.set("v", String(v));
+    history.replaceState(null, "", url);
+    let view;
+    try {
+      view = await getState(v);
+    } catch (e) {
+      if (seq === app.seq) showError(`Could not load version ${v}: ${e.message}`);
+      return;
+    }
+    if (seq !== app.seq) return; // the user moved on meanwhile
+    $("#game-error").hidden = true;
+    app.shownView = view;
+    renderStatus(view);
+    renderBoard(view);
+    $("#raw-state").textContent = JSON.stringify(view.state, null, 1);
+    const next = v + app.lastDir;
+    if (next >= 1 && next <= app.head.version) getState(next).catch(() => {}); // prefetch
+  }
+
+  const pending = new Map();
+  function getState(v) {
+    if (app.states.has(v)) return Promise.resolve(app.states.get(v));
+    const key = `${app.id}/${v}`;
+    if (pending.has(key)) return pending.get(key);
+    const id = app.id;
+    const p = api(`/v1/games/${encodeURIComponent(id)}/states/${v}`).then((view) => {
+      if (id === app.id) app.states.set(v, view);
+      return view;
+    }).finally(() => pending.delete(key));
+    pending.set(key, p);
+    return p;
+  }
+
+  // ------------------------------------------------------------------ event panel and log
+  function summarize(ev) {
+    if (!ev) return "";
+    const parts = [];
+    for (const [k, v] of Object.entries(ev.data || {})) {
+      if (k === "seat" || v === null || v === undefined) continue;
+      if (typeof v === "object") {
+        const j = JSON.stringify(v);
+        if (j.length <= 40) parts.push(`${k}=${j}`);
+      } else parts.push(`${k}=${v}`);
+      if (parts.length >= 4) break;
+    }
+    return parts.join(" ");
+  }
+
+  function renderEvent(v) {
+    const ev = app.events[v];
+    $("#event-version").textContent = `v${v}`;
+    const panel = $("#event-panel");
+    if (!ev) {
+      panel.replaceChildren(h("p", { class: "muted", text: "No visible event at this version (private to a seat until the game ends)." }));
+      return;
+    }
+    panel.replaceChildren(
+      h("div", {},
+        h("span", { class: "ev-type", text: ev.type }), " ",
+        ev.seat !== null && ev.seat !== undefined ? seatTag(ev.seat) : null,
+        ev.data && ev.data.forced ? h("span", { class: "muted", text: " (forced)" }) : null,
+        ev.data && ev.data.timeout ? h("span", { class: "muted", text: " (timeout)" }) : null),
+      h("div", { class: "muted", text: ev.at ? new Date(ev.at).toLocaleString() : "" }),
+      h("pre", { text: JSON.stringify(ev.data, null, 1) }));
+  }
+
+  function logItem(ev) {
+    return h("li", { "data-v": ev.version, onclick: () => show(ev.version), title: summarize(ev) },
+      h("span", { class: "v", text: ev.version }),
+      ev.type, ev.seat !== null && ev.seat !== undefined ? ` · ${seatName(ev.seat)}` : "");
+  }
+  function renderLog() {
+    $("#log").replaceChildren(...app.events.filter(Boolean).map(logItem));
+  }
+  function highlightLog(v) {
+    const log = $("#log");
+    const prev = log.querySelector("li.current");
+    if (prev) prev.classList.remove("current");
+    const li = log.querySelector(`li[data-v="${v}"]`);
+    if (!li) return;
+    li.classList.add("current");
+    const top = li.offsetTop - log.offsetTop;
+    if (top < log.scrollTop || top + li.offsetHeight > log.scrollTop + log.clientHeight) {
+      log.scrollTop = Math.max(0, top - log.clientHeight / 2);
+    }
+  }
+
+  // ------------------------------------------------------------------ status bar
+  function renderStatus(view) {
+    const bar = $("#status-bar");
+    const items = [];
+    const gameStatus = app.head.status;
+    items.push(h("span", { class: "pill" }, "game: ", h("b", { class: `st-${gameStatus}`, text: gameStatus })));
+    const atEnd = view.version === app.head.version;
+    if (!atEnd) items.push(h("span", { class: "pill muted", text: `replaying version ${view.version}` }));
+    const awaiting = view.awaiting || [];
+    if (awaiting.length) {
+      items.push(h("span", { class: "pill" }, "awaiting: ",
+        awaiting.map((a) => [seatTag(a.seat), a.deadline ? h("small", { class: "muted", text: ` until ${new Date(a.deadline).toLocaleTimeString()} ` }) : " "])));
+    } else if (view.status === "active") {
+      items.push(h("span", { class: "pill muted", text: "awaiting: nobody" }));
+    }
+    const result = view.result;
+    if (result) {
+      const winners = (result.winners || []);
+      items.push(h("span", { class: "pill result" }, "result: ",
+        winners.length ? ["winner", winners.length > 1 ? "s " : " ", winners.map((w) => [seatTag(w), " "])] : "no winner ",
+        "· scores ", (result.scores || []).map((sc, i) => `${seatName(i)} ${sc}`).join(", "),
+        result.details && result.details.end_reason ? ` · ended by ${result.details.end_reason}` : "",
+        result.details && result.details.ended_by ? ` · ${result.details.ended_by}` : ""));
+    }
+    if (view.status === "aborted") items.push(h("span", { class: "pill st-aborted", text: "aborted" }));
+    const clock = view.clock;
+    if (clock && clock.remaining_ms) {
+      items.push(h("span", { class: "pill" }, "clock: ", clock.remaining_ms.map((ms, i) =>
+        `${seatName(i)} ${ms === null ? "–" : (ms / 1000).toFixed(0) + "s"}`).join(", ")));
+    }
+    bar.replaceChildren(...items);
+  }
+
+  // ------------------------------------------------------------------ board dispatch
+  const RENDERERS = {};
+  function renderBoard(view) {
+    const board = $("#board");
+    let node;
+    try {
+      const fn = RENDERERS[view.type];
+      node = fn ? fn(view.state || {}, view) : renderGeneric(view.state);
+    } catch (e) {
+      console.error("viewer: cannot draw this state", e);
+      node = h("div", {}, h("p", { class: "error", text: `Cannot draw this state: ${e.message}` }), renderGeneric(view.state));
+    }
+    board.replaceChildren(node);
+    board.dataset.type = view.type;
+    board.dataset.version = String(view.version);
+  }
+  function renderGeneric(state) {
+    return h("pre", { class: "mono", text: JSON.stringify(state, null, 1) });
+  }
+
+  // player panel frame shared by every game
+  function playerBox(view, seat, ...content) {
+    const awaited = (view.awaiting || []).some((a) => a.seat === seat);
+    const winner = view.result && (view.result.winners || []).includes(seat);
+    return h("div", { class: `player${awaited ? " awaited" : ""}${winner ? " winner" : ""}`, "data-seat": seat },
+      h("div", {}, seatTag(seat, seat), " ", h("span", { class: "name", text: seatName(seat) }),
+        awaited ? h("span", { class: "muted", text: " · to play" }) : null,
+        winner ? h("span", { text: " · winner" }) : null,
+        view.result && view.result.ranks ? h("span", { class: "muted", text: ` · rank ${view.result.ranks[seat]}` }) : null),
+      ...content);
+  }
+  const kv = (label, value) => h("span", {}, `${label} `, h("b", { text: value === null || value === undefined ? "?" : value }));
+  const eventAt = (view) => app.events[view.version];
+
+  // ------------------------------------------------------------------ Pharaoh's Wall
+  const PW_LEFT = { CAMEL: 4, MULE: 3, SNAKE: 4, IBIS: 3, CROCODILE: 4, FALCON: 3, CAT: 4 };
+  const PW_COLOUR = {
+    CAMEL: "#e8b651", MULE: "#a1887f", SNAKE: "#8bc34a", IBIS: "#81d4fa",
+    CROCODILE: "#26a69a", FALCON: "#ff8a50", CAT: "#c58fdc",
+  };
+  function pwCard(id) {
+    const m = /^H-([A-Z]+)-(\d+)$/.exec(id || "");
+    if (!m) return { id, animal: null };
+    const k = Number(m[2]);
+    return { id, animal: m[1], k, facing: k <= (PW_LEFT[m[1]] || 0) ? "LEFT" : "RIGHT" };
+  }
+  function pwArrow(x, y, facing, size) {
+    const d = facing === "LEFT" ? -1 : 1;
+    const pts = [[x + d * size, y], [x - d * size * 0.6, y - size * 0.7], [x - d * size * 0.6, y + size * 0.7]];
+    return s("polygon", { points: pts.map((p) => p.join(",")).join(" "), fill: "#222" });
+  }
+
+  RENDERERS["pharaohs-wall"] = function (st, view) {
+    const CW = 76, CH = 58, X0 = 26, Y0 = 10, N = 7;
+    const wall = st.wall || [];
+    const ev = eventAt(view);
+    const inserted = ev && ev.type === "CardInserted" ? ev.data : null;
+    const pillarOrder = st.pillar_order || Object.keys(st.pillars || {});
+    const PW = 98, PY = Y0 + N * CH + 34, PH = 150;
+    const width = Math.max(X0 + N * CW + 10, pillarOrder.length * PW + 10);
+    const svg = s("svg", { viewBox: `0 0 ${width} ${PY + PH + 6}`, width: width, class: "pw-svg", role: "img",
+      "aria-label": "the hieroglyph wall and the pillars" });
+    // wall frame
+    svg.appendChild(s("rect", { x: X0 - 6, y: Y0 - 6, width: N * CW + 12, height: N * CH + 12, rx: 6, fill: "#c9b38a", stroke: "#8a7350" }));
+    for (let c = 0; c < N; c++) {
+      svg.appendChild(s("text", { x: X0 + c * CW + CW / 2, y: Y0 + N * CH + 20, "text-anchor": "middle", "font-size": 12, fill: "#6b5b45", text: `col ${c}` }));
+      const col = wall[c] || [];
+      for (let r = 0; r < N; r++) {
+        const x = X0 + c * CW + 2, y = Y0 + (N - 1 - r) * CH + 2, w = CW - 4, hh = CH - 4;
+        const id = col[r];
+        if (!id) {
+          svg.appendChild(s("rect", { x, y, width: w, height: hh, rx: 4, fill: "#e9dfc9", stroke: "#d4c6a6", class: "cell empty" }));
+          continue;
+        }
+        const card = pwCard(id);
+        const g = s("g", { class: "cell card", "data-card": id });
+        g.appendChild(s("rect", { x, y, width: w, height: hh, rx: 4, fill: PW_COLOUR[card.animal] || "#ddd", stroke: "#5d4b33", "stroke-width": 1 }));
+        g.appendChild(s("text", { x: x + w / 2, y: y + 18, "text-anchor": "middle", "font-size": (card.animal || "").length > 6 ? 9.5 : 11.5, "font-weight": 700, fill: "#1d1a15", text: card.animal || id }));
+        if (card.animal) {
+          g.appendChild(pwArrow(x + w / 2, y + 34, card.facing, 9));
+          g.appendChild(s("text", { x: x + w - 5, y: y + hh - 5, "text-anchor": "end", "font-size": 9.5, fill: "#3b3328", text: `${card.facing === "LEFT" ? "L" : "R"}${card.k}` }));
+        }
+        g.appendChild(s("title", { text: `${id} (${card.facing || ""}) at col ${c}, row ${r}` }));
+        svg.appendChild(g);
+      }
+    }
+    for (let r = 0; r < N; r++) {
+      svg.appendChild(s("text", { x: X0 - 12, y: Y0 + (N - 1 - r) * CH + CH / 2 + 4, "text-anchor": "middle", "font-size": 11, fill: "#6b5b45", text: r }));
+    }
+    if (inserted && typeof inserted.column === "number") {
+      const x = X0 + inserted.column * CW, y = Y0 + (N - 1 - inserted.row) * CH;
+      svg.appendChild(s("rect", { x: x + 1, y: y + 1, width: CW - 2, height: CH - 2, rx: 5, fill: "none", stroke: "#d50000", "stroke-width": 3.5, class: "last-insert" }));
+      for (const p of inserted.pairs || []) {
+        const cell = p.cell || p;
+        if (!Array.isArray(cell)) continue;
+        const px = X0 + cell[0] * CW, py = Y0 + (N - 1 - cell[1]) * CH;
+        svg.appendChild(s("rect", { x: px + 3, y: py + 3, width: CW - 6, height: CH - 6, rx: 5, fill: "none", stroke: p.facing === "same" ? "#d50000" : "#1e66c8", "stroke-width": 2.5, "stroke-dasharray": "5 3" }));
+        svg.appendChild(s("line", { x1: x + CW / 2, y1: y + CH / 2, x2: px + CW / 2, y2: py + CH / 2, stroke: "#d50000", "stroke-width": 2, "stroke-opacity": .6 }));
+      }
+    }
+    // pillars
+    svg.appendChild(s("text", { x: 4, y: PY - 10, "font-size": 13, "font-weight": 700, fill: "#2b2620", text: "Pillars" }));
+    pillarOrder.forEach((animal, i) => {
+      const p = (st.pillars || {})[animal] || {};
+      const x = 4 + i * PW, y = PY;
+      const g = s("g", { class: "pillar", "data-animal": animal });
+      g.appendChild(s("rect", { x, y, width: PW - 8, height: PH, rx: 6, fill: "#f4ecd8", stroke: "#8a7350" }));
+      g.appendChild(s("rect", { x, y, width: PW - 8, height: 20, rx: 6, fill: PW_COLOUR[animal] || "#ccc" }));
+      g.appendChild(s("text", { x: x + (PW - 8) / 2, y: y + 14, "text-anchor": "middle", "font-size": 11, "font-weight": 700, text: animal }));
+      // occupant
+      if (p.occupant !== null && p.occupant !== undefined) {
+        g.appendChild(s("circle", { cx: x + 16, cy: y + 38, r: 11, fill: seatColour(p.occupant), stroke: "#222" }));
+        g.appendChild(s("text", { x: x + 16, y: y + 42, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: "#fff", text: p.occupant }));
+        g.appendChild(s("text", { x: x + 32, y: y + 42, "font-size": 10, fill: "#333", text: seatName(p.occupant).slice(0, 9) }));
+      } else {
+        g.appendChild(s("circle", { cx: x + 16, cy: y + 38, r: 11, fill: "none", stroke: "#aaa", "stroke-dasharray": "3 2" }));
+        g.appendChild(s("text", { x: x + 32, y: y + 42, "font-size": 10, fill: "#999", text: "free" }));
+      }
+      // scarabs: 3 slots
+      for (let k = 0; k < 3; k++) {
+        const filled = k < (p.scarabs || 0);
+        g.appendChild(s("ellipse", { cx: x + 18 + k * 24, cy: y + 66, rx: 9, ry: 7, fill: filled ? "#1b5e20" : "none", stroke: filled ? "#0b3d0f" : "#bbb", class: filled ? "scarab" : "scarab-slot" }));
+      }
+      // sarcophagus stack, front first
+      (p.stack || []).forEach((sc, k) => {
+        const sy = y + 84 + k * 21;
+        g.appendChild(s("rect", { x: x + 6, y: sy, width: PW - 20, height: 18, rx: 3, fill: k === 0 ? "#d9b86c" : "#e8d5a3", stroke: "#8a7350" }));
+        g.appendChild(s("text", { x: x + 12, y: sy + 13, "font-size": 11, fill: "#3b2f1a", text: `${sc.eyes} eye${sc.eyes > 1 ? "s" : ""}${sc.value !== undefined ? ` = ${sc.value}` : ""}` }));
+      });
+      if (!(p.stack || []).length) g.appendChild(s("text", { x: x + 8, y: y + 98, "font-size": 10, fill: "#999", text: "no sarcophagus" }));
+      svg.appendChild(g);
+    });
+
+    const info = h("div", { class: "kvline" },
+      kv("phase", st.phase), " · ", kv("turn", st.turn_number), " · ", kv("scarab supply", st.supply),
+      " · piles: ", Object.entries(st.pile_sizes || {}).map(([k, v]) => `${k} ${v}`).join(", "),
+      st.variants ? ` · variants: ${Object.entries(st.variants).filter(([, v]) => v).map(([k]) => k).join(", ") || "base"}` : "",
+      st.main_top_is_curse ? " · a curse card is on top of the main pile" : "");
+    const extras = [];
+    if (st.curse) extras.push(h("div", { class: "kvline" }, h("b", { text: "Curse in progress: " }), JSON.stringify(st.curse)));
+    if (st.curses_done && st.curses_done.length) extras.push(h("div", { class: "kvline", text: `Curses resolved: ${st.curses_done.join(", ")}` }));
+    if (st.end) extras.push(h("div", { class: "kvline", text: `End phase: order ${(st.end.order || []).map(seatName).join(" → ")}, scarab moves ${JSON.stringify(st.end.moves || [])}` }));
+    const players = h("div", { class: "players" }, (st.reserves || []).map((_, i) => playerBox(view, i,
+      h("div", { class: "kv" },
+        kv("explorers in reserve", st.reserves[i]),
+        kv("hand", st.hand_sizes ? st.hand_sizes[i] : "?"),
+        kv("sarcophagus points", st.sarcophagus_points ? st.sarcophagus_points[i] : "?"),
+        kv("pharaoh", st.pharaohs && st.pharaohs[i] ? st.pharaohs[i] : "hidden")),
+      h("div", { class: "kvline" }, "explorers at: ",
+        Object.entries(st.pillars || {}).filter(([, p]) => p.occupant === i).map(([a]) => a).join(", ") || "–"),
+      st.hands && Array.isArray(st.hands[i]) ? h("div", { class: "chips" }, "hand: ", st.hands[i].map((c) => {
+        const card = pwCard(c);
+        const chip = h("span", { class: "chip", text: card.animal ? `${card.animal} ${card.facing === "LEFT" ? "◀" : "▶"}${card.k}` : c });
+        if (card.animal) chip.style.background = PW_COLOUR[card.animal];
+        return chip;
+      })) : null,
+      h("div", { class: "kvline" }, "sarcophagi: ",
+        (st.sarcophagi && st.sarcophagi[i] || []).map((sc) => `${sc.eyes} eye${sc.eyes > 1 ? "s" : ""}${sc.value !== undefined ? ` (${sc.value})` : ""}`).join(", ") || "–"))));
+    return h("div", { class: "pw" }, info, ...extras, svg, players);
+  };
+
+  // ------------------------------------------------------------------ Scarabya
+  const PIECE_COLOUR = {
+    F: "#ef9a9a", I: "#90caf9", L: "#a5d6a7", N: "#ffcc80", P: "#ce93d8", T: "#80cbc4",
+    U: "#fff59d", V: "#bcaaa4", W: "#f48fb1", X: "#b0bec5", Y: "#c5e1a5", Z: "#9fa8da",
+  };
+  const lighten = (hex, f) => {
+    const n = parseInt(hex.slice(1), 16);
+    const ch = (sh) => Math.round(((n >> sh) & 255) + (255 - ((n >> sh) & 255)) * f);
+    return `rgb(${ch(16)},${ch(8)},${ch(0)})`;
+  };
+
+  function scarabyaGrid(rows, camps, opts) {
+    const C = opts.cell || 30, M = 16;
+    const R = rows.length, W = rows[0] ? rows[0].length : 0;
+    const svg = s("svg", { viewBox: `0 0 ${M + W * C + 2} ${M + R * C + 2}`, width: M + W * C + 2, class: "scarabya-site", role: "img", "aria-label": opts.label || "site" });
+    const campAt = {};
+    for (const camp of camps || []) for (const [r, c] of camp.cells) campAt[`${r},${c}`] = camp;
+    const highlight = new Set((opts.highlight || []).map(([r, c]) => `${r},${c}`));
+    const uncovered = new Set((opts.uncovered || []).map(([r, c]) => `${r},${c}`));
+    for (let c = 0; c < W; c++) svg.appendChild(s("text", { x: M + c * C + C / 2, y: 11, "text-anchor": "middle", "font-size": 9, fill: "#8a7a66", text: c }));
+    for (let r = 0; r < R; r++) {
+      svg.appendChild(s("text", { x: 7, y: M + r * C + C / 2 + 3, "text-anchor": "middle", "font-size": 9, fill: "#8a7a66", text: r }));
+      for (let c = 0; c < W; c++) {
+        const ch = rows[r][c];
+        const x = M + c * C, y = M + r * C;
+        const camp = campAt[`${r},${c}`];
+        let fill = "#f3e5c0", cls = "blank";
+        if (ch === "R") { fill = "#8d8d8d"; cls = "rock"; }
+        else if (/[A-Za-z]/.test(ch) && ch !== "S" && ch !== "R") {
+          const letter = ch.toUpperCase();
+          fill = opts.bySeat && camp ? lighten(seatColour(camp.seat), 0.45) : (PIECE_COLOUR[letter] || "#ddd");
+          cls = "camp";
+        }
+        svg.appendChild(s("rect", { x, y, width: C, height: C, fill, stroke: "#d8c8a0", "stroke-width": .6, class: `cell ${cls}`, "data-ch": ch }));
+        if (ch === "S" || (/[a-z]/.test(ch))) {
+          // a scarab (or a camp over one: drawn small in the corner)
+          const small = ch !== "S";
+          const cx = small ? x + C - 7 : x + C / 2, cy = small ? y + C - 7 : y + C / 2, sc = small ? 0.45 : 1;
+          svg.appendChild(s("ellipse", { cx, cy, rx: 7 * sc, ry: 9 * sc, fill: "#2e4a1e", stroke: "#132108", class: "scarab" }));
+          svg.appendChild(s("line", { x1: cx, y1: cy - 9 * sc, x2: cx, y2: cy + 9 * sc, stroke: "#9ccc65", "stroke-width": .8 * sc }));
+        }
+        if (/[1-4]/.test(ch)) {
+          svg.appendChild(s("circle", { cx: x + C / 2, cy: y + C / 2, r: C * 0.36, fill: "#f5c518", stroke: "#8a6d00", class: "token" }));
+          svg.appendChild(s("text", { x: x + C / 2, y: y + C / 2 + 4, "text-anchor": "middle", "font-size": 12, "font-weight": 800, fill: "#3b2f00", text: ch }));
+        }
+        if (/[A-Za-z]/.test(ch) && ch !== "S" && ch !== "R") {
+          svg.appendChild(s("text", { x: x + C / 2, y: y + C / 2 + 4, "text-anchor": "middle", "font-size": 12, "font-weight": 700, fill: "#222", text: ch.toUpperCase() }));
+        }
+        if (highlight.has(`${r},${c}`)) svg.appendChild(s("rect", { x: x + 1.5, y: y + 1.5, width: C - 3, height: C - 3, fill: "none", stroke: "#d50000", "stroke-width": 2.5, class: "last-move" }));
+        if (uncovered.has(`${r},${c}`)) svg.appendChild(s("circle", { cx: x + C / 2, cy: y + C / 2, r: C * 0.42, fill: "none", stroke: "#d50000", "stroke-width": 2 }));
+      }
+    }
+    // camp outlines: a thick edge wherever a camp cell touches something else
+    const key = (r, c) => { const k = campAt[`${r},${c}`]; return k ? `${k.seat}/${k.round}/${k.piece}` : null; };
+    for (const camp of camps || []) {
+      const me = `${camp.seat}/${camp.round}/${camp.piece}`;
+      const stroke = opts.bySeat ? seatColour(camp.seat) : "#4e3b22";
+      for (const [r, c] of camp.cells) {
+        const x = M + c * C, y = M + r * C;
+        const edges = [[r - 1, c, x, y, x + C, y], [r + 1, c, x, y + C, x + C, y + C], [r, c - 1, x, y, x, y + C], [r, c + 1, x + C, y, x + C, y + C]];
+        for (const [nr, nc, x1, y1, x2, y2] of edges) {
+          if (key(nr, nc) !== me) svg.appendChild(s("line", { x1, y1, x2, y2, stroke, "stroke-width": 2.2, "stroke-linecap": "round" }));
+        }
+      }
+    }
+    return svg;
+  }
+
+  RENDERERS["scarabya"] = function (st, view) {
+    const ev = eventAt(view);
+    const duel = st.mode === "duel";
+    const seats = st.seats || [];
+    const head = h("div", { class: "kvline" },
+      kv("mode", st.mode), " · ", kv("round", `${st.round} / ${st.rounds}`), " · ", kv("phase", st.phase),
+      " · mission piece ", h("b", { text: st.piece || "–" }), " · missions left ", h("b", { text: st.missions_left }),
+      " · revealed ", h("span", { class: "mono", text: (st.revealed || []).join(" ") }),
+      duel ? [" · ", kv("duel game", `${st.game} / ${st.duel_games}`), " · ", kv("match", (st.match_scores || []).join(" : "))] : null);
+    const highlightFor = (siteIndex) => {
+      if (!ev || !ev.data) return [];
+      if (Array.isArray(ev.data.cells) && (duel || ev.data.seat === undefined || ev.data.seat === siteIndex)) return ev.data.cells;
+      if (Array.isArray(ev.data.placements)) return ev.data.placements[siteIndex] || [];
+      if (Array.isArray(ev.data.regions) && (duel || ev.data.seat === siteIndex)) {
+        return ev.data.regions.flatMap((r) => (Array.isArray(r.cells) ? r.cells : []));
+      }
+      return [];
+    };
+    const sites = h("div", { class: "row" }, (st.sites || []).map((site, i) => {
+      const seat = site.seat !== undefined ? site.seat : null;
+      const title = duel ? "shared site" : seat !== null ? `site of ${seatName(seat)}` : `site ${i}`;
+      const score = seat !== null && st.scores ? st.scores[seat] : null;
+      const seatInfo = seat !== null ? seats.find((x) => x.seat === seat) : null;
+      return h("figure", { class: "site", "data-site": i, style: "margin:0" },
+        h("figcaption", {}, seat !== null ? seatTag(seat, seat) : null, " ", h("b", { text: title }),
+          score !== null && score !== undefined ? ` · score ${score}` : "",
+          seatInfo ? h("span", { class: "muted", text: ` · ${seatInfo.status}` }) : null,
+          site.discarded && site.discarded.length ? ` · discarded ${site.discarded.join(" ")}` : ""),
+        scarabyaGrid(site.rows || st.layout || [], site.camps, { cell: (st.sites || []).length > 1 ? 25 : 30, bySeat: duel, highlight: highlightFor(i), uncovered: st.mode === "solo" ? st.uncovered : null, label: title }));
+    }));
+    const parts = [head, sites];
+    if (duel) {
+      parts.push(h("div", { class: "kvline" }, "colours: ", seats.map((x) => [seatTag(x.seat), ` ${x.score} pts (${x.status}) `]),
+        st.active_seat !== null && st.active_seat !== undefined ? ["· to place: ", seatTag(st.active_seat)] : ""));
+      const done = (st.games || []);
+      if (done.length) {
+        parts.push(h("h4", { text: "Finished duel games" }));
+        parts.push(h("div", { class: "row" }, done.map((g) => h("figure", { style: "margin:0" },
+          h("figcaption", { text: `game ${g.game} · starter ${seatName(g.starter)} · scores ${(g.scores || []).join(" : ")}` }),
+          scarabyaGrid(g.rows || [], g.camps, { bySeat: true, cell: 18, label: `game ${g.game}` })))));
+      }
+    } else if (st.mode === "solo") {
+      parts.push(h("div", { class: "kvline" }, kv("scarabs covered", st.covered), " · ", kv("uncovered", (st.uncovered || []).length),
+        " (circled in red)", st.result && st.result.details ? ` · ${st.result.details.won ? "won" : "lost"}` : ""));
+    } else {
+      parts.push(h("div", { class: "players" }, seats.map((x) => playerBox(view, x.seat,
+        h("div", { class: "kv" }, kv("score", x.score), kv("status", x.status))))));
+    }
+    parts.push(h("div", { class: "kvline muted", text: "sand: empty · dark beetle: scarab · grey: rock · coloured letter: camp (small beetle: camp over a scarab) · gold disc: scarab with its token value · red outline: this version's placement" }));
+    return h("div", { class: "scarabya" }, ...parts);
+  };
+
+  // ------------------------------------------------------------------ Tides of Time
+  // number -> [id, name, suit, objective] (rules spec section 2)
+  const TT = {
+    1: ["kings_nest", "The Kings Nest", "palace", "wins every tie"],
+    2: ["ancient_divide", "The Ancient Divide", "palace", "MAJ stronghold: 7"],
+    3: ["eternal_palace", "The Eternal Palace", "palace", "3 per library"],
+    4: ["great_library", "Great Library of Ahmu", "library", "MAJ temple: 7"],
+    5: ["mana_well", "The Mana Well", "library", "9 per palace+stronghold+temple"],
+    6: ["citadel_of_prophets", "Citadel of the Prophets", "library", "3 per garden"],
+    7: ["golden_ziggurat", "The Golden Ziggurat", "garden", "MAJ palace: 7"],
+    8: ["gods_baths", "The Gods' Baths", "garden", "3 per stronghold"],
+    9: ["maze_of_the_damned", "Maze of the Damned", "garden", "13 per set of all five"],
+    10: ["eye_of_the_north", "The Eye of the North", "stronghold", "3 per missing suit"],
+    11: ["jinn_shackles", "The Jinn Shackles", "stronghold", "3 per temple"],
+    12: ["old_mans_pass", "Old Man's Pass", "stronghold", "MAJ library: 7"],
+    13: ["blood_tear_spring", "Blood-tear Spring", "temple", "MAJ garden: 7"],
+    14: ["sky_pillars", "The Sky Pillars", "temple", "5 per library+garden"],
+    15: ["vestibule", "The Vestibule", "temple", "3 per palace"],
+    16: ["molehill", "The Molehill", null, "more single suits: 8"],
+    17: ["roof_of_the_world", "The Roof of the World", null, "doubles your biggest suit"],
+    18: ["sapphire_port", "The Sapphire Port", null, "best card beats theirs: 8"],
+  };
+  function ttCard(n, opts) {
+    const c = TT[n] || [String(n), `card ${n}`, null, ""];
+    const o = opts || {};
+    return h("div", { class: `tcard suit-${c[2] || "none"}${o.relic ? " relic" : ""}`, "data-card": n, title: `${c[1]} (${c[2] || "no suit"}): ${c[3]}` },
+      h("span", { class: "num", text: `${n} ${c[2] ? c[2] : "—"}` }),
+      o.points !== undefined ? h("span", { class: "pts", text: `+${o.points}` }) : null,
+      h("span", { class: "nm", text: c[1] }),
+      h("span", { class: "obj", text: o.relic ? `relic · ${c[3]}` : c[3] }));
+  }
+  const ttBack = (label) => h("div", { class: "tcard back" }, h("span", { class: "nm", text: label || "hidden" }));
+
+  RENDERERS["tides-of-time"] = function (st, view) {
+    const seats = st.seats || [];
+    const rounds = st.rounds || [];
+    const head = h("div", { class: "kvline" },
+      kv("round", `${st.round} / 3`), " · ", kv("phase", st.phase), " · ", kv("pick", st.pick === null ? "–" : st.pick),
+      " · ", kv("draw pile", st.draw_pile_size),
+      st.strict_zero_ties ? " · strict zero ties" : "");
+    const parts = [head];
+    // the latest scored round gives per-card points, shown on the kingdom cards when they match
+    const scored = rounds.length ? rounds[rounds.length - 1] : null;
+    seats.forEach((x, i) => {
+      const relics = new Set(x.relics || []);
+      const pointsFor = {};
+      if (scored && scored.per_card && scored.per_card[i]) for (const pc of scored.per_card[i]) pointsFor[pc.card] = pc.points;
+      const played = new Set(x.played_this_round || []);
+      const hand = Array.isArray(x.hand) ? x.hand.map((n) => ttCard(n)) :
+        Array.from({ length: x.hand_size || 0 }, () => ttBack("hidden card"));
+      parts.push(playerBox(view, x.seat,
+        h("div", { class: "kv" }, kv("total", x.total), kv("round scores", (x.round_scores || []).join(" + ") || "–"),
+          x.committed ? h("span", { text: "✓ committed" }) : null,
+          x.pending ? h("span", { text: `choosing relic: ${JSON.stringify(x.pending)}` }) : null),
+        h("div", { class: "kvline", text: "Kingdom (purple ring: relic kept from an earlier round):" }),
+        h("div", { class: "kingdom" }, (x.kingdom || []).map((n) => ttCard(n, { relic: relics.has(n) && !played.has(n), points: pointsFor[n] }))),
+        h("div", { class: "kvline", text: Array.isArray(x.hand) ? `Hand (${x.hand.length}):` : `Hand: ${x.hand_size || 0} hidden` }),
+        h("div", { class: "hand" }, hand)));
+    });
+    if ((st.removed || []).length) {
+      parts.push(h("h4", { text: "Removed from the game" }), h("div", {}, st.removed.map((n) => ttCard(n))));
+    }
+    if (rounds.length) {
+      parts.push(h("h4", { text: "Scores per round" }));
+      parts.push(h("table", { class: "small scores" },
+        h("thead", {}, h("tr", {}, h("th", { text: "player" }), rounds.map((r) => h("th", { text: `round ${r.round}` })), h("th", { text: "total" }))),
+        h("tbody", {}, seats.map((x, i) => h("tr", {}, h("td", {}, seatTag(i)),
+          rounds.map((r) => h("td", { title: (r.per_card && r.per_card[i] || []).map((pc) => `${pc.id} ${pc.points}`).join(", "), text: r.totals ? r.totals[i] : "" })),
+          h("td", {}, h("b", { text: x.total })))))));
+      for (const r of rounds) {
+        parts.push(h("details", {}, h("summary", { text: `round ${r.round}: card by card` }),
+          seats.map((x, i) => h("div", { class: "kvline" }, seatTag(i), " ",
+            (r.per_card && r.per_card[i] || []).map((pc) => `${(TT[pc.card] || [pc.id, pc.id])[1]} ${pc.points}`).join(" · "),
+            r.counts && r.counts[i] ? h("span", { class: "muted", text: `  (suits: ${Object.entries(r.counts[i]).map(([k, v]) => `${k} ${v}`).join(", ")})` }) : null))));
+      }
+    }
+    return h("div", { class: "tides" }, ...parts);
+  };
+
+  // ------------------------------------------------------------------ Diamant
+  function diamantCard(id, fatal) {
+    let m;
+    if ((m = /^T(\d+)[a-z]?$/.exec(id))) {
+      return h("div", { class: "dcard treasure", "data-card": id, title: `treasure ${m[1]} rubies` }, h("span", { class: "big", text: m[1] }), h("span", { class: "lbl", text: "rubies" }));
+    }
+    if ((m = /^R(\d)$/.exec(id))) {
+      return h("div", { class: "dcard relic", "data-card": id, title: "relic" }, h("span", { class: "big", text: "♜" }), h("span", { class: "lbl", text: "relic" }));
+    }
+    m = /^([A-Z]+)(\d)$/.exec(id);
+    return h("div", { class: `dcard trap${fatal ? " fatal" : ""}`, "data-card": id, title: `trap ${id}` },
+      h("span", { class: "big", text: "⚠" }), h("span", { class: "lbl", text: m ? m[1].toLowerCase() : id }));
+  }
+
+  RENDERERS["diamant"] = function (st, view) {
+    const path = st.path || [];
+    const trapKinds = {};
+    const trapKind = (c) => { const m = /^([A-Z]{2,})\d$/.exec(c); return m ? m[1] : null; };
+    for (const c of path) { const k = trapKind(c); if (k) trapKinds[k] = (trapKinds[k] || 0) + 1; }
+    const players = st.players || [];
+    const pawn = (p) => h("span", { class: "pawn", title: seatName(p.seat), style: `background:${seatColour(p.seat)}`, text: p.seat });
+    const inCave = players.filter((p) => p.in_cave), atCamp = players.filter((p) => !p.in_cave);
+    const cave = h("div", { class: "cave" },
+      h("span", { class: "entrance", text: "entrance ▸" }),
+      path.length ? path.map((c) => diamantCard(c, trapKind(c) !== null && trapKinds[trapKind(c)] > 1)) : h("span", { class: "muted", style: "color:#d7ccc8", text: "(no card on the path)" }),
+      inCave.length ? h("span", { class: "entrance", style: "margin-left:.6rem" }, "explorers: ", inCave.map(pawn)) : null);
+    const head = h("div", { class: "kvline" },
+      kv("round", `${st.round} / 5`), " · ", kv("phase", st.phase), " · ", kv("deck", st.deck_size),
+      " · ", kv("rubies left on the path", st.path_rubies), " · ", kv("relics brought back", st.relics_brought_back),
+      Object.keys(st.traps_on_path || {}).length ? ` · traps on path: ${Object.entries(st.traps_on_path).map(([k, v]) => `${k}×${v}`).join(", ")}` : "",
+      (st.removed || []).length ? ` · removed: ${st.removed.join(", ")}` : "");
+    const camp = h("div", { class: "kvline" }, h("b", { text: "At camp: " }), atCamp.length ? atCamp.map(pawn) : h("span", { class: "muted", text: "nobody" }));
+    const boxes = h("div", { class: "players" }, players.map((p) => playerBox(view, p.seat,
+      h("div", { class: "kv" },
+        h("span", {}, h("b", { text: p.in_cave ? "in the cave" : "at camp" })),
+        kv("pocket", p.pocket), kv("chest", p.chest === null ? "hidden" : p.chest), kv("relics", p.relics),
+        p.committed ? h("span", { text: `✓ decided${p.choice ? `: ${p.choice}` : ""}` }) : null,
+        !p.committed && p.choice ? kv("chose", p.choice) : null))));
+    return h("div", { class: "diamant" }, head, cave, camp, boxes);
+  };
+
+  // ------------------------------------------------------------------ Papyrus
+  const NILE_COLOUR = { light: "#f4d03f", darkness: "#34495e", nature: "#27ae60", water: "#2e86c1", eye: "#a569bd" };
+  const counts = (obj, opts) => h("div", { class: "chips" }, Object.entries(obj || {}).filter(([, n]) => !(opts && opts.hideZero) || n)
+    .map(([k, n]) => h("span", { class: `chip${n ? "" : " zero"}` }, `${k} `, h("b", { text: n }))));
+
+  function papyrusMap(board, st, view) {
+    const nodes = {};
+    for (const n of board.nodes || []) nodes[n.id] = n;
+    const xs = (board.nodes || []).map((n) => n.x), ys = (board.nodes || []).map((n) => n.y);
+    const minX = Math.min(...xs) - 60, maxX = Math.max(...xs) + 60, minY = Math.min(...ys) - 40, maxY = Math.max(...ys) + 50;
+    const svg = s("svg", { viewBox: `${minX} ${minY} ${maxX - minX} ${maxY - minY}`, width: 680, class: "papyrus-map", role: "img", "aria-label": board.name || "map" });
+    svg.appendChild(s("rect", { x: minX, y: minY, width: maxX - minX, height: maxY - minY, fill: "#f2e6c9" }));
+    const ev = eventAt(view);
+    const movedPath = ev && ev.type === "PawnMoved" ? ev.data.path : null;
+    for (const p of board.paths || []) {
+      const a = nodes[p.a], b = nodes[p.b];
+      if (!a || !b) continue;
+      const moved = p.id === movedPath;
+      svg.appendChild(s("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: moved ? "#d50000" : "#a08b62", "stroke-width": moved ? 7 : 3, class: "path", "data-path": p.id }));
+      const squares = [];
+      for (const [colour, n] of Object.entries(p.squares || {})) for (let k = 0; k < n; k++) squares.push(colour);
+      squares.forEach((colour, k) => {
+        const t = (k + 1) / (squares.length + 1);
+        const cx = a.x + (b.x - a.x) * t, cy = a.y + (b.y - a.y) * t, S = 13;
+        const ang = Math.atan2(b.y - a.y, b.x - a.x) * 180 / Math.PI;
+        svg.appendChild(s("rect", { x: cx - S / 2, y: cy - S / 2, width: S, height: S, fill: NILE_COLOUR[colour] || "#ccc", stroke: "#3b2f1a", "stroke-width": 1, transform: `rotate(${ang} ${cx} ${cy})` },
+          s("title", { text: `${p.id}: ${colour}` })));
+      });
+    }
+    const owners = st.owners || {};
+    for (const n of board.nodes || []) {
+      const g = s("g", { class: `node ${n.kind}`, "data-node": n.id });
+      const owner = n.god !== undefined ? owners[n.god] : undefined;
+      const fill = owner !== undefined ? seatColour(owner) : n.kind === "start" ? "#f5c518" : n.kind === "event" ? "#d6eaf8" : "#e8d5a3";
+      if (n.kind === "pyramid") {
+        g.appendChild(s("polygon", { points: `${n.x},${n.y - 20} ${n.x - 20},${n.y + 14} ${n.x + 20},${n.y + 14}`, fill, stroke: "#5d4b33", "stroke-width": 2 }));
+      } else if (n.kind === "event") {
+        g.appendChild(s("polygon", { points: `${n.x},${n.y - 17} ${n.x + 17},${n.y} ${n.x},${n.y + 17} ${n.x - 17},${n.y}`, fill, stroke: "#1f618d", "stroke-width": 2 }));
+      } else {
+        g.appendChild(s("circle", { cx: n.x, cy: n.y, r: 22, fill, stroke: "#8a6d00", "stroke-width": 3 }));
+      }
+      const label = (n.name || n.id).replace(/^Pyramid of /, "");
+      g.appendChild(s("text", { x: n.x, y: n.y + 32, "text-anchor": "middle", "font-size": 15, fill: "#2b2620", "font-weight": owner !== undefined ? 700 : 400, text: label }));
+      g.appendChild(s("title", { text: `${n.name || n.id}${owner !== undefined ? ` — conquered by ${seatName(owner)}` : ""}` }));
+      svg.appendChild(g);
+    }
+    // pawns
+    const at = {};
+    (st.seats || []).forEach((x) => { if (x.pawn) (at[x.pawn] = at[x.pawn] || []).push(x.seat); });
+    for (const [nodeId, list] of Object.entries(at)) {
+      const n = nodes[nodeId];
+      if (!n) continue;
+      list.forEach((seat, k) => {
+        const cx = n.x + 24 + k * 16, cy = n.y - 18;
+        svg.appendChild(s("g", { class: "pawn", "data-seat": seat },
+          s("circle", { cx, cy, r: 11, fill: seatColour(seat), stroke: "#111", "stroke-width": 2 }),
+          s("text", { x: cx, y: cy + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 800, fill: "#fff", text: seat }),
+          s("title", { text: `${seatName(seat)} at ${n.name || n.id}` })));
+      });
+    }
+    return svg;
+  }
+
+  RENDERERS["papyrus"] = function (st, view) {
+    const head = h("div", { class: "kvline" },
+      kv("variant", st.variant), " · ", kv("phase", st.phase), " · ", kv("round", st.round), " · ",
+      kv("turns", `${st.turns_played}${st.turn_limit ? ` / ${st.turn_limit}` : ""}`),
+      st.current !== null && st.current !== undefined ? [" · current ", seatTag(st.current)] : "",
+      st.final_round ? " · final round" : "", st.end_reason ? ` · ended: ${st.end_reason}` : "");
+    const decks = h("div", { class: "kvline" },
+      kv("bag", st.bag_count), " · ", kv("god deck", st.god_deck_count), st.movement_deck_count !== undefined ? [" · ", kv("movement deck", st.movement_deck_count)] : "",
+      st.event_deck_count !== undefined ? [" · ", kv("event deck", st.event_deck_count)] : "",
+      st.event_card ? [" · event card: ", h("b", { text: typeof st.event_card === "object" ? JSON.stringify(st.event_card) : st.event_card })] : "",
+      st.pending ? [" · pending: ", h("span", { class: "mono", text: JSON.stringify(st.pending) })] : "");
+    const parts = [head, decks];
+    if (st.board && Array.isArray(st.board.nodes) && st.board.nodes.length) {
+      const hasXY = st.board.nodes.every((n) => typeof n.x === "number" && typeof n.y === "number");
+      if (hasXY) {
+        parts.push(h("div", { class: "kvline" }, h("b", { text: st.board.name || "The Nile" }), " — squares: ",
+          Object.entries(NILE_COLOUR).filter(([k]) => k !== "eye").map(([k, c]) => { const e = h("span", { class: "chip", text: k }); e.style.background = c; e.style.color = k === "darkness" || k === "water" ? "#fff" : "#222"; return [e, " "]; }),
+          " · triangles: pyramids (seat colour once conquered) · diamonds: event sites · red: this version's move"));
+        parts.push(papyrusMap(st.board, st, view));
+      } else {
+        parts.push(h("h4", { text: st.board.name || "Map" }), h("ul", {}, (st.board.paths || []).map((p) =>
+          h("li", { text: `${p.a} — ${p.b}: ${Object.entries(p.squares || {}).map(([k, v]) => `${k}×${v}`).join(", ")}` }))));
+      }
+    }
+    parts.push(h("h4", { text: "Market" }), counts(st.market));
+    parts.push(h("div", { class: "players" }, (st.seats || []).map((x) => playerBox(view, x.seat,
+      h("div", { class: "kv" }, kv("score", x.score), kv("scarabs", x.scarabs), kv("sons of Horus", x.sons_of_horus),
+        x.pawn ? kv("at", x.pawn) : null, x.paid !== undefined ? kv("paid", x.paid) : null,
+        x.skip_next_turn ? h("span", { text: "skips next turn" }) : null),
+      h("div", { class: "kvline" }, "conquered: ", (x.conquered || []).join(", ") || "–"),
+      h("div", { class: "kvline" }, "gods: ", Array.isArray(x.gods) ? x.gods.join(", ") : `${x.gods_count} hidden`),
+      x.movement ? [h("div", { class: "kvline", text: "movement cards:" }), counts(x.movement, { hideZero: false })] :
+        x.movement_count !== undefined ? h("div", { class: "kvline", text: `movement cards: ${x.movement_count} hidden` }) : null,
+      x.holder ? [h("div", { class: "kvline", text: `holder (${x.holder_count}):` }), counts(x.holder, { hideZero: true })] :
+        h("div", { class: "kvline", text: `holder: ${x.holder_count} glyphs hidden` })))));
+    return h("div", { class: "papyrus" }, ...parts);
+  };
+
+  // ------------------------------------------------------------------ following a live game
+  const KNOWN_EVENT_NAMES = ["message", "event", "game_event", "end", "game_end", "finished", "GameEnded", "GameAborted"];
+
+  function setLive(text) {
+    const live = $("#live");
+    live.hidden = !text;
+    $("#live-text").textContent = text || "";
+  }
+
+  function startLive() {
+    stopLive();
+    const id = app.id;
+    const live = { es: null, poll: null, safety: null, listened: new Set(), timer: null };
+    app.live = live;
+    const startPolling = () => {
+      if (app.live !== live || live.poll) return;
+      setLive("live (polling)");
+      live.poll = setInterval(refreshHead, 1000);
+    };
+    if (!("EventSource" in window)) { startPolling(); return; }
+    let opened = false;
+    let es;
+    try {
+      // ?after= skips the history this page already has; reconnects send Last-Event-ID themselves
+      es = new EventSource(`/v1/games/${encodeURIComponent(id)}/events/stream?after=${app.head ? app.head.version : 0}`);
+    } catch (e) { startPolling(); return; }
+    live.es = es;
+    const onEvent = () => {
+      if (app.live !== live) return;
+      clearTimeout(live.timer);
+      live.timer = setTimeout(refreshHead, 100); // coalesce a command's burst of events
+    };
+    live.listen = (name) => {
+      if (live.listened.has(name)) return;
+      live.listened.add(name);
+      es.addEventListener(name, onEvent);
+    };
+    for (const n of KNOWN_EVENT_NAMES) live.listen(n);
+    for (const ev of app.events) if (ev) live.listen(ev.type);
+    es.onopen = () => {
+      if (app.live !== live) return;
+      opened = true;
+      setLive("live (stream)");
+      // a slow safety net for event names this page does not know yet
+      if (!live.safety) live.safety = setInterval(refreshHead, 5000);
+      refreshHead();
+    };
+    es.onerror = () => {
+      if (app.live !== live) return;
+      if (!opened || es.readyState === EventSource.CLOSED) {
+        // no stream endpoint (or it refused us): fall back to polling
+        es.close(); live.es = null;
+        if (live.safety) { clearInterval(live.safety); live.safety = null; }
+        startPolling();
+      } else {
+        setLive("live (reconnecting)"); // the browser resumes with Last-Event-ID by itself
+      }
+    };
+  }
+
+  function stopLive() {
+    const live = app.live;
+    app.live = null;
+    if (!live) { setLive(null); return; }
+    if (live.es) live.es.close();
+    if (live.poll) clearInterval(live.poll);
+    if (live.safety) clearInterval(live.safety);
+    clearTimeout(live.timer);
+    setLive(null);
+  }
+
+  async function refreshHead() {
+    if (!app.id || app.refreshing) return;
+    const id = app.id;
+    app.refreshing = true;
+    try {
+      const head = await api(`/v1/games/${encodeURIComponent(id)}`);
+      if (id !== app.id) return;
+      const old = app.head;
+      const grew = head.version > old.version, ended = head.status !== old.status;
+      if (!grew && !ended) return;
+      const wasAtHead = app.version === old.version;
+      app.head = head;
+      if (ended) {
+        // once the game is over every event and every past state is public: reload them
+        stopLive();
+        app.events = []; app.states = new Map();
+        await fetchEvents(0);
+      } else {
+        await fetchEvents(old.version);
+        if (app.live && app.live.listen) for (const ev of app.events) if (ev) app.live.listen(ev.type);
+      }
+      if (id !== app.id) return;
+      app.states.set(head.version, head);
+      renderHeader();
+      renderLog();
+      const follow = $("#follow").checked;
+      show(follow && wasAtHead ? head.version : app.version);
+      const row = document.querySelector(`#games tbody tr[data-id="${CSS.escape(id)}"]`);
+      if (row) { row.children[2].textContent = head.status; row.children[2].className = `st-${head.status}`; row.children[3].textContent = head.version; }
+    } catch (e) {
+      if (id === app.id) { const el = $("#game-error"); el.hidden = false; el.textContent = `Live update failed: ${e.message}`; }
+    } finally {
+      app.refreshing = false;
+    }
+  }
+
+  // ------------------------------------------------------------------ wiring
+  function isTyping(el) {
+    if (!el) return false;
+    const tag = el.tagName;
+    return (tag === "INPUT" && el.type !== "range" && el.type !== "checkbox") || tag === "SELECT" || tag === "TEXTAREA" || el.isContentEditable;
+  }
+
+  function init() {
+    $("#f-type").addEventListener("change", () => { app.list.page = 1; loadList(); });
+    $("#f-status").addEventListener("change", () => { app.list.page = 1; loadList(); });
+    $("#f-refresh").addEventListener("click", loadList);
+    $("#prev-page").addEventListener("click", () => { app.list.page = Math.max(1, app.list.page - 1); loadList(); });
+    $("#next-page").addEventListener("click", () => { app.list.page += 1; loadList(); });
+    const slider = $("#slider");
+    slider.addEventListener("input", () => show(Number(slider.value)));
+    $("#btn-first").addEventListener("click", () => show(1));
+    $("#btn-prev").addEventListener("click", () => show(app.version - 1));
+    $("#btn-next").addEventListener("click", () => show(app.version + 1));
+    $("#btn-last").addEventListener("click", () => show(app.head ? app.head.version : 1));
+    document.addEventListener("keydown", (e) => {
+      if (!app.head || e.altKey || e.ctrlKey || e.metaKey || isTyping(e.target)) return;
+      if (e.target === slider && ["ArrowLeft", "ArrowRight", "Home", "End", "ArrowUp", "ArrowDown", "PageUp", "PageDown"].includes(e.key)) {
+        return; // the range input moves itself and fires "input"
+      }
+      const step = { ArrowLeft: -1, ArrowRight: 1, PageUp: -10, PageDown: 10 }[e.key];
+      if (step) { show(app.version + step); e.preventDefault(); }
+      else if (e.key === "Home") { show(1); e.preventDefault(); }
+      else if (e.key === "End") { show(app.head.version); e.preventDefault(); }
+    });
+    window.addEventListener("popstate", () => routeFromUrl());
+    loadList();
+    routeFromUrl();
+  }
+
+  function routeFromUrl() {
+    const params = new URLSearchParams(location.search);
+    let id = params.get("game"), v = Number(params.get("v")) || null;
+    if (!id && location.hash.length > 1) {
+      const m = /^#\/?(?:games\/)?([^/]+)(?:\/(\d+))?$/.exec(location.hash);
+      if (m) { id = decodeURIComponent(m[1]); v = m[2] ? Number(m[2]) : null; }
+    }
+    if (id && id !== app.id) openGame(id, v);
+  }
+
+  // exposed for tests and the console
+  window.cartoucheViewer = { openGame, show, state: app };
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

@@ -1,0 +1,362 @@
+"""Webhooks: subscriptions, the outbox the command path fills, signing, and the delivery step.
+
+No HTTP routes here (``service.api.webhooks``) and no RQ worker loop (``workers.webhooks``).
+
+Flow. After every append, :func:`listener` (one of ``GameService.listeners``) finds the
+subscriptions whose filter matches the game, adds one *delivery* per subscription to that
+subscription's outbox for the game (a sorted set scored by the first version, so deliveries stay
+in version order even when two commands' listeners run out of order) and enqueues
+``workers.webhooks.deliver(subscription_id, game_id)`` on RQ. The job takes a short lock per
+(subscription, game), POSTs the oldest pending delivery, and on success moves to the next; on a
+failure it records the attempt, leaves the delivery at the head (later deliveries of that game
+wait behind it) and schedules itself after ``base * 2**(attempt-1)`` seconds. After
+``max_attempts`` the delivery is abandoned (logged) and the next one goes. Guarantee:
+at-least-once, in version order per (subscription, game) on the happy path; a receiver dedupes by
+``Cartouche-Delivery`` (or the versions).
+
+Signature: ``Cartouche-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>``
+where the key is the subscription's secret string as UTF-8 bytes and ``body`` the exact bytes
+sent. The secret is stored in clear (it must sign), returned once at creation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import secrets
+import time
+import urllib.error
+import urllib.request
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import orjson
+import redis
+
+from .gameplay import rfc3339
+
+log = logging.getLogger("cartouche.webhooks")
+
+QUEUE = "cartouche-default"  # service.jobs.DEFAULT_QUEUE
+JOB = "workers.webhooks.deliver"
+TIMEOUT_S = 5.0
+MAX_SUBSCRIPTIONS = 100
+LOG_SIZE = 100
+LOCK_MS = 30_000
+OUTBOX_TTL_S = 7 * 24 * 3600
+#: Deliveries one job sends before it hands over to a fresh job (other jobs get a turn).
+BATCH = 20
+USER_AGENT = "Cartouche-Webhooks/1"
+
+# Webhook keys are global, not per-game slot keys: they carry no ``{<game_id>}`` hash tag, and
+# every command below touches one key, so they work on a Redis Cluster one key at a time.
+PREFIX = "cartouche:webhooks"
+
+
+def key_subscriptions() -> str:
+    return f"{PREFIX}:subs"  # hash: subscription id -> JSON (secret included)
+
+
+def key_log(sub_id: str) -> str:
+    return f"{PREFIX}:log:{sub_id}"  # list of attempts, newest first, LOG_SIZE at most
+
+
+def key_outbox(sub_id: str, game_id: str) -> str:
+    return f"{PREFIX}:outbox:{sub_id}:{game_id}"  # zset: delivery JSON scored by first version
+
+
+def key_head(sub_id: str, game_id: str) -> str:
+    return f"{PREFIX}:head:{sub_id}:{game_id}"  # hash: retry state of the outbox's head
+
+
+def key_lock(sub_id: str, game_id: str) -> str:
+    return f"{PREFIX}:lock:{sub_id}:{game_id}"
+
+
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return float(raw) if raw not in (None, "") else default
+
+
+# -- signing ----------------------------------------------------------------------------------
+def signature(secret: str, timestamp: int, body: bytes) -> str:
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return f"t={timestamp},v1={mac.hexdigest()}"
+
+
+def verify(secret: str, header: str, body: bytes, tolerance_s: int = 300,
+           now: float | None = None) -> bool:
+    """The receiver's check (the README's recipe, as a function)."""
+    try:
+        parts = dict(p.split("=", 1) for p in header.split(","))
+        t = int(parts["t"])
+    except (ValueError, KeyError):
+        return False
+    if abs((time.time() if now is None else now) - t) > tolerance_s:
+        return False
+    expected = signature(secret, t, body).split("v1=", 1)[1]
+    return hmac.compare_digest(expected, parts.get("v1", ""))
+
+
+# -- subscriptions ----------------------------------------------------------------------------
+class TooManySubscriptions(Exception):
+    pass
+
+
+class WebhookStore:
+    """Subscriptions and delivery logs in the event store's Redis."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.r = client
+
+    def create(self, url: str, game_types: list[str] | None, game_ids: list[str] | None,
+               description: str | None, now_ms: int) -> dict:
+        if self.r.hlen(key_subscriptions()) >= MAX_SUBSCRIPTIONS:
+            raise TooManySubscriptions()
+        sub = {"id": "wh_" + uuid.uuid4().hex[:20], "url": url,
+               "game_types": sorted(set(game_types)) if game_types else None,
+               "game_ids": sorted(set(game_ids)) if game_ids else None,
+               "description": description, "created_at": rfc3339(now_ms),
+               "secret": "whsec_" + secrets.token_hex(32)}
+        self.r.hset(key_subscriptions(), sub["id"], orjson.dumps(sub))
+        return sub
+
+    def get(self, sub_id: str) -> dict | None:
+        raw = self.r.hget(key_subscriptions(), sub_id)
+        return orjson.loads(raw) if raw is not None else None
+
+    def all(self) -> list[dict]:
+        subs = [orjson.loads(v) for v in self.r.hgetall(key_subscriptions()).values()]
+        return sorted(subs, key=lambda s: (s["created_at"], s["id"]))
+
+    def delete(self, sub_id: str) -> bool:
+        """Removes the subscription and its log; pending outboxes are dropped by their jobs
+        (which find no subscription) or expire."""
+        removed = self.r.hdel(key_subscriptions(), sub_id)
+        self.r.delete(key_log(sub_id))
+        return bool(removed)
+
+    def deliveries(self, sub_id: str) -> list[dict]:
+        return [orjson.loads(x) for x in self.r.lrange(key_log(sub_id), 0, LOG_SIZE - 1)]
+
+    def record(self, sub_id: str, entry: dict) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        pipe.lpush(key_log(sub_id), orjson.dumps(entry))
+        pipe.ltrim(key_log(sub_id), 0, LOG_SIZE - 1)
+        pipe.execute()
+
+
+def public(sub: dict) -> dict:
+    return {k: v for k, v in sub.items() if k != "secret"}
+
+
+def matches(sub: dict, game_id: str, game_type: str) -> bool:
+    """No filter: every game. Otherwise a game matches when its type is in ``game_types`` or its
+    id is in ``game_ids`` (each list widens the subscription)."""
+    types, ids = sub.get("game_types"), sub.get("game_ids")
+    if not types and not ids:
+        return True
+    return bool(types and game_type in types) or bool(ids and game_id in ids)
+
+
+# -- the listener (command path) ----------------------------------------------------------------
+class Listener:
+    """``GameService.listeners`` entry: queue one delivery per matching subscription.
+
+    Never raises and never fails the command: a lost delivery is logged.
+    """
+
+    def __init__(self, service, queue_connection: redis.Redis, *, retry_base_s: float = 1.0,
+                 max_attempts: int = 8, timeout_s: float = TIMEOUT_S) -> None:
+        from rq import Queue
+
+        self.service = service
+        self.store = WebhookStore(service.store.r)
+        self.queue = Queue(QUEUE, connection=queue_connection)
+        self.retry_base_s = retry_base_s
+        self.max_attempts = max_attempts
+        self.timeout_s = timeout_s
+
+    def __call__(self, table, first_version: int, envelopes: list[dict]) -> None:
+        try:
+            subs = [s for s in self.store.all()
+                    if matches(s, table.id, table.game.type_id)]
+            if not subs:
+                return
+            events = self.service.served_events(table, envelopes, first_version, "all")
+            last = first_version + len(envelopes) - 1
+        except Exception:
+            log.exception("webhooks: could not prepare deliveries for game %s", table.id)
+            return
+        for sub in subs:
+            try:
+                delivery = {
+                    "id": "dl_" + uuid.uuid4().hex[:24],
+                    "subscription_id": sub["id"],
+                    "game_id": table.id, "game_type": table.game.type_id,
+                    "version": last, "status": table.status,
+                    "first_version": first_version, "last_version": last,
+                    "events": events,
+                }
+                item = {"delivery": delivery, "base_s": self.retry_base_s,
+                        "max_attempts": self.max_attempts, "timeout_s": self.timeout_s}
+                outbox = key_outbox(sub["id"], table.id)
+                pipe = self.store.r.pipeline(transaction=False)
+                pipe.zadd(outbox, {orjson.dumps(item): first_version})
+                pipe.expire(outbox, OUTBOX_TTL_S)
+                pipe.execute()
+                self.queue.enqueue(JOB, sub["id"], table.id, result_ttl=60,
+                                   failure_ttl=24 * 3600, job_timeout=600)
+            except Exception:
+                log.exception("webhooks: could not queue delivery of %s v%s-%s to %s",
+                              table.id, first_version, first_version + len(envelopes) - 1,
+                              sub.get("id"))
+
+
+def attach(service, queue_connection: redis.Redis, **options: Any) -> Listener:
+    """Add the webhook listener to ``service`` (the API's and the worker's GameService).
+
+    Options default from the environment: CARTOUCHE_WEBHOOK_RETRY_BASE_S (1),
+    CARTOUCHE_WEBHOOK_MAX_ATTEMPTS (8).
+    """
+    options.setdefault("retry_base_s", env_float("CARTOUCHE_WEBHOOK_RETRY_BASE_S", 1.0))
+    options.setdefault("max_attempts", int(env_float("CARTOUCHE_WEBHOOK_MAX_ATTEMPTS", 8)))
+    for existing in service.listeners:
+        if isinstance(existing, Listener):
+            return existing
+    listener = Listener(service, queue_connection, **options)
+    service.listeners.append(listener)
+    return listener
+
+
+# -- delivery (run by workers.webhooks.deliver) -----------------------------------------------
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None  # a 3xx is not a success; never re-send the body elsewhere
+
+
+_opener = urllib.request.build_opener(_NoRedirect)
+
+
+def post(url: str, body: bytes, headers: dict[str, str], timeout_s: float
+         ) -> tuple[int | None, str | None]:
+    """POST once; returns (status code or None, error or None)."""
+    req = urllib.request.Request(url, data=body, method="POST", headers=headers)
+    try:
+        with _opener.open(req, timeout=timeout_s) as resp:
+            resp.read(65536)
+            return resp.status, None
+    except urllib.error.HTTPError as exc:
+        return exc.code, f"HTTP {exc.code}"
+    except Exception as exc:  # refused, timeout, DNS, TLS ...
+        reason = getattr(exc, "reason", None) or exc
+        return None, f"{type(exc).__name__}: {reason}"[:300]
+
+
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+
+
+def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = False) -> str:
+    """Send the pending deliveries of (subscription, game) in version order.
+
+    ``retry``: this run was scheduled for the head's next attempt (it may wake up to a second
+    early: RQ's scheduler has whole seconds). Runs triggered by new events leave a head that is
+    waiting for its retry alone. Returns what happened (for logs and tests).
+    """
+    store = WebhookStore(client)
+    token = uuid.uuid4().hex
+    lock, outbox, head = key_lock(sub_id, game_id), key_outbox(sub_id, game_id), \
+        key_head(sub_id, game_id)
+    for _ in range(3):  # re-check after releasing: an event may have arrived meanwhile
+        if not client.set(lock, token, nx=True, px=LOCK_MS):
+            if retry:  # the holder may be a run that leaves waiting heads alone: come back
+                queue.enqueue_in(timedelta(seconds=1), JOB, sub_id, game_id, True,
+                                 result_ttl=60, failure_ttl=24 * 3600, job_timeout=600)
+            return "busy"
+        try:
+            outcome = _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox,
+                                    head)
+        finally:
+            client.eval(_RELEASE, 1, lock, token)
+        if outcome != "empty" or not client.zcard(outbox):
+            return outcome
+        retry = False
+    return "empty"
+
+
+def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, head) -> str:
+    sent = 0
+    while True:
+        sub = store.get(sub_id)
+        if sub is None:
+            client.delete(outbox)  # one key per command: the keys may sit on two slots
+            client.delete(head)
+            return "gone"
+        first = client.zrange(outbox, 0, 0)
+        if not first:
+            client.delete(head)
+            return "empty"
+        raw = first[0]
+        item = orjson.loads(raw)
+        delivery = item["delivery"]
+        state = client.hgetall(head)
+        if state.get(b"id", b"").decode() != delivery["id"]:
+            state = {}
+        attempts = int(state.get(b"attempts", 0))
+        wait = float(state.get(b"next_at", 0)) - time.time()
+        if wait > 0:
+            if not retry:
+                return "waiting"
+            if wait > 2:
+                queue.enqueue_in(timedelta(seconds=wait), JOB, sub_id, game_id, True,
+                                 result_ttl=60, failure_ttl=24 * 3600, job_timeout=600)
+                return "waiting"
+            time.sleep(wait)
+        retry = False
+        if sent >= BATCH:  # let other jobs run; a fresh job continues
+            queue.enqueue(JOB, sub_id, game_id, result_ttl=60, failure_ttl=24 * 3600,
+                          job_timeout=600)
+            return "continued"
+        attempt = attempts + 1
+        body = orjson.dumps(delivery)
+        versions = f"{delivery['first_version']}-{delivery['last_version']}"
+        t = int(time.time())
+        status, error = post(sub["url"], body, {
+            "Content-Type": "application/json",
+            "User-Agent": USER_AGENT,
+            "Cartouche-Signature": signature(sub["secret"], t, body),
+            "Cartouche-Delivery": delivery["id"],
+            "Cartouche-Event-Versions": versions,
+        }, float(item.get("timeout_s", TIMEOUT_S)))
+        ok = status is not None and 200 <= status < 300
+        entry = {"at": rfc3339(int(time.time() * 1000)), "delivery_id": delivery["id"],
+                 "game_id": game_id, "versions": versions, "attempt": attempt,
+                 "status_code": status, "error": None if ok else (error or f"HTTP {status}"),
+                 "outcome": "delivered"}
+        sent += 1
+        client.pexpire(lock, LOCK_MS)
+        if ok or attempt >= int(item["max_attempts"]):
+            if not ok:
+                entry["outcome"] = "abandoned"
+                log.warning("webhooks: abandoned delivery %s of %s v%s to %s after %s attempts",
+                            delivery["id"], game_id, versions, sub_id, attempt)
+            store.record(sub_id, entry)
+            client.zrem(outbox, raw)
+            client.delete(head)
+            continue
+        delay = float(item["base_s"]) * 2 ** (attempt - 1)
+        entry["outcome"] = "retry_scheduled"
+        entry["next_attempt_in_s"] = delay
+        store.record(sub_id, entry)
+        client.hset(head, mapping={"id": delivery["id"], "attempts": attempt,
+                                   "next_at": time.time() + delay})
+        client.expire(head, OUTBOX_TTL_S)
+        queue.enqueue_in(timedelta(seconds=delay), JOB, sub_id, game_id, True,
+                         result_ttl=60, failure_ttl=24 * 3600, job_timeout=600)
+        return "retrying"

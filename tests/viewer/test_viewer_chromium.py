@@ -1,0 +1,264 @@
+"""The replay viewer (``/viewer``) driven in headless Chromium against a live gunicorn.
+
+One game of each type is created and finished over the API with random legal actions (seeded),
+then the page opens it from the game list and steps through it with the slider and the keyboard:
+the drawn board must differ between version 2 and the last version, the version shown must
+follow every step, and the browser console must stay free of errors. A live game is followed
+while moves land. Screenshots of every final position go to a temporary directory (or to
+``$CARTOUCHE_VIEWER_SCREENSHOTS`` when set) for a human to judge legibility.
+
+Needs Debian's chromium (``apt-get install chromium``) and Playwright's Python package
+(``pip install playwright``; its own browser download is never used: ``executable_path`` points
+at the system chromium). Either missing: the tests skip and say which.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import random
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+import requests
+
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CARTOUCHE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+#: (label, type, options, players): one finished game per game type (and the duel, drawn
+#: differently: one shared site coloured by seat).
+GAMES = [
+    ("pharaohs-wall", "pharaohs-wall", {}, 3),
+    ("scarabya", "scarabya", {}, 3),
+    ("scarabya-duel", "scarabya", {"mode": "duel"}, 2),
+    ("tides-of-time", "tides-of-time", {}, 2),
+    ("diamant", "diamant", {}, 3),
+    ("papyrus", "papyrus", {"turn_limit": 45}, 3),
+]
+
+
+def _missing() -> str | None:
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        return f"no chromium at {CHROMIUM} (apt-get install chromium)"
+    if importlib.util.find_spec("playwright") is None:
+        return "the playwright package is not installed (pip install playwright)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def viewer_url(live_url):
+    assert requests.get(live_url + "/viewer", timeout=5).status_code == 200
+    return live_url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = _missing()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def shots():
+    keep = os.environ.get("CARTOUCHE_VIEWER_SCREENSHOTS")
+    path = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="cartouche-viewer-"))
+    path.mkdir(parents=True, exist_ok=True)
+    yield path
+    print(f"\nviewer screenshots: {path}")
+    if not keep:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class Page:
+    """A browser page that records console errors and uncaught exceptions."""
+
+    def __init__(self, browser):
+        self.context = browser.new_context(viewport={"width": 1500, "height": 1000})
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+
+    def _console(self, msg):
+        if msg.type == "error":
+            self.errors.append(f"console: {msg.text}")
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def vpage(browser):
+    p = Page(browser)
+    yield p
+    p.close()
+
+
+# ---------------------------------------------------------------------- playing over the API
+
+def auth(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def create(url, type_, options, n, seed_label):
+    seed = hashlib.sha256(f"viewer/{seed_label}".encode()).hexdigest()
+    r = requests.post(f"{url}/v1/games", json={
+        "type": type_, "players": [{"name": f"P{i} {type_[:4]}"} for i in range(n)],
+        "options": options, "seed": seed}, timeout=10)
+    assert r.status_code == 201, r.text
+    body = r.json()
+    return body["id"], [s["token"] for s in body["seats"]]
+
+
+def play(url, gid, tokens, rnd, max_actions=5000, stop_after=None):
+    """Random legal actions until the game is over (or ``stop_after`` actions)."""
+    http = requests.Session()
+    for step in range(max_actions):
+        view = http.get(f"{url}/v1/games/{gid}", timeout=10).json()
+        if view["status"] != "active" or (stop_after is not None and step >= stop_after):
+            return view
+        seat = rnd.choice(view["awaiting"])["seat"]
+        actions = http.get(f"{url}/v1/games/{gid}/legal-actions", headers=auth(tokens[seat]),
+                           timeout=10).json()["actions"]
+        r = http.post(f"{url}/v1/games/{gid}/actions", json={"action": rnd.choice(actions)},
+                      headers=auth(tokens[seat]), timeout=10)
+        assert r.status_code == 201, r.text
+    raise AssertionError(f"game {gid} did not finish in {max_actions} actions")
+
+
+@pytest.fixture(scope="module")
+def finished_games(viewer_url):
+    games = {}
+    for label, type_, options, n in GAMES:
+        gid, tokens = create(viewer_url, type_, options, n, label)
+        view = play(viewer_url, gid, tokens, random.Random(label))
+        assert view["status"] == "finished"
+        games[label] = (gid, type_, view["version"])
+    return games
+
+
+# ---------------------------------------------------------------------- the checks
+
+def wait_version(p, v, timeout=15000):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        p.page.wait_for_selector(f'#board[data-version="{v}"]', state="attached", timeout=timeout)
+    except PlaywrightTimeout:
+        raise AssertionError(
+            f"version {v} never drawn: label {p.page.inner_text('#version-label')!r}, board "
+            f"{p.page.get_attribute('#board', 'data-version')!r}, url {p.page.url}, "
+            f"errors {p.errors}, status {p.page.inner_text('#status-bar')!r}") from None
+
+
+def board_html(p):
+    return p.page.inner_html("#board")
+
+
+@pytest.mark.parametrize("label", [g[0] for g in GAMES])
+def test_step_through_a_finished_game(vpage, viewer_url, finished_games, shots, label):
+    gid, type_, last = finished_games[label]
+    page = vpage
+    pg = page.page
+    # open it from the list, filtered by type and status
+    pg.goto(f"{viewer_url}/viewer")
+    pg.select_option("#f-type", type_)
+    pg.select_option("#f-status", "finished")
+    row = pg.locator(f'#games tbody tr[data-id="{gid}"]')
+    row.wait_for(timeout=10000)
+    assert "finished" in row.inner_text()
+    row.click()
+    wait_version(page, last)
+    assert pg.inner_text("#version-label") == f"v {last} / {last}"
+    assert pg.get_attribute("#board", "data-type") == type_
+    assert "winner" in pg.inner_text("#status-bar") or "result" in pg.inner_text("#status-bar")
+    final = board_html(page)
+    assert pg.locator("#board svg, #board .tcard, #board .cave").count() > 0, "nothing drawn"
+    pg.screenshot(path=str(shots / f"{label}-final.png"), full_page=True)
+
+    # the slider
+    pg.locator("#slider").fill("2")
+    wait_version(page, 2)
+    assert pg.inner_text("#version-label") == f"v 2 / {last}"
+    at_two = board_html(page)
+    assert at_two != final, "version 2 and the last version are drawn the same"
+    assert pg.inner_text("#event-version") == "v2"
+
+    # the keyboard on the page: →, ←, End, Home
+    pg.locator("#game-title").click()
+    pg.keyboard.press("ArrowRight")
+    wait_version(page, 3)
+    assert pg.inner_text("#version-label") == f"v 3 / {last}"
+    pg.keyboard.press("ArrowLeft")
+    wait_version(page, 2)
+    assert board_html(page) == at_two
+    pg.keyboard.press("End")
+    wait_version(page, last)
+    assert board_html(page) == final
+    pg.keyboard.press("Home")
+    wait_version(page, 1)
+    assert pg.inner_text("#version-label") == f"v 1 / {last}"
+    # the keyboard on the focused slider (the range input moves itself)
+    pg.locator("#slider").focus()
+    pg.keyboard.press("End")
+    wait_version(page, last)
+    pg.keyboard.press("ArrowLeft")
+    wait_version(page, last - 1)
+    assert pg.inner_text("#version-label") == f"v {last - 1} / {last}"
+    # the log: clicking an event jumps to its version
+    pg.locator('#log li[data-v="2"]').click()
+    wait_version(page, 2)
+    # a deep link opens the same position
+    pg.goto(f"{viewer_url}/viewer?game={gid}&v=2")
+    wait_version(page, 2)
+    assert board_html(page) == at_two
+    assert page.errors == [], page.errors
+
+
+def test_follows_a_live_game(vpage, viewer_url):
+    gid, tokens = create(viewer_url, "diamant", {}, 3, "live")
+    rnd = random.Random(7)
+    view = play(viewer_url, gid, tokens, rnd, stop_after=2)
+    page = vpage
+    pg = page.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(page, view["version"])
+    assert pg.locator("#live").is_visible()
+    # moves land while the page watches: it follows them (stream, or polling every second)
+    view = play(viewer_url, gid, tokens, rnd, stop_after=3)
+    wait_version(page, view["version"], timeout=10000)
+    assert pg.inner_text("#version-label") == f"v {view['version']} / {view['version']}"
+    view = play(viewer_url, gid, tokens, rnd)
+    assert view["status"] == "finished"
+    wait_version(page, view["version"], timeout=10000)
+    pg.wait_for_function("!document.querySelector('#live') || document.querySelector('#live').hidden",
+                         timeout=10000)
+    assert "finished" in pg.inner_text("#status-bar")
+    # a server without the stream endpoint makes the browser log one failed request; nothing else
+    errors = [e for e in page.errors if "events/stream" not in e]
+    assert errors == [], errors
+
+
+def test_static_files_are_served_with_their_types(viewer_url):
+    for path, mime in [("/viewer", "text/html"), ("/viewer/", "text/html"),
+                       ("/viewer/index.html", "text/html"), ("/viewer/viewer.css", "text/css"),
+                       ("/viewer/viewer.js", "text/javascript")]:
+        r = requests.get(viewer_url + path, timeout=5)
+        assert r.status_code == 200, path
+        assert r.headers["Content-Type"].split(";")[0] == mime, (path, r.headers["Content-Type"])
+    for path in ["/viewer/nope.js", "/viewer/../app.py", "/viewer/%2e%2e/app.py"]:
+        assert requests.get(viewer_url + path, timeout=5).status_code == 404, path
+    page_text = requests.get(viewer_url + "/viewer", timeout=5).text
+    assert "http://" not in page_text and "https://" not in page_text  # no CDN, no fonts

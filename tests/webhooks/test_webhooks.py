@@ -1,0 +1,351 @@
+"""Webhooks: the subscription API (platform key only), and signed, retried, ordered deliveries
+by the real RQ worker to a real HTTP receiver, verified with the README's own recipe."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from service.app import create_app
+from service.config import Config
+from service.gameplay import NullScheduler
+from service.webhooks import matches, signature, verify as server_verify
+
+from tests.api.helpers import act, auth
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "platform-key-for-webhook-tests"
+PLATFORM = auth(KEY)
+
+
+def recipe():
+    """The ``verify`` function of the documented recipe (README's Webhooks section once merged,
+    else docs/webhooks.md), executed as written."""
+    for path in (ROOT / "README.md", ROOT / "docs" / "webhooks.md"):
+        text = path.read_text() if path.exists() else ""
+        section = text.split("## Webhooks", 1)
+        if len(section) < 2:
+            continue
+        block = re.search(r"```python\n(.*?)```", section[1], re.S)
+        if block:
+            namespace: dict = {}
+            exec(block.group(1), namespace)
+            return namespace["verify"]
+    raise AssertionError("no Webhooks section with a python recipe")
+
+
+class Receiver:
+    """A real HTTP server on 127.0.0.1 that records requests and answers from a script."""
+
+    def __init__(self):
+        self.requests: list[dict] = []
+        self.script: dict[str, list[int]] = {}
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with outer.lock:
+                    outer.requests.append({"path": self.path, "headers": dict(self.headers),
+                                           "body": body})
+                    codes = outer.script.get(self.path) or [200]
+                    code = codes.pop(0) if len(codes) > 1 else codes[0]
+                self.send_response(code)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def at(self, path: str) -> list[dict]:
+        with self.lock:
+            return [r for r in self.requests if r["path"] == path]
+
+    def wait(self, path: str, n: int, timeout: float = 20) -> list[dict]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            got = self.at(path)
+            if len(got) >= n:
+                return got
+            time.sleep(0.05)
+        raise AssertionError(f"{path}: {len(self.at(path))} requests after {timeout}s, "
+                             f"wanted {n}")
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def receiver():
+    r = Receiver()
+    yield r
+    r.close()
+
+
+@pytest.fixture
+def whapp(redis_url, queue_url):
+    config = Config(redis_url=redis_url, queue_url=queue_url, snapshot_every=10,
+                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
+    return create_app(config, scheduler=NullScheduler(),
+                      webhook_queue=redis.Redis.from_url(queue_url),
+                      webhook_options={"retry_base_s": 0.2})
+
+
+@pytest.fixture
+def wc(whapp):
+    return whapp.test_client()
+
+
+def subscribe(client, url, **filters):
+    r = client.post("/v1/webhooks", json={"url": url, **filters}, headers=PLATFORM)
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def new_game(client, type_="diamant", n=3):
+    r = client.post("/v1/games", json={"type": type_, "players": [{"name": f"p{i}"}
+                                                                  for i in range(n)]},
+                    headers=PLATFORM)
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()["id"], [s["token"] for s in r.get_json()["seats"]]
+
+
+def log_of(client, sub_id):
+    r = client.get(f"/v1/webhooks/{sub_id}", headers=PLATFORM)
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()["deliveries"]
+
+
+def wait_log(client, sub_id, pred, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        entries = log_of(client, sub_id)
+        if pred(entries):
+            return entries
+        time.sleep(0.05)
+    raise AssertionError(f"delivery log never matched: {log_of(client, sub_id)}")
+
+
+# -- the subscription API ---------------------------------------------------------------------
+def test_subscribe_list_show_delete(wc, receiver):
+    created = subscribe(wc, receiver.url + "/a", game_types=["diamant"], description="bots")
+    assert created["id"].startswith("wh_") and created["secret"].startswith("whsec_")
+    assert created["game_types"] == ["diamant"] and created["game_ids"] is None
+    other = subscribe(wc, "https://platform.example/hook")
+    listed = wc.get("/v1/webhooks", headers=PLATFORM).get_json()["webhooks"]
+    assert [w["id"] for w in listed] == [created["id"], other["id"]]
+    assert all("secret" not in w for w in listed)
+    shown = wc.get(f"/v1/webhooks/{created['id']}", headers=PLATFORM).get_json()
+    assert "secret" not in shown and shown["deliveries"] == []
+    assert shown["url"] == receiver.url + "/a" and shown["description"] == "bots"
+    r = wc.delete(f"/v1/webhooks/{created['id']}", headers=PLATFORM)
+    assert r.status_code == 204 and r.data == b""
+    for method in (wc.get, wc.delete):
+        r = method(f"/v1/webhooks/{created['id']}", headers=PLATFORM)
+        assert r.status_code == 404 and r.get_json()["error"]["code"] == "webhook_not_found"
+    assert [w["id"] for w in wc.get("/v1/webhooks", headers=PLATFORM).get_json()["webhooks"]] \
+        == [other["id"]]
+
+
+def test_webhooks_need_a_platform_key(wc, redis_url, queue_url):
+    sub = subscribe(wc, "http://127.0.0.1:9/x")
+    _, tokens = new_game(wc)
+    for headers in ({}, auth(tokens[0]), auth("not-the-key")):
+        for r in (wc.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/"}, headers=headers),
+                  wc.get("/v1/webhooks", headers=headers),
+                  wc.get(f"/v1/webhooks/{sub['id']}", headers=headers),
+                  wc.delete(f"/v1/webhooks/{sub['id']}", headers=headers)):
+            assert r.status_code == 403, r.get_json()
+            assert r.get_json()["error"]["code"] == "platform_key_required"
+    r = wc.get("/v1/webhooks", headers={"Authorization": "Basic abc"})
+    assert r.status_code == 401 and r.get_json()["error"]["code"] == "invalid_token"
+    # without any configured key, games may be created openly, but webhooks are always refused
+    app = create_app(Config(redis_url=redis_url, queue_url=queue_url),
+                     scheduler=NullScheduler(), webhook_queue=redis.Redis.from_url(queue_url))
+    open_client = app.test_client()
+    for headers in ({}, PLATFORM):
+        r = open_client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/"},
+                             headers=headers)
+        assert r.status_code == 403 and r.get_json()["error"]["code"] == "platform_key_required"
+        assert open_client.get("/v1/webhooks", headers=headers).status_code == 403
+
+
+@pytest.mark.parametrize("body", [
+    {"url": "ftp://example.com/x"}, {"url": "not a url"}, {"url": ""}, {"url": "http://"},
+    {"url": "javascript:alert(1)"}, {"url": 7}, {}, {"url": "http://x.example/" + "a" * 2100},
+    {"url": "http://a.example/\n"}, {"url": "http://a.example/ x"}, {"url": "http://a:99999/"},
+    {"url": "http://[::1]/"}, {"url": "http://-a/"}, {"url": "http://\u00e9.example/"},
+    {"url": "http://127.0.0.1/", "game_types": ["chess"]},
+    {"url": "http://127.0.0.1/", "game_ids": ["NOT-AN-ID"]},
+    {"url": "http://127.0.0.1/", "game_types": []},
+    {"url": "http://127.0.0.1/", "colour": "red"},
+])
+def test_invalid_subscriptions_are_400(wc, body):
+    r = wc.post("/v1/webhooks", json=body, headers=PLATFORM)
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["error"]["code"] == "invalid_request"
+    assert wc.get("/v1/webhooks", headers=PLATFORM).get_json()["webhooks"] == []
+
+
+def test_the_contract_lists_the_webhook_operations(whapp):
+    spec = whapp.extensions["cartouche_api"].spec.to_dict()
+    ops = {op["operationId"] for path in spec["paths"].values() for op in path.values()
+           if isinstance(op, dict) and "operationId" in op}
+    assert {"createWebhook", "listWebhooks", "getWebhook", "deleteWebhook"} <= ops
+    html = whapp.test_client().get("/docs").get_data(as_text=True)
+    assert "/v1/webhooks/{webhook_id}" in html
+    assert "http://" not in html.replace("http://127", "") and "https://" not in html
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/x", "https://hooks.example.com/c?k=1#f",
+                                 "http://localhost", "https://a-b.example:8443/"])
+def test_valid_urls_are_accepted(wc, url):
+    assert subscribe(wc, url)["url"] == url
+
+
+def test_filters():
+    sub = {"game_types": ["diamant"], "game_ids": ["abc"]}
+    assert matches(sub, "f00", "diamant") and matches(sub, "abc", "papyrus")
+    assert not matches(sub, "f00", "papyrus")
+    assert matches({"game_types": None, "game_ids": None}, "f00", "papyrus")
+
+
+def test_signature_recipe_matches_the_server():
+    verify = recipe()
+    body = b'{"a": 1}'
+    header = signature("whsec_x", int(time.time()), body)
+    assert verify("whsec_x", header, body) and server_verify("whsec_x", header, body)
+    assert not verify("whsec_y", header, body)
+    assert not verify("whsec_x", header, body + b" ")
+    old = signature("whsec_x", int(time.time()) - 3600, body)
+    assert not verify("whsec_x", old, body) and not server_verify("whsec_x", old, body)
+    assert not verify("whsec_x", "garbage", body) and not verify("whsec_x", "", body)
+
+
+def test_a_failing_queue_never_fails_a_command(redis_url, queue_url):
+    config = Config(redis_url=redis_url, queue_url=queue_url,
+                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
+    dead = redis.Redis(host="127.0.0.1", port=9, socket_connect_timeout=0.5,
+                       retry=Retry(NoBackoff(), 0))  # redis-py's default retries take ~4 s
+    app = create_app(config, scheduler=NullScheduler(), webhook_queue=dead)
+    client = app.test_client()
+    subscribe(client, "http://127.0.0.1:9/")
+    gid, tokens = new_game(client)
+    assert act(client, gid, tokens[0]).status_code == 201
+
+
+# -- deliveries by the real worker --------------------------------------------------------------
+def test_deliveries_are_signed_complete_and_in_order(wc, receiver, worker):
+    verify = recipe()
+    sub = subscribe(wc, receiver.url + "/hook")
+    gid, tokens = new_game(wc)
+    assert act(wc, gid, tokens[0], "continue").status_code == 201
+    got = receiver.wait("/hook", 2)
+    bodies = [json.loads(r["body"]) for r in got]
+    for r in got:
+        assert verify(sub["secret"], r["headers"]["Cartouche-Signature"], r["body"])
+        assert r["headers"]["Content-Type"] == "application/json"
+    assert [r["headers"]["Cartouche-Event-Versions"] for r in got] == ["1-3", "4-4"]
+    assert [b["id"] for b in bodies] == [r["headers"]["Cartouche-Delivery"] for r in got]
+    first, second = bodies
+    assert first["game_id"] == gid and first["game_type"] == "diamant"
+    assert first["subscription_id"] == sub["id"]
+    assert (first["first_version"], first["last_version"], first["version"]) == (1, 3, 3)
+    assert [e["version"] for e in first["events"]] == [1, 2, 3]
+    assert first["events"][0]["type"] == "GameCreated"
+    # a platform key's view: the secret choice is not redacted
+    assert second["events"] == [{"version": 4, "type": "ChoiceCommitted", "seat": 0,
+                                 "at": second["events"][0]["at"],
+                                 "data": {"choice": "continue"}}]
+    # a tampered body, or another subscription's secret, fails the documented check
+    tampered = got[1]["body"].replace(b'"continue"', b'"return"')
+    assert tampered != got[1]["body"]
+    assert not verify(sub["secret"], got[1]["headers"]["Cartouche-Signature"], tampered)
+    other = subscribe(wc, "http://127.0.0.1:9/")
+    assert not verify(other["secret"], got[1]["headers"]["Cartouche-Signature"], got[1]["body"])
+    entries = wait_log(wc, sub["id"], lambda e: len(e) == 2)
+    assert [(e["versions"], e["attempt"], e["status_code"], e["outcome"]) for e in entries] == \
+        [("4-4", 1, 200, "delivered"), ("1-3", 1, 200, "delivered")]
+
+
+def test_failures_are_retried_with_backoff_and_hold_back_later_deliveries(wc, receiver, worker):
+    verify = recipe()
+    receiver.script["/flaky"] = [500, 500, 200]
+    sub = subscribe(wc, receiver.url + "/flaky")
+    gid, tokens = new_game(wc)
+    assert act(wc, gid, tokens[0], "continue").status_code == 201
+    got = receiver.wait("/flaky", 4)
+    assert [r["headers"]["Cartouche-Event-Versions"] for r in got] == ["1-3"] * 3 + ["4-4"]
+    assert len({r["headers"]["Cartouche-Delivery"] for r in got[:3]}) == 1
+    assert all(verify(sub["secret"], r["headers"]["Cartouche-Signature"], r["body"])
+               for r in got)
+    entries = wait_log(wc, sub["id"], lambda e: len(e) == 4)
+    assert [(e["versions"], e["attempt"], e["status_code"], e["outcome"])
+            for e in entries] == [("4-4", 1, 200, "delivered"),
+                                  ("1-3", 3, 200, "delivered"),
+                                  ("1-3", 2, 500, "retry_scheduled"),
+                                  ("1-3", 1, 500, "retry_scheduled")]
+    assert entries[3]["next_attempt_in_s"] == pytest.approx(0.2)
+    assert entries[2]["next_attempt_in_s"] == pytest.approx(0.4)
+    assert entries[2]["error"] == "HTTP 500" and entries[0]["error"] is None
+
+
+def test_filters_by_game_type_and_id(wc, receiver, worker):
+    subscribe(wc, receiver.url + "/diamant", game_types=["diamant"])
+    papyrus = subscribe(wc, receiver.url + "/papyrus", game_types=["papyrus"])
+    gid, tokens = new_game(wc)
+    new_game(wc, "scarabya", 2)
+    only = subscribe(wc, receiver.url + "/one", game_ids=[gid])
+    assert act(wc, gid, tokens[0], "continue").status_code == 201
+    got = receiver.wait("/diamant", 2)
+    assert {json.loads(r["body"])["game_id"] for r in got} == {gid}
+    one = receiver.wait("/one", 1)
+    assert [r["headers"]["Cartouche-Event-Versions"] for r in one] == ["4-4"]
+    time.sleep(0.3)  # nothing else is on its way (the worker is idle by now)
+    assert len(receiver.at("/diamant")) == 2 and len(receiver.at("/one")) == 1
+    assert receiver.at("/papyrus") == [] and log_of(wc, papyrus["id"]) == []
+    assert log_of(wc, only["id"])[0]["versions"] == "4-4"
+
+
+def test_a_deleted_subscription_stops_its_retries(wc, receiver, worker):
+    receiver.script["/down"] = [503]
+    sub = subscribe(wc, receiver.url + "/down")
+    new_game(wc)
+    receiver.wait("/down", 1)
+    assert wc.delete(f"/v1/webhooks/{sub['id']}", headers=PLATFORM).status_code == 204
+    seen = len(receiver.at("/down"))
+    time.sleep(2.5)  # the retries were due after 0.2 s and 0.4 s (+ the scheduler's second)
+    assert len(receiver.at("/down")) <= seen + 1  # at most one attempt already under way
+    r = redis.Redis.from_url(wc.application.config["CARTOUCHE"].redis_url)
+    assert not r.keys("cartouche:webhooks:outbox:*")
+
+
+def test_a_delivery_is_abandoned_after_max_attempts_and_the_next_one_goes(wc, whapp, worker):
+    listener = whapp.extensions["cartouche"].listeners[-1]
+    listener.max_attempts = 2
+    sub = subscribe(wc, "http://127.0.0.1:9/refused")  # nothing listens on the discard port
+    gid, tokens = new_game(wc)
+    assert act(wc, gid, tokens[0], "continue").status_code == 201
+    entries = wait_log(wc, sub["id"], lambda e: len(e) == 4)
+    assert [(e["versions"], e["attempt"], e["outcome"]) for e in reversed(entries)] == [
+        ("1-3", 1, "retry_scheduled"), ("1-3", 2, "abandoned"),
+        ("4-4", 1, "retry_scheduled"), ("4-4", 2, "abandoned")]
+    assert all(e["status_code"] is None and "refused" in e["error"].lower() for e in entries)
