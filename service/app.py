@@ -8,7 +8,7 @@ import redis
 from flask import Flask, request
 
 from . import api as api_pkg
-from .api import docs, errors, games, health, stream, viewer
+from .api import bench, docs, errors, games, health, stream, viewer
 from .api import webhooks as webhooks_api
 from .config import Config
 from .gameplay import GameService
@@ -45,12 +45,15 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
         if request.path == "/v1/replays/verify":
             request.max_content_length = config.max_export_bytes
 
+    app.url_map.converters["gid"] = api_pkg.GameIdConverter
     api = api_pkg.CartoucheApi(app)
+    api.register_converter(api_pkg.GameIdConverter, api_pkg.game_id_schema)
     api.register_blueprint(games.blp)
     api.register_blueprint(games.replays)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
     errors.register(app)  # after Api: our error model replaces flask-smorest's
+    from .api import ratelimit
     client = client or connect.client(config.redis_url, timeout=config.redis_timeout_s,
                                       max_connections=config.redis_max_connections)
     # SSE subscribers block in XREAD for up to the keep-alive period: their own connections,
@@ -66,10 +69,12 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
         EventStore(client), snapshot_every=config.snapshot_every, cache_size=config.cache_size,
         platform_key_digests=config.platform_key_digests, scheduler=scheduler, now_ms=now_ms)
     app.extensions["cartouche_api"] = api
+    ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())
     webhooks_api.register(app, api, app.extensions["cartouche"], webhook_queue or queue,
                           **(webhook_options or {}))
     docs.register(app, api)
     viewer.register(app)
+    bench.register(app)  # POST /bench/append/<key> only with CARTOUCHE_BENCH_ENDPOINTS=1
     return app
 
 

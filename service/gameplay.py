@@ -192,6 +192,7 @@ class GameService:
         self._meta: OrderedDict[str, dict] = OrderedDict()
         self._meta_lock = threading.Lock()
         self._seeds: OrderedDict[str, str] = OrderedDict()
+        self._load_stripes = [threading.Lock() for _ in range(64)]
         self.platform_key_digests = tuple(platform_key_digests)
         self.scheduler = scheduler or NullScheduler()
         self.now_ms = now_ms or (lambda: int(time.time() * 1000))
@@ -386,6 +387,23 @@ class GameService:
             self.cache.put(game_id, current, state, shell)
         return Table(game_id, game, meta, state, current, shell)
 
+    def load_recent(self, game_id: str, at_least: int) -> Table:
+        """The latest game this process knows if it is at version ``at_least`` or later (no
+        Redis call), else :meth:`load`. For event streams: many subscribers of one game wake
+        together on each append; one of them loads (per stripe lock, cooperative under gevent)
+        while the others wait and then find the cache fresh, instead of every subscriber reading
+        and replaying the same events."""
+        hit = self.cache.get(game_id)
+        if hit is None or hit[0] < at_least:
+            with self._load_stripes[hash(game_id) % len(self._load_stripes)]:
+                hit = self.cache.get(game_id)
+                if hit is None or hit[0] < at_least:
+                    return self.load(game_id)
+        if not _valid_id(game_id):
+            raise NotFound("game_not_found", f"no game {game_id!r}")
+        meta = self._load_meta(game_id)
+        return Table(game_id, GAMES[meta["type"]], meta, hit[1], hit[0], hit[2])
+
     # -- commands -------------------------------------------------------------------------
     def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,
             idempotency_key: str | None, body_digest: str, *, loaded: Table | None = None,
@@ -409,6 +427,18 @@ class GameService:
             record = self.store.idempotency_record(game_id, key_digest)
             if record is not None:
                 return self._replayed(game_id, record, body_digest)
+        try:
+            return self._act(game_id, seat, action, expected_version, idem, body_digest, loaded)
+        except (NotYourTurn, IllegalAction, VersionConflict, DeadlinePassed, SeatNotHuman):
+            # A retry that raced its own original (same key) must get the original answer,
+            # not the error that deciding it again against the moved-on game gives.
+            if idem is not None:
+                record = self.store.idempotency_record(game_id, idem[0])
+                if record is not None:
+                    return self._replayed(game_id, record, body_digest)
+            raise
+
+    def _act(self, game_id, seat, action, expected_version, idem, body_digest, loaded):
         timed_out = self.settle_timeouts(game_id)
         if seat in timed_out:
             raise DeadlinePassed()

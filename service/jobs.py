@@ -14,7 +14,7 @@ import logging
 from datetime import datetime, timezone
 
 import redis
-from rq import Queue
+from rq import Queue, Retry
 
 from . import clock as clock_mod
 
@@ -38,7 +38,8 @@ class RqScheduler:
                 if table.shell["controllers"][seat] != "human":
                     self.queue.enqueue("workers.jobs.bot_turn", table.id, seat, table.version,
                                        job_id=f"bot-{table.id}-{table.version}-{seat}",
-                                       result_ttl=60, failure_ttl=24 * 3600)
+                                       result_ttl=60, failure_ttl=24 * 3600,
+                                       job_timeout=120, retry=Retry(max=3, interval=[1, 2, 4]))
                 if table.clock:
                     at = clock_mod.deadline(table.clock, table.shell["clock"], seat)
                     if at is not None:
@@ -49,5 +50,6 @@ class RqScheduler:
                                               result_ttl=60, failure_ttl=24 * 3600)
         except redis.RedisError:
             # The command is already stored; a lost job is caught up by the next command's
-            # deadline check (clocks) or by `workers.jobs.sweep` (bots). Never fail the request.
+            # deadline check or by `workers.jobs.sweep` (every few seconds in the worker that
+            # runs the scheduler). Never fail the request.
             log.exception("could not schedule jobs for game %s", table.id)

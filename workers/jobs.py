@@ -60,3 +60,20 @@ def clock_due(game_id: str, version: int, deadline_ms: int) -> list[int]:
     if early > 0:
         time.sleep(min(early, 5000) / 1000)
     return svc.settle_timeouts(game_id, version)
+
+
+def sweep(limit: int = 10_000) -> int:
+    """The backstop for lost jobs (a worker killed mid-job, a queue briefly down): settle the
+    overdue clocks of every active game and re-schedule the jobs it needs. Idempotent, like
+    every job here; returns how many games it looked at."""
+    svc = service()
+    ids, _ = svc.store.list_ids(None, "active", 0, limit)
+    for game_id in ids:
+        try:
+            svc.settle_timeouts(game_id)
+            table = svc.load(game_id)
+            if not table.over:
+                svc.scheduler.changed(table)
+        except Exception:  # one broken game must not stop the sweep of the others
+            log.exception("sweep failed for game %s", game_id)
+    return len(ids)

@@ -16,6 +16,24 @@ from rq import Queue, SimpleWorker
 from service.jobs import QUEUES
 
 
+def start_sweeper(every_s: float) -> None:
+    """Run ``workers.jobs.sweep`` every ``every_s`` seconds in a daemon thread."""
+    import threading
+    import time
+
+    from workers import jobs
+
+    def loop():
+        while True:
+            time.sleep(every_s)
+            try:
+                jobs.sweep()
+            except Exception:  # the store may be down for a while: try again next time
+                jobs.log.exception("sweep failed")
+
+    threading.Thread(target=loop, name="cartouche-sweep", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--with-scheduler", action="store_true",
@@ -32,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     # and forking a work horse per job would cost more than the job itself.
     worker = SimpleWorker([Queue(name, connection=conn) for name in QUEUES], connection=conn,
                     name=args.name)
+    if not args.burst:  # every worker sweeps: a killed worker must not take the backstop along
+        start_sweeper(float(os.environ.get("CARTOUCHE_SWEEP_SECONDS", "5")))
     worker.work(with_scheduler=args.with_scheduler, burst=args.burst)
     return 0
 

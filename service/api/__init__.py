@@ -8,6 +8,7 @@ import flask_smorest
 from flask_smorest import Api
 from webargs import core
 from webargs.flaskparser import FlaskParser
+from werkzeug.routing import BaseConverter
 
 from .. import schemas
 
@@ -47,3 +48,13 @@ class OrjsonProvider(JSONProvider):
 class CartoucheApi(Api):
     ERROR_SCHEMA = schemas.ErrorSchema
     DEFAULT_ERROR_RESPONSE_NAME = None  # every endpoint lists its own error responses
+
+
+class GameIdConverter(BaseConverter):
+    """Game ids are lowercase hex; anything else (``/v1/games/bulk``) is another route."""
+
+    regex = "[0-9a-f]{1,64}"
+
+
+def game_id_schema(converter) -> dict:
+    return {"type": "string", "pattern": "^[0-9a-f]{1,64}$"}

@@ -85,3 +85,15 @@ def register(app: Flask) -> None:
     def _unexpected(exc):
         log.exception("unhandled error")
         return error_response(500, "internal_error", "an internal error occurred")
+
+
+def alt_errors(blp, descriptions: dict[int, str], *statuses: int):
+    """Document the error responses ``statuses`` of an endpoint of ``blp`` (one schema)."""
+    from .. import schemas
+
+    def deco(fn):
+        for status in statuses:
+            fn = blp.alt_response(status, schema=schemas.ErrorSchema,
+                                  description=descriptions[status])(fn)
+        return fn
+    return deco

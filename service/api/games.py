@@ -11,22 +11,19 @@ from ..gameplay import (CannotAbort, DeadlinePassed, GameService, IdempotencyKey
                         body_digest)
 from ..games import GAMES
 from . import Blueprint
-from .errors import ApiError
+from .errors import ApiError, alt_errors
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games and their events")
 
 MAX_VERSION = 2**53
 ERRORS = {400: "invalid request", 401: "bad token", 403: "this caller may not do that",
           404: "unknown game or version", 409: "not now", 413: "body too large",
-          422: "rule or option violation", 503: "event store unavailable"}
+          422: "rule or option violation", 429: "rate limited (see Retry-After)",
+          503: "event store unavailable"}
 
 
 def _alts(*statuses: int):
-    def deco(fn):
-        for st in statuses:
-            fn = blp.alt_response(st, schema=s.ErrorSchema, description=ERRORS[st])(fn)
-        return fn
-    return deco
+    return alt_errors(blp, ERRORS, *statuses)
 
 
 def service() -> GameService:
@@ -82,7 +79,7 @@ GAME_LINKS = {
 @blp.arguments(s.CreateGameSchema, error_status_code=400)
 @blp.response(201, s.CreatedGameSchema)
 @blp.doc(responses={"201": {"links": GAME_LINKS}})
-@_alts(401, 403, 413, 422, 503)
+@_alts(401, 403, 413, 422, 429, 503)
 @blp.doc(operationId="createGame")
 def create_game(body):
     """Create a game; returns one secret token per seat, once."""
@@ -105,7 +102,7 @@ def _require_creator() -> None:
 @blp.route("/games/bulk", methods=["POST"])
 @blp.arguments(s.BulkCreateSchema, error_status_code=400)
 @blp.response(201, s.BulkCreatedSchema)
-@_alts(401, 403, 413, 422, 503)
+@_alts(401, 403, 413, 422, 429, 503)
 @blp.doc(operationId="createGamesBulk")
 def create_games_bulk(body):
     """Create up to 100 games at once, all or none (tournaments). A 422 names the failing
@@ -129,7 +126,7 @@ def list_games(query):
                                 query["per_page"])
 
 
-@blp.route("/games/<game_id>")
+@blp.route("/games/<gid:game_id>")
 @blp.response(200, s.GameViewSchema)
 @_alts(401, 404, 503)
 @blp.doc(operationId="getGame")
@@ -139,7 +136,7 @@ def get_game(game_id):
     return service().view(table, caller(table))
 
 
-@blp.route("/games/<game_id>/states/<int:version>")
+@blp.route("/games/<gid:game_id>/states/<int:version>")
 @blp.response(200, s.GameViewSchema)
 @_alts(401, 404, 503)
 @blp.doc(operationId="getState")
@@ -159,7 +156,7 @@ def get_state(game_id, version):
     return view
 
 
-@blp.route("/games/<game_id>/legal-actions")
+@blp.route("/games/<gid:game_id>/legal-actions")
 @blp.response(200, s.LegalActionsSchema)
 @_alts(401, 404, 503)
 @blp.doc(operationId="getLegalActions")
@@ -171,14 +168,14 @@ def legal_actions(game_id):
             "actions": service().legal_actions(table, viewer)}
 
 
-@blp.route("/games/<game_id>/actions", methods=["POST"])
+@blp.route("/games/<gid:game_id>/actions", methods=["POST"])
 @blp.arguments(s.ActionRequestSchema, error_status_code=400)
 @blp.response(201, s.ActionResponseSchema)
 @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "required": False,
                       "schema": {"type": "string", "maxLength": 255},
                       "description": "retries with the same key and body get the original "
                                      "response; another body gets 422"}])
-@_alts(401, 403, 404, 409, 413, 422, 503)
+@_alts(401, 403, 404, 409, 413, 422, 429, 503)
 @blp.doc(operationId="postAction")
 def post_action(body, game_id):
     """Act as the caller's seat."""
@@ -217,7 +214,7 @@ def post_action(body, game_id):
             "events": svc.served_events(after, envelopes, first, viewer)}
 
 
-@blp.route("/games/<game_id>/events")
+@blp.route("/games/<gid:game_id>/events")
 @blp.arguments(s.EventsQuerySchema, location="query", error_status_code=400)
 @blp.response(200, s.EventPageSchema)
 @_alts(400, 401, 404, 503)
@@ -238,9 +235,9 @@ def _seat_caller(game_id: str) -> tuple[Table, int]:
     return table, viewer
 
 
-@blp.route("/games/<game_id>/resign", methods=["POST"])
+@blp.route("/games/<gid:game_id>/resign", methods=["POST"])
 @blp.response(200, s.GameViewSchema)
-@_alts(401, 403, 404, 409, 503)
+@_alts(401, 403, 404, 409, 429, 503)
 @blp.doc(operationId="resign")
 def resign(game_id):
     """Leave the game: the seat is then played as the clock's timeout policy says (a bot by
@@ -255,9 +252,9 @@ def resign(game_id):
     return service().view(table, seat)
 
 
-@blp.route("/games/<game_id>/abort", methods=["POST"])
+@blp.route("/games/<gid:game_id>/abort", methods=["POST"])
 @blp.response(200, s.GameViewSchema)
-@_alts(401, 403, 404, 409, 503)
+@_alts(401, 403, 404, 409, 429, 503)
 @blp.doc(operationId="abort")
 def abort(game_id):
     """Abort a game before anybody has moved (a seat or a platform key)."""
@@ -272,7 +269,7 @@ def abort(game_id):
     return service().view(table, viewer)
 
 
-@blp.route("/games/<game_id>/export")
+@blp.route("/games/<gid:game_id>/export")
 @blp.response(200, s.ExportSchema)
 @_alts(401, 404, 409, 503)
 @blp.doc(operationId="exportGame")
@@ -287,10 +284,10 @@ def export_game(game_id):
         raise ApiError(409, "game_not_finished", exc.message) from None
 
 
-@blp.route("/games/<game_id>/fork", methods=["POST"])
+@blp.route("/games/<gid:game_id>/fork", methods=["POST"])
 @blp.arguments(s.ForkRequestSchema, error_status_code=400)
 @blp.response(201, s.CreatedGameSchema)
-@_alts(401, 403, 404, 422, 503)
+@_alts(401, 403, 404, 422, 429, 503)
 @blp.doc(operationId="forkGame")
 def fork_game(body, game_id):
     """A new game continuing from version ``at`` (finished games; running games with a
@@ -319,6 +316,7 @@ replays = Blueprint("replays", __name__, url_prefix="/v1/replays",
 @replays.response(200, s.VerifyResultSchema)
 @replays.alt_response(400, schema=s.ErrorSchema, description=ERRORS[400])
 @replays.alt_response(413, schema=s.ErrorSchema, description=ERRORS[413])
+@replays.alt_response(429, schema=s.ErrorSchema, description=ERRORS[429])
 @replays.doc(operationId="verifyReplay")
 def verify_replay(body):
     """Re-derive every random draw of an export from its revealed seed, replay the log through

@@ -157,14 +157,16 @@ def register(app: Flask, redis_client: redis.Redis, config: Any = None) -> RateL
     """Limit writes (POST) per token and per address on ``app``; returns the limiter (None when
     both limits are 0)."""
     cfg = _coerce(config)
-    if not cfg.enabled:
-        return None
-    limiter = RateLimiter(redis_client, cfg)
-    app.extensions["cartouche_ratelimit"] = limiter
+    limiter = RateLimiter(redis_client, cfg) if cfg.enabled else None
+    first = "cartouche_ratelimit" not in app.extensions
+    app.extensions["cartouche_ratelimit"] = limiter  # registering again replaces the limits
+    if not first:
+        return limiter
 
     @app.before_request
     def _rate_limit():
-        if request.method != "POST":
+        limiter = app.extensions["cartouche_ratelimit"]
+        if limiter is None or request.method != "POST":
             return None
         try:
             wait = limiter.check(_bearer(request.headers.get("Authorization")),

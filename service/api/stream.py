@@ -43,10 +43,12 @@ def sse(event: str, data, event_id: int | None = None) -> bytes:
     return f"{head}event: {event}\n".encode() + b"data: " + orjson.dumps(data) + b"\n\n"
 
 
-@blp.route("/games/<game_id>/events/stream")
+@blp.route("/games/<gid:game_id>/events/stream")
 @blp.doc(operationId="streamEvents", responses={"200": {
     "description": "text/event-stream: `event: game_event` (id = version) ... `event: end`",
-    "content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+    "content": {"text/event-stream": {"schema": {
+        "type": "object", "description": "each event's data: an event (game_event) or "
+                                         "{status, version, result} (end)"}}}}},
     parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
                  "schema": {"type": "string", "pattern": "^[0-9]{1,16}$"},
                  "description": "resume after this version"},
@@ -70,7 +72,8 @@ def stream_events(game_id):
         stored = svc.store.read(game_id, after, count=BATCH)  # catching up
         while True:
             if stored:
-                current = svc.load(game_id)  # read after the batch: redaction as of now
+                # the game as of this batch or later: redaction as of now
+                current = svc.load_recent(game_id, stored[-1].version)
                 served = svc.served_events(current, [s.envelope for s in stored],
                                            stored[0].version, viewer)
                 for ev in served:

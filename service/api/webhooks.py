@@ -14,7 +14,7 @@ from marshmallow import fields, validate
 from .. import schemas as s
 from .. import webhooks as wh
 from . import Blueprint
-from .errors import ApiError
+from .errors import ApiError, alt_errors
 from .games import bearer_token
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1",
@@ -22,7 +22,7 @@ blp = Blueprint("webhooks", __name__, url_prefix="/v1",
 
 ERRORS = {400: "invalid request", 401: "bad token", 403: "a platform key is required",
           404: "unknown webhook", 413: "body too large", 422: "too many webhooks",
-          503: "event store unavailable"}
+          429: "rate limited (see Retry-After)", 503: "event store unavailable"}
 GAME_ID = validate.Regexp(r"^[0-9a-f]{1,64}$")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
@@ -38,11 +38,7 @@ def _no_controls(value: str) -> None:
 
 
 def _alts(*statuses: int):
-    def deco(fn):
-        for st in statuses:
-            fn = blp.alt_response(st, schema=s.ErrorSchema, description=ERRORS[st])(fn)
-        return fn
-    return deco
+    return alt_errors(blp, ERRORS, *statuses)
 
 
 class WebhookCreateSchema(s.Strict):
@@ -111,7 +107,7 @@ def require_platform_key() -> None:
 @blp.route("/webhooks", methods=["POST"])
 @blp.arguments(WebhookCreateSchema, error_status_code=400)
 @blp.response(201, CreatedWebhookSchema)
-@_alts(400, 401, 403, 413, 422, 503)
+@_alts(400, 401, 403, 413, 422, 429, 503)
 @blp.doc(operationId="createWebhook")
 def create_webhook(body):
     """Subscribe a URL to the events of all games, or of some types or games. The signing

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+from rich.columns import Columns
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
@@ -114,7 +115,11 @@ def _tides_cards() -> dict:
     return _TIDES
 
 
-def menu(game: str, actions: list[dict]) -> Table:
+def menu(game: str, actions: list[dict]) -> Any:
+    if len(actions) > 20:   # long menus (Scarabya, Papyrus) in columns
+        width = len(str(len(actions)))
+        return Columns([Text(f"{i:>{width}}) {action_label(game, a)}")
+                        for i, a in enumerate(actions, 1)], column_first=True, padding=(0, 3))
     table = Table.grid(padding=(0, 1))
     table.add_column(justify="right", style="bold")
     table.add_column()
@@ -223,8 +228,9 @@ def _pharaohs_wall(s: dict, names: list[str], you: int | None) -> list:
         p = (s.get("pillars") or {}).get(animal, {})
         occ = p.get("occupant")
         pillars.append(f"{animal}", style=_animal_style(animal))
+        explorer = f", {names[occ]}" if isinstance(occ, int) and occ < len(names) else ""
         pillars.append(f"[{len(p.get('stack', []))} sarc, {p.get('scarabs', 0)} scarab"
-                       f"{', ' + names[occ] if isinstance(occ, int) and occ < len(names) else ''}] ")
+                       f"{explorer}] ")
     out: list[Any] = [Text(f"turn {s.get('turn_number')} · phase {s.get('phase')} · supply "
                            f"{s.get('supply')} · piles {s.get('pile_sizes')}"), t, pillars]
     for seat in range(len(s.get("reserves", []))):
@@ -395,6 +401,23 @@ def _details(game: str, d: dict, names: list[str], you: int | None) -> list:
             out.append(t)
         return out
     seats = d.get("seats")
+    if game == "scarabya" and isinstance(seats, list):
+        for seat, row in enumerate(seats):
+            line = who(names, seat, you)
+            tokens = ", ".join(f"{t['value']} at {t['cell'][0]}{'abcdefghij'[t['cell'][1]]}"
+                               for t in row.get("tokens", []))
+            line.append(f"  {row.get('score')} points · scarab tokens: {tokens or 'none'} · "
+                        f"covered scarabs {row.get('covered_scarabs')}"
+                        + (f" · discarded {' '.join(row['discarded'])}"
+                           if row.get("discarded") else ""))
+            out.append(line)
+            if row.get("rows"):
+                out.append(Text("\n".join("   " + " ".join(r) for r in row["rows"]),
+                                style="dim"))
+        rest = {k: v for k, v in d.items() if k != "seats"}
+        if rest:
+            out.append(Text(" · ".join(f"{k}: {compact(v, 80)}" for k, v in rest.items())))
+        return out
     if isinstance(seats, list) and seats and all(isinstance(x, dict) for x in seats):
         keys = [k for k in seats[0] if not isinstance(seats[0][k], (dict, list))]
         t = Table(title="scoring", show_edge=False)
@@ -420,4 +443,4 @@ def _details(game: str, d: dict, names: list[str], you: int | None) -> list:
 
 
 def make_console(no_color: bool = False) -> Console:
-    return Console(no_color=no_color, highlight=False, soft_wrap=False)
+    return Console(no_color=no_color, highlight=False, soft_wrap=False, markup=False)

@@ -21,6 +21,15 @@ class JsonInteger(fields.Integer):
         return int(value)
 
 
+class JsonBoolean(fields.Boolean):
+    """``true`` or ``false`` and nothing else (not ``0``, ``"yes"`` ...)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class Strict(ma.Schema):
     class Meta:
         unknown = ma.RAISE
@@ -60,14 +69,14 @@ class CreateGameSchema(Strict):
 
 
 class SeatTokenSchema(Strict):
-    seat = fields.Integer(required=True)
+    seat = JsonInteger(required=True)
     name = fields.String(required=True)
     token = fields.String(required=True)
 
 
 class CreatedGameSchema(Strict):
     id = fields.String(required=True)
-    version = fields.Integer(required=True)
+    version = JsonInteger(required=True)
     seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
     seed_commitment = fields.String(required=True)
 
@@ -82,27 +91,27 @@ class ActionRequestSchema(Strict):
 
 
 class EventSchema(Strict):
-    version = fields.Integer(required=True)
+    version = JsonInteger(required=True)
     type = fields.String(required=True)
     at = fields.String(required=True, allow_none=True)
-    seat = fields.Integer(required=True, allow_none=True)
+    seat = JsonInteger(required=True, allow_none=True)
     data = fields.Dict(required=True)
-    forced = fields.Boolean(metadata={"description": "played by the engine: the seat had one legal action"})
-    timeout = fields.Boolean(metadata={"description": "played for the seat when its clock ran out"})
+    forced = JsonBoolean(metadata={"description": "played by the engine: the seat had one legal action"})
+    timeout = JsonBoolean(metadata={"description": "played for the seat when its clock ran out"})
 
 
 class ActionResponseSchema(Strict):
-    version = fields.Integer(required=True)
+    version = JsonInteger(required=True)
     events = fields.List(fields.Nested(EventSchema), required=True)
 
 
 class AwaitingSchema(Strict):
-    seat = fields.Integer(required=True)
+    seat = JsonInteger(required=True)
     deadline = fields.String(required=True, allow_none=True)
 
 
 class SeatSchema(Strict):
-    seat = fields.Integer(required=True)
+    seat = JsonInteger(required=True)
     name = fields.String(required=True)
     bot = fields.Dict(required=True, allow_none=True)
     controller = fields.String(required=True, validate=validate.OneOf(
@@ -112,16 +121,16 @@ class SeatSchema(Strict):
 
 
 class ClockViewSchema(Strict):
-    remaining_ms = fields.List(fields.Integer(allow_none=True), required=True)
-    per_decision_ms = fields.Integer(required=True, allow_none=True)
-    increment_ms = fields.Integer(required=True)
+    remaining_ms = fields.List(JsonInteger(allow_none=True), required=True)
+    per_decision_ms = JsonInteger(required=True, allow_none=True)
+    increment_ms = JsonInteger(required=True)
     timeout = fields.String(required=True)
 
 
 class ResultSchema(Strict):
-    scores = fields.List(fields.Integer(), required=True)
-    ranks = fields.List(fields.Integer(), required=True)
-    winners = fields.List(fields.Integer(), required=True)
+    scores = fields.List(JsonInteger(), required=True)
+    ranks = fields.List(JsonInteger(), required=True)
+    winners = fields.List(JsonInteger(), required=True)
     details = fields.Dict(required=True)
 
 
@@ -130,10 +139,10 @@ class GameViewSchema(Strict):
     type = fields.String(required=True)
     status = fields.String(required=True, validate=validate.OneOf(["active", "finished",
                                                                    "aborted"]))
-    version = fields.Integer(required=True)
+    version = JsonInteger(required=True)
     created_at = fields.String(required=True, allow_none=True)
     players = fields.List(fields.Nested(SeatSchema), required=True)
-    you = fields.Integer(required=True, allow_none=True,
+    you = JsonInteger(required=True, allow_none=True,
                          metadata={"description": "the caller's seat, null for others"})
     options = fields.Dict(required=True)
     seed = fields.String(required=True, validate=validate.OneOf(["server", "supplied"]))
@@ -146,8 +155,8 @@ class GameViewSchema(Strict):
 
 
 class LegalActionsSchema(Strict):
-    version = fields.Integer(required=True)
-    seat = fields.Integer(required=True, allow_none=True)
+    version = JsonInteger(required=True)
+    seat = JsonInteger(required=True, allow_none=True)
     actions = fields.List(fields.Dict(), required=True)
 
 
@@ -172,9 +181,9 @@ class EventsQuerySchema(Query):
 
 
 class EventPageSchema(Strict):
-    version = fields.Integer(required=True, metadata={"description": "the game's version"})
+    version = JsonInteger(required=True, metadata={"description": "the game's version"})
     events = fields.List(fields.Nested(EventSchema), required=True)
-    next_after = fields.Integer(required=True, metadata={
+    next_after = JsonInteger(required=True, metadata={
         "description": "pass as `after` for the next page (the last version read)"})
 
 
@@ -189,22 +198,22 @@ class GameSummarySchema(Strict):
     id = fields.String(required=True)
     type = fields.String(required=True)
     status = fields.String(required=True)
-    version = fields.Integer(required=True)
-    created_ms = fields.Integer(required=True)
+    version = JsonInteger(required=True)
+    created_ms = JsonInteger(required=True)
 
 
 class GameListSchema(Strict):
     games = fields.List(fields.Nested(GameSummarySchema), required=True)
-    page = fields.Integer(required=True)
-    per_page = fields.Integer(required=True)
-    total = fields.Integer(required=True)
+    page = JsonInteger(required=True)
+    per_page = JsonInteger(required=True)
+    total = JsonInteger(required=True)
 
 
 class GameTypeSchema(Strict):
     id = fields.String(required=True)
     name = fields.String(required=True)
-    min_players = fields.Integer(required=True)
-    max_players = fields.Integer(required=True)
+    min_players = JsonInteger(required=True)
+    max_players = JsonInteger(required=True)
     variants = fields.List(fields.Dict(), required=True)
     options = fields.Dict(required=True, metadata={"description": "JSON Schema of options"})
     actions = fields.Dict(required=True, metadata={
@@ -220,20 +229,20 @@ class HealthSchema(Strict):
 
 
 class ExportedEventSchema(Strict):
-    version = fields.Integer(required=True)
+    version = JsonInteger(required=True)
     type = fields.String(required=True)
-    seat = fields.Integer(required=True, allow_none=True)
+    seat = JsonInteger(required=True, allow_none=True)
     data = fields.Dict(required=True)
     at = fields.String(required=True, allow_none=True)
-    forced = fields.Boolean()
-    timeout = fields.Boolean()
+    forced = JsonBoolean()
+    timeout = JsonBoolean()
     cmd = fields.Dict(metadata={"description": "on the first event of each command: what "
                                                "caused it ({seat, action} or {shell})"})
 
 
 class ForkedFromSchema(Strict):
     id = fields.String(required=True)
-    version = fields.Integer(required=True)
+    version = JsonInteger(required=True)
 
 
 class ExportSchema(Strict):
@@ -254,8 +263,8 @@ class ExportSchema(Strict):
 
 
 class VerifyResultSchema(Strict):
-    valid = fields.Boolean(required=True)
-    version = fields.Integer(required=True, allow_none=True,
+    valid = JsonBoolean(required=True)
+    version = JsonInteger(required=True, allow_none=True,
                              metadata={"description": "the first version that diverges"})
     reason = fields.String(required=True, allow_none=True)
     details = fields.Dict(required=True)

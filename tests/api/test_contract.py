@@ -34,10 +34,12 @@ def test_contract_is_served_with_a_readable_page(client):
 
 
 def test_schemathesis_finds_no_server_error_or_schema_violation(live_url):
+    # One worker: hypothesis' lambda introspection under threads trips a CPython 3.11 ast bug
+    # ("AST constructor recursion depth mismatch") inside schemathesis itself.
     budget = os.environ.get("CARTOUCHE_SCHEMATHESIS_SECONDS", "100")
     cmd = [str(Path(sys.executable).parent / "schemathesis"), "run",
            f"{live_url}/openapi.yaml", "--checks", "all", "--max-time", budget,
-           "--seed", "20261129", "--workers", "2", "--suppress-health-check", "all",
+           "--seed", "20261129", "--workers", "1", "--suppress-health-check", "all",
            "--request-timeout", "10"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     tail = proc.stdout[-6000:]

@@ -109,7 +109,7 @@ def test_auth_errors(client):
 
 def test_not_found(client):
     error(client.get("/v1/games/00000000000000000000"), 404, "game_not_found")
-    error(client.get("/v1/games/not-an-id!"), 404, "game_not_found")
+    error(client.get("/v1/games/not-an-id!"), 404, "not_found")  # not a game id at all
     error(client.get("/v1/nothing"), 404, "not_found")
     gid, _, _ = create(client, 3)
     error(client.get(f"/v1/games/{gid}/states/999"), 404, "version_not_found")

@@ -1,0 +1,289 @@
+"""Shared pieces of the benchmarks: a throwaway Redis-compatible server, a live gunicorn with the
+production configuration, a tiny asyncio HTTP/1.1 keep-alive client, and statistics.
+
+Same recipe as ``tests/conftest.py``: ``service.embedded.start`` (the embedded Valkey, AOF with
+``appendfsync everysec``, exactly what ``make run`` starts), and gunicorn with
+``--config python:service.gunicorn_conf`` (gevent workers, ``WEB_CONCURRENCY`` 2 unless set).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from service import embedded  # noqa: E402
+
+
+def percentile(values, q: float) -> float:
+    values = sorted(values)
+    if not values:
+        return float("nan")
+    k = min(len(values) - 1, max(0, round(q * (len(values) - 1))))
+    return values[k]
+
+
+def lat_stats(ms: list[float]) -> dict:
+    if not ms:
+        return {"n": 0}
+    return {"n": len(ms), "median_ms": round(statistics.median(ms), 2),
+            "p90_ms": round(percentile(ms, .90), 2), "p99_ms": round(percentile(ms, .99), 2),
+            "max_ms": round(max(ms), 2)}
+
+
+def machine() -> dict:
+    return {"python": platform.python_version(), "machine": platform.machine(),
+            "cpus": os.cpu_count()}
+
+
+class Redis:
+    """The embedded server in a temporary directory (removed on stop)."""
+
+    def __init__(self, unix_socket: bool = True) -> None:
+        self.dir = tempfile.mkdtemp(prefix="cartouche-bench-redis-")
+        self.server = embedded.start(self.dir, unix_socket=unix_socket)
+        self.url = self.server.url
+
+    def db(self, n: int) -> str:
+        if self.url.startswith("unix://"):
+            base = self.url.split("?", 1)[0]
+            return f"{base}?db={n}"
+        return self.url.rsplit("/", 1)[0] + f"/{n}"
+
+    def stop(self) -> None:
+        self.server.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Gunicorn:
+    """gunicorn with the production config file, on a free port."""
+
+    def __init__(self, redis_url: str, queue_url: str, *, app: str = "service.api.bench:wsgi()",
+                 env: dict | None = None) -> None:
+        self.port = embedded.free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = Path(tempfile.mkdtemp(prefix="cartouche-bench-gunicorn-")) / "gunicorn.log"
+        full_env = dict(os.environ, REDIS_URL=redis_url, QUEUE_URL=queue_url,
+                        CARTOUCHE_BENCH_ENDPOINTS="1")
+        full_env.setdefault("WEB_CONCURRENCY", "2")
+        # The write rate limiter (when the app has one) stays on and does its work on every POST,
+        # but with limits no load generator on one address can reach.
+        full_env.setdefault("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "1000000000")
+        full_env.setdefault("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "1000000000")
+        full_env.update(env or {})
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [str(Path(sys.executable).parent / "gunicorn"), "--config",
+             "python:service.gunicorn_conf", "--bind", f"127.0.0.1:{self.port}", app],
+            cwd=ROOT, env=full_env, stdout=self._log, stderr=subprocess.STDOUT,
+            preexec_fn=embedded._die_with_parent)
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        import urllib.request
+
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/readyz", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.proc.kill()
+                raise RuntimeError("gunicorn did not start: " + self.log_path.read_text()[-3000:])
+            time.sleep(0.1)
+
+    def worker_pids(self) -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True)
+        return [int(p) for p in out.stdout.split()]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+
+class Conn:
+    """One keep-alive HTTP/1.1 connection (asyncio streams). Just enough HTTP for the API:
+    Content-Length bodies (the API never chunks its JSON answers)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader = self.writer = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+
+    async def request(self, method: str, path: str, body=None, headers: dict | None = None
+                      ) -> tuple[int, bytes]:
+        if self.writer is None:
+            await self.open()
+        payload = orjson.dumps(body) if body is not None else b""
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}",
+                 f"Content-Length: {len(payload)}"]
+        if body is not None:
+            lines.append("Content-Type: application/json")
+        for k, v in (headers or {}).items():
+            lines.append(f"{k}: {v}")
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + payload)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        status = int(status_line.split(" ", 2)[1])
+        length, close = 0, False
+        for h in header_lines:
+            name, _, value = h.partition(":")
+            name = name.strip().lower()
+            if name == "content-length":
+                length = int(value)
+            elif name == "connection" and value.strip().lower() == "close":
+                close = True
+        data = await self.reader.readexactly(length) if length else b""
+        if close:
+            self.close()
+        return status, data
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+def split_url(url: str) -> tuple[str, int]:
+    hostport = url.split("://", 1)[1].rstrip("/")
+    host, port = hostport.rsplit(":", 1)
+    return host, int(port)
+
+
+def ratio(a: float, b: float) -> float:
+    return round(a / b, 3) if b else float("nan")
+
+
+class Profiler:
+    """py-spy (sampling, from outside) on some processes for a while: collapsed stacks, then the
+    top functions by self and by inclusive samples. ``--profile`` in the benchmarks."""
+
+    def __init__(self, pids: list[int], seconds: float, out_dir: str | None = None,
+                 rate: int = 200) -> None:
+        self.dir = Path(out_dir or tempfile.mkdtemp(prefix="cartouche-bench-profile-"))
+        self.dir.mkdir(parents=True, exist_ok=True)
+        spy = str(Path(sys.executable).parent / "py-spy")
+        self.files = []
+        self.procs = []
+        for pid in pids:
+            f = self.dir / f"pyspy-{pid}.txt"
+            self.files.append(f)
+            self.procs.append(subprocess.Popen(
+                [spy, "record", "-p", str(pid), "-d", str(int(seconds)), "-r", str(rate),
+                 "-f", "raw", "-o", str(f), "--nonblocking"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+    def report(self, top: int = 25) -> dict:
+        for p in self.procs:
+            try:
+                p.wait(60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        own: dict[str, int] = {}
+        incl: dict[str, int] = {}
+        total = 0
+        for f in self.files:
+            if not f.exists():
+                continue
+            for line in f.read_text().splitlines():
+                stack, _, n = line.rpartition(" ")
+                if not stack:
+                    continue
+                n = int(n)
+                frames = stack.split(";")
+                total += n
+                leaf = frames[-1]
+                own[leaf] = own.get(leaf, 0) + n
+                for fr in set(frames):
+                    incl[fr] = incl.get(fr, 0) + n
+
+        def topn(d):
+            return [(round(100 * v / total, 1), k) for k, v in
+                    sorted(d.items(), key=lambda kv: -kv[1])[:top]] if total else []
+
+        return {"samples": total, "self_pct": topn(own), "inclusive_pct": topn(incl),
+                "files": [str(f) for f in self.files]}
+
+
+def print_profile(prof: dict, title: str) -> None:
+    print(f"  profile ({title}): {prof['samples']} samples, files {prof['files']}")
+    print("    top self:")
+    for pct, name in prof["self_pct"][:15]:
+        print(f"      {pct:5.1f}%  {name}")
+    print("    top inclusive:")
+    for pct, name in prof["inclusive_pct"][:30]:
+        print(f"      {pct:5.1f}%  {name}")
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """utime + stime of these processes (their threads included), in seconds."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+def redis_calls(url: str) -> dict[str, int]:
+    import redis as redis_py
+
+    r = redis_py.Redis.from_url(url)
+    try:
+        stats = r.info("commandstats")
+    finally:
+        r.close()
+    return {k.removeprefix("cmdstat_"): v["calls"] for k, v in stats.items()}
+
+
+class Meter:
+    """CPU of the gunicorn workers, of the Redis server and of this process, and the Redis
+    commands run, between start() and stop()."""
+
+    def __init__(self, gun: "Gunicorn", redis: "Redis") -> None:
+        self.gun, self.redis = gun, redis
+
+    def start(self) -> None:
+        self.pids = self.gun.worker_pids()
+        self.c0 = (cpu_seconds(self.pids), cpu_seconds([self.redis.server.process.pid]),
+                   time.process_time())
+        self.r0 = redis_calls(self.redis.url)
+
+    def stop(self, requests: int) -> dict:
+        c1 = (cpu_seconds(self.pids), cpu_seconds([self.redis.server.process.pid]),
+              time.process_time())
+        r1 = redis_calls(self.redis.url)
+        n = max(requests, 1)
+        calls = {k: round((v - self.r0.get(k, 0)) / n, 2) for k, v in r1.items()
+                 if v - self.r0.get(k, 0) > 0 and k not in ("info",)}
+        return {"cpu_ms_per_request": {
+                    "gunicorn": round(1000 * (c1[0] - self.c0[0]) / n, 3),
+                    "redis": round(1000 * (c1[1] - self.c0[1]) / n, 3),
+                    "client": round(1000 * (c1[2] - self.c0[2]) / n, 3)},
+                "redis_calls_per_request": dict(sorted(calls.items()))}

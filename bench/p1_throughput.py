@@ -1,0 +1,317 @@
+"""Benchmark P1 (issue 9): action throughput and latency against a same-run baseline.
+
+Starts its own embedded Valkey (the ``make run`` server: AOF, ``appendfsync everysec``, unix
+socket) and one gunicorn with the production configuration (``service/gunicorn_conf.py``: gevent
+workers, ``WEB_CONCURRENCY`` 2), serving ``service.api.bench:wsgi()`` = the production app plus
+the benchmark-only ``POST /bench/append/<key>`` (``CARTOUCHE_BENCH_ENDPOINTS=1``). Then an asyncio
+load generator (one keep-alive connection per client, one request in flight per client) runs
+alternating timed phases against the same server:
+
+* ``baseline``: every client loops ``POST /bench/append/<key>`` on its own key: one stream read
+  and one Lua expected-version append, nothing else (no rules, no auth, no validation);
+* ``service``: every client plays 4-seat Diamant games (created beforehand, untimed) with
+  ``POST /v1/games/{id}/actions`` as the awaited seats, a seat's token each, choosing "continue"
+  with probability 0.75; it tracks who is awaited from the events each 201 returns (a GET of the
+  game resynchronises after any non-201, counted as an error). Only the actions are timed.
+
+Throughput = requests completed / phase wall time; latency per request (client side). Phases
+alternate (baseline, service, baseline, ...) so that drift hits both; the figures are medians over
+the rounds and the ratios are service / baseline. Targets: throughput ≥ 0.8x baseline, p99 ≤ 1.5x.
+
+At saturation (a closed loop of N clients) latency is about N / throughput, so the p99 ratio there
+mostly mirrors the throughput ratio; paced rounds follow (same number of clients, both at the same
+offered rate, ``--paced-fraction`` of the service's saturated throughput) and compare p99 at equal
+load. Per phase it also reports the CPU per request of the gunicorn workers, of the Redis server
+and of the load generator (``/proc``), and the Redis commands per request (``INFO
+commandstats``): the figures that say where the difference comes from on a shared machine.
+
+    .venv/bin/python bench/p1_throughput.py [--clients 32] [--seconds 8] [--rounds 3]
+
+Prints a human summary, then one JSON line (the last line of output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _harness import (Conn, Gunicorn, Meter, Profiler, Redis, lat_stats,  # noqa: E402
+                      machine, percentile, print_profile, ratio, split_url)
+
+SEATS = 4
+P_CONTINUE = 0.75
+
+
+async def create_games(url: str, n: int, conns: int = 8) -> list[dict]:
+    host, port = split_url(url)
+    out: list[dict] = []
+
+    async def worker(k: int):
+        c = Conn(host, port)
+        while len(out) < n:
+            st, body = await c.request("POST", "/v1/games", {
+                "type": "diamant", "players": [{"name": f"p{i}"} for i in range(SEATS)]})
+            assert st == 201, (st, body)
+            out.append(json.loads(body))
+        c.close()
+
+    await asyncio.gather(*(worker(k) for k in range(conns)))
+    return out[:n]
+
+
+class Phase:
+    def __init__(self) -> None:
+        self.lat: list[float] = []
+        self.errors = 0
+        self.games_finished = 0
+        self.meter: dict = {}
+
+
+class Pace:
+    """Open-ish loop at ``rate`` requests/s over all clients (None: as fast as possible):
+    each client waits for its next slot; a late client sends at once."""
+
+    def __init__(self, rate: float | None, clients: int) -> None:
+        self.interval = clients / rate if rate else 0.0
+
+    async def start(self, k: int) -> float:
+        if not self.interval:
+            return 0.0
+        await asyncio.sleep(self.interval * random.random())
+        return time.perf_counter()
+
+    async def wait(self, slot: float) -> float:
+        if not self.interval:
+            return 0.0
+        slot += self.interval
+        delay = slot - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        return slot
+
+
+async def run_baseline(url: str, clients: int, seconds: float, tag: str,
+                       rate: float | None = None) -> tuple[Phase, float]:
+    host, port = split_url(url)
+    ph = Phase()
+    stop_at = time.perf_counter() + seconds
+    pace = Pace(rate, clients)
+
+    async def client(k: int):
+        c = Conn(host, port)
+        await c.open()
+        key = f"{tag}{k:04x}"
+        slot = await pace.start(k)
+        while time.perf_counter() < stop_at:
+            slot = await pace.wait(slot) if slot else slot
+            t0 = time.perf_counter()
+            st, _ = await c.request("POST", f"/bench/append/{key}")
+            ph.lat.append((time.perf_counter() - t0) * 1000)
+            if st != 201:
+                ph.errors += 1
+        c.close()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client(k) for k in range(clients)))
+    return ph, time.perf_counter() - t0
+
+
+async def resync(c: Conn, game: dict) -> tuple[list[int], bool]:
+    st, body = await c.request("GET", f"/v1/games/{game['id']}")
+    view = json.loads(body)
+    return [a["seat"] for a in view["awaiting"]], view["status"] != "active"
+
+
+async def run_service(url: str, clients: int, seconds: float, pool: list[dict],
+                      rnd: random.Random, rate: float | None = None) -> tuple[Phase, float]:
+    host, port = split_url(url)
+    ph = Phase()
+    stop_at = time.perf_counter() + seconds
+    pace = Pace(rate, clients)
+
+    async def client(k: int):
+        c = Conn(host, port)
+        await c.open()
+        slot = await pace.start(k)
+        while time.perf_counter() < stop_at and pool:
+            game = pool.pop()
+            tokens = [s["token"] for s in game["seats"]]
+            in_cave = set(range(SEATS))
+            pending = sorted(in_cave)
+            done = False
+            while not done and time.perf_counter() < stop_at:
+                if not pending:
+                    pending, done = await resync(c, game)
+                    continue
+                slot = await pace.wait(slot) if slot else slot
+                seat = pending.pop(0)
+                choice = "continue" if rnd.random() < P_CONTINUE else "return"
+                t0 = time.perf_counter()
+                st, body = await c.request(
+                    "POST", f"/v1/games/{game['id']}/actions",
+                    {"action": {"type": "decide", "choice": choice}},
+                    {"Authorization": f"Bearer {tokens[seat]}"})
+                ph.lat.append((time.perf_counter() - t0) * 1000)
+                if st != 201:
+                    ph.errors += 1
+                    pending, done = await resync(c, game)
+                    continue
+                types = {}
+                for ev in json.loads(body)["events"]:
+                    types.setdefault(ev["type"], ev)
+                if "GameEnded" in types:
+                    done = True
+                elif "ChoicesRevealed" in types:
+                    if "RoundStarted" in types:
+                        in_cave = set(range(SEATS))
+                    elif "PlayersReturned" in types:
+                        in_cave -= set(types["PlayersReturned"]["data"]["seats"])
+                    pending = sorted(in_cave)
+            if done:
+                ph.games_finished += 1
+        c.close()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client(k) for k in range(clients)))
+    return ph, time.perf_counter() - t0
+
+
+def summarize(phases: list[tuple[Phase, float]]) -> dict:
+    tps = [len(p.lat) / wall for p, wall in phases]
+    p99s = [percentile(p.lat, .99) for p, _ in phases]
+    meds = [statistics.median(p.lat) for p, _ in phases]
+    all_lat = [x for p, _ in phases for x in p.lat]
+    cpu = {k: round(statistics.median(p.meter["cpu_ms_per_request"][k] for p, _ in phases), 3)
+           for k in ("gunicorn", "redis", "client")}
+    return {"cpu_ms_per_request": cpu,
+            "redis_calls_per_request": phases[-1][0].meter["redis_calls_per_request"],"throughput_rps_per_round": [round(t, 1) for t in tps],
+            "throughput_rps": round(statistics.median(tps), 1),
+            "p99_ms_per_round": [round(x, 2) for x in p99s],
+            "p99_ms": round(statistics.median(p99s), 2),
+            "median_ms": round(statistics.median(meds), 2),
+            "pooled": lat_stats(all_lat),
+            "errors": sum(p.errors for p, _ in phases),
+            "games_finished": sum(p.games_finished for p, _ in phases)}
+
+
+async def main_async(args) -> dict:
+    redis = Redis()
+    gun = Gunicorn(redis.db(0), redis.db(1))
+    meter = Meter(gun, redis)
+    rnd = random.Random(args.seed)
+    profile = None
+    try:
+        # games are ~40-80 actions each; create plenty, untimed
+        per_round = max(args.clients * 2, int(args.seconds * 40))
+        # warm-up: imports, caches, connection pools in both workers
+        pool = await create_games(gun.url, args.clients)
+        await run_service(gun.url, args.clients, 2.0, pool, rnd)
+        await run_baseline(gun.url, args.clients, 1.0, "ff")
+        base, serv = [], []
+        for r in range(args.rounds):
+            meter.start()
+            ph = await run_baseline(gun.url, args.clients, args.seconds, f"{r:02x}")
+            ph[0].meter = meter.stop(len(ph[0].lat))
+            base.append(ph)
+            pool = await create_games(gun.url, per_round)
+            prof = (Profiler(gun.worker_pids(), args.seconds - 1)
+                    if args.profile and r == 0 else None)
+            meter.start()
+            ph = await run_service(gun.url, args.clients, args.seconds, pool, rnd)
+            ph[0].meter = meter.stop(len(ph[0].lat) + ph[0].errors)
+            if prof:
+                profile = prof.report()
+            if not pool:
+                print(f"warning: round {r} ran out of games", file=sys.stderr)
+            serv.append(ph)
+        B, S = summarize(base), summarize(serv)
+        # equal offered load, below saturation: latency compared at the same rate
+        rate = args.paced_fraction * S["throughput_rps"]
+        pb, ps = [], []
+        for r in range(args.rounds):
+            pb.append(await run_baseline(gun.url, args.clients, args.seconds, f"a{r:01x}", rate))
+            pool = await create_games(gun.url, per_round)
+            ps.append(await run_service(gun.url, args.clients, args.seconds, pool, rnd, rate))
+        for ph in pb + ps:
+            ph[0].meter = {"cpu_ms_per_request": {"gunicorn": 0, "redis": 0, "client": 0},
+                           "redis_calls_per_request": {}}
+        PB, PS = summarize(pb), summarize(ps)
+    finally:
+        gun.stop()
+        redis.stop()
+    res = {
+        "bench": "p1_throughput",
+        "clients": args.clients, "seconds_per_phase": args.seconds, "rounds": args.rounds,
+        "web_concurrency": int(os.environ.get("WEB_CONCURRENCY", "2")),
+        "baseline": B, "service": S,
+        "paced_rate_rps": round(rate, 1), "paced_baseline": PB, "paced_service": PS,
+        "paced_ratio_p99": ratio(PS["p99_ms"], PB["p99_ms"]),
+        "paced_ratio_median": ratio(PS["median_ms"], PB["median_ms"]),
+        "ratio_throughput": ratio(S["throughput_rps"], B["throughput_rps"]),
+        "ratio_p99": ratio(S["p99_ms"], B["p99_ms"]),
+        "ratio_median": ratio(S["median_ms"], B["median_ms"]),
+        # robust to other jobs on the machine: requests per gunicorn CPU second, service/baseline
+        "ratio_per_cpu": ratio(B["cpu_ms_per_request"]["gunicorn"],
+                               S["cpu_ms_per_request"]["gunicorn"]),
+        "target_throughput_ratio": 0.8, "target_p99_ratio": 1.5,
+        **machine(),
+    }
+    if profile:
+        res["profile"] = profile
+    res["throughput_ok"] = res["ratio_throughput"] >= 0.8
+    res["p99_ok"] = res["ratio_p99"] <= 1.5
+    res["paced_p99_ok"] = res["paced_ratio_p99"] <= 1.5
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clients", type=int, default=32)
+    ap.add_argument("--seconds", type=float, default=8.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--paced-fraction", type=float, default=0.5,
+                    help="paced rounds: this fraction of the service's saturated throughput")
+    ap.add_argument("--profile", action="store_true",
+                    help="py-spy the gunicorn workers during the first service phase")
+    args = ap.parse_args()
+    res = asyncio.run(main_async(args))
+    B, S = res["baseline"], res["service"]
+    print(f"P1 action throughput: {args.clients} clients, {args.rounds} rounds x "
+          f"{args.seconds:g} s per phase, gunicorn gevent x{res['web_concurrency']}, "
+          f"{res['cpus']} CPUs")
+    print(f"  baseline (stream read + Lua append): {B['throughput_rps']:.0f} req/s  median "
+          f"{B['median_ms']:.1f} ms  p99 {B['p99_ms']:.1f} ms  (rounds {B['throughput_rps_per_round']})")
+    print(f"  service  (Diamant actions):          {S['throughput_rps']:.0f} req/s  median "
+          f"{S['median_ms']:.1f} ms  p99 {S['p99_ms']:.1f} ms  (rounds {S['throughput_rps_per_round']}, "
+          f"{S['games_finished']} games finished, {S['errors']} errors)")
+    for name, X in (("baseline", B), ("service", S)):
+        c = X["cpu_ms_per_request"]
+        print(f"  {name:8s} CPU per request: gunicorn {c['gunicorn']:.2f} ms, redis "
+              f"{c['redis']:.3f} ms, load generator {c['client']:.3f} ms; redis calls per "
+              f"request {X['redis_calls_per_request']}")
+    print(f"  requests per gunicorn CPU second, service / baseline: {res['ratio_per_cpu']} "
+          f"(insensitive to other jobs on the machine)")
+    PB, PS = res["paced_baseline"], res["paced_service"]
+    print(f"  paced at {res['paced_rate_rps']} req/s for both (equal load, below saturation): "
+          f"baseline median {PB['median_ms']} ms p99 {PB['p99_ms']} ms; service median "
+          f"{PS['median_ms']} ms p99 {PS['p99_ms']} ms; p99 ratio {res['paced_ratio_p99']}")
+    print(f"  ratio throughput {res['ratio_throughput']} (target >= 0.8: "
+          f"{'OK' if res['throughput_ok'] else 'MISSED'}), p99 {res['ratio_p99']} at saturation, "
+          f"{res['paced_ratio_p99']} at equal load (target <= 1.5: "
+          f"{'OK' if res['p99_ok'] else 'MISSED'}, {'OK' if res['paced_p99_ok'] else 'MISSED'})")
+    if "profile" in res:
+        print_profile(res["profile"], "gunicorn workers, service phase")
+    print(json.dumps(res, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

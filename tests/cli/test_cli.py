@@ -1,0 +1,220 @@
+"""The terminal client driven as a user would: a pseudo-terminal, keys typed, output read.
+
+Against a real gunicorn (``live_url``) and a real RQ worker playing the bot seats (``worker``).
+The CLI runs as ``python -m service.cli`` (the same entry as the ``cartouche`` script).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from service.client import ApiError, Client
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "service.cli"]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+ENV = dict(os.environ, NO_COLOR="1", COLUMNS="160", LINES="50", TERM="xterm",
+           PYTHONIOENCODING="utf-8", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+
+
+class Terminal:
+    """A process on a pseudo-terminal, with pexpect-like ``expect`` and ``send``."""
+
+    def __init__(self, args: list[str]) -> None:
+        master, slave = pty.openpty()
+        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
+                                     env=ENV, close_fds=True, start_new_session=True)
+        os.close(slave)
+        self.fd = master
+        self.buffer = ""
+        self.seen = ""       # everything read, for failure messages
+
+    def _read(self, timeout: float) -> bool:
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return False
+        try:
+            chunk = os.read(self.fd, 65536).decode("utf-8", "replace")
+        except OSError:          # EIO: the child closed the terminal
+            raise EOFError from None
+        if not chunk:
+            raise EOFError
+        self.buffer = ANSI.sub("", self.buffer + chunk)   # styles (bold) are not text
+        self.seen += chunk
+        return True
+
+    def expect(self, patterns: list[str], timeout: float = 30.0) -> tuple[int, re.Match]:
+        """Wait for the first of ``patterns`` (regexes); consume the output up to its end."""
+        compiled = [re.compile(p) for p in patterns]
+        deadline = time.monotonic() + timeout
+        while True:
+            hits = [(m.start(), i, m) for i, c in enumerate(compiled)
+                    if (m := c.search(self.buffer))]
+            if hits:
+                _, i, m = min(hits, key=lambda h: (h[0], h[1]))
+                self.buffer = self.buffer[m.end():]
+                return i, m
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timeout waiting for {patterns}; output:\n"
+                                     f"{self.seen[-3000:]}")
+            try:
+                self._read(min(left, 0.5))
+            except EOFError:
+                raise AssertionError(f"EOF waiting for {patterns}; output:\n"
+                                     f"{self.seen[-3000:]}") from None
+
+    def send(self, line: str) -> None:
+        os.write(self.fd, (line + "\n").encode())
+
+    def wait(self, timeout: float = 30.0) -> int:
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            try:
+                self._read(0.2)
+            except EOFError:
+                break
+        return self.proc.wait(max(0.1, deadline - time.monotonic()))
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+        os.close(self.fd)
+
+
+def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def finish_bot_game(url: str) -> str:
+    """A 3-seat Diamant game between random bots, followed over SSE to its end."""
+    api = Client(url)
+    game = api.create("diamant", [{"name": f"R{i}", "bot": {"level": "random"}}
+                                  for i in range(3)], seed="ab" * 32)
+    items = list(api.stream(game["id"]))
+    assert items[-1].kind == "end" and items[-1].data["status"] == "finished"
+    return game["id"]
+
+
+@pytest.fixture(scope="module")
+def finished(live_url, worker):
+    return finish_bot_game(live_url)
+
+
+def test_play_diamant_to_the_end_against_random_bots(live_url, worker):
+    term = Terminal([*CLI, "--url", live_url, "play", "diamant", "--seats", "3",
+                     "--vs", "random", "--name", "Ann"])
+    try:
+        _, created = term.expect([r"Game (\w+) created"])
+        game_id = created.group(1)
+        moves = 0
+        while True:
+            i, m = term.expect([r"Your choice \[1-(\d+)", r"Game over \((\w+)"], timeout=30)
+            if i == 1:
+                assert m.group(1) == "finished"
+                break
+            # Diamant's menu is continue/return: explore a little, then go home.
+            term.send("1" if moves % 3 == 0 else "2")
+            moves += 1
+            assert moves < 200
+        term.expect([r"rank\s.*player\s.*score"])       # the result table
+        term.expect([r"rubies in chest"])                # Diamant's scoring breakdown
+        assert term.wait() == 0
+    finally:
+        term.close()
+    assert moves >= 5                   # at least one decision in each of the five rounds
+    assert "Traceback" not in term.seen
+    assert "ChoicesRevealed" in term.seen      # the bots' moves were followed live
+    view = Client(live_url).get(game_id)
+    assert view["status"] == "finished" and view["players"][0]["name"] == "Ann"
+
+
+def test_replay_steps_next_previous_jump(live_url, finished):
+    total = len(Client(live_url).export(finished)["events"])
+    term = Terminal([*CLI, "--url", live_url, "replay", finished])
+    try:
+        term.expect([rf"version 1/{total}"])
+        term.expect([r"\[q\]uit"])
+        term.send("n")
+        term.expect([rf"version 2/{total}"])
+        term.send("n")
+        term.expect([rf"version 3/{total}"])
+        term.send("p")
+        term.expect([rf"version 2/{total}"])
+        term.send("j 9999")
+        term.expect([rf"No version 9999 \(1-{total}\)"])
+        term.send(f"j {total}")
+        term.expect([rf"version {total}/{total}"])
+        term.expect([r"GameEnded"])
+        term.expect([r"rank\s.*player\s.*score"])   # the result at the last version
+        term.expect([r"\[q\]uit"])
+        term.send("q")
+        assert term.wait() == 0
+    finally:
+        term.close()
+    assert "Traceback" not in term.seen
+
+
+def test_verify_an_export_file_offline(live_url, finished, tmp_path):
+    export = Client(live_url).export(finished)
+    good = tmp_path / "export.json"
+    good.write_text(json.dumps(export))
+    # No server needed: the URL points nowhere.
+    env_url = "http://127.0.0.1:9"
+    out = run("--url", env_url, "verify", str(good))
+    assert out.returncode == 0, out.stderr
+    assert f"valid: {len(export['events'])} events" in out.stdout
+    export["events"][-2]["data"] = {"tampered": True}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(export))
+    out = run("--url", env_url, "verify", str(bad))
+    assert out.returncode == 1
+    assert f"INVALID at version {len(export['events']) - 1}" in out.stdout
+    missing = run("verify", str(tmp_path / "nope.json"))
+    assert missing.returncode != 0 and "Traceback" not in missing.stderr
+
+
+def test_api_errors_are_one_line_with_their_code(live_url):
+    out = run("--url", live_url, "watch", "0123456789abcdef0123")
+    assert out.returncode == 1
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert out.stderr.startswith("error: 404 game_not_found: ")
+    out = run("--url", live_url, "play", "chess")
+    assert out.returncode == 1 and len(out.stderr.strip().splitlines()) == 1
+    assert out.stderr.startswith("error: unknown_game_type")
+    out = run("--url", live_url, "play", "diamant", "--seats", "12")
+    assert out.returncode == 1 and len(out.stderr.strip().splitlines()) == 1
+    assert "422 invalid_player_count" in out.stderr
+    out = run("--url", "http://127.0.0.1:9", "replay", "some-game")
+    assert out.returncode == 1 and len(out.stderr.strip().splitlines()) == 1
+    assert out.stderr.startswith("error: connection_failed")
+    assert "Traceback" not in out.stderr
+
+
+def test_client_stream_resumes_and_errors_are_typed(live_url, finished):
+    api = Client(live_url)
+    page = api.events(finished, after=0, limit=5)
+    assert [e["version"] for e in page["events"]] == [1, 2, 3, 4, 5]
+    every = list(api.all_events(finished))
+    items = list(api.stream(finished, after=len(every) - 3))
+    assert [i.id for i in items[:-1]] == [len(every) - 2, len(every) - 1, len(every)]
+    assert items[-1].kind == "end" and items[-1].data["result"] is not None
+    assert api.verify(api.export(finished))["valid"] is True
+    with pytest.raises(ApiError) as err:
+        api.state(finished, 10**6)
+    assert err.value.status == 404 and err.value.code == "version_not_found"
+    with pytest.raises(ApiError) as err:
+        api.as_seat("not-a-token").get(finished)
+    assert err.value.status == 401 and err.value.code == "invalid_token"

@@ -1,0 +1,264 @@
+"""Scale-out: the event store on a real 3-master Redis Cluster, queues on a separate plain
+server, two gunicorn instances and two RQ workers. Many concurrent games of every type with bots
+and humans, a client alternating instances, an SSE stream followed on one instance while acting
+through the other, clocks, and a master killed and restarted (AOF) mid-play."""
+
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import redis
+import requests
+from redis.crc import key_slot
+
+from service import embedded
+from service.replay import verify
+from service.store import keys
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTRA = {"papyrus": {"turn_limit": 40}}
+
+
+def spawn(args, env, log):
+    return subprocess.Popen(args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            preexec_fn=embedded._die_with_parent)
+
+
+@pytest.fixture(scope="module")
+def deployment():
+    tmp = Path(tempfile.mkdtemp(prefix="cartouche-cluster-"))
+    cluster = embedded.start_cluster(tmp / "cluster")
+    queue = embedded.start(tmp / "queue", unix_socket=False)
+    env = dict(os.environ, EVENTSTORE_URL=cluster.url, QUEUE_URL=queue.url,
+               REDIS_URL=queue.url, WEB_CONCURRENCY="2", CARTOUCHE_SSE_KEEPALIVE_MS="1000")
+    log = open(tmp / "services.log", "w")
+    procs, urls = [], []
+    gunicorn = str(Path(sys.executable).parent / "gunicorn")
+    for _ in range(2):
+        port = embedded.free_port()
+        procs.append(spawn([gunicorn, "--config", "python:service.gunicorn_conf", "--bind",
+                            f"127.0.0.1:{port}", "service.app:wsgi()"], env, log))
+        urls.append(f"http://127.0.0.1:{port}")
+    for i in range(2):
+        procs.append(spawn([sys.executable, "-m", "workers.main", "--name", f"w{i}"]
+                           + (["--with-scheduler"] if i == 0 else []), env, log))
+    deadline = time.monotonic() + 40
+    for url in urls:
+        while True:
+            try:
+                if requests.get(f"{url}/readyz", timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            assert time.monotonic() < deadline, (tmp / "services.log").read_text()[-3000:]
+            time.sleep(0.2)
+    yield {"urls": urls, "cluster": cluster, "queue": queue, "tmp": tmp}
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    cluster.stop()
+    queue.stop()
+    log.close()
+
+
+def test_every_key_of_a_game_maps_to_one_slot():
+    for gid in ("0123456789abcdef0123", "ffffffffffffffffffff", "a"):
+        ks = keys.all_of_game(gid) + [keys.idempotency(gid, "k")]
+        assert len({key_slot(k.encode()) for k in ks}) == 1
+
+
+class Client:
+    """Alternates between the instances on every request."""
+
+    def __init__(self, urls, seed):
+        self.urls, self.n = urls, seed
+        self.session = requests.Session()
+
+    def url(self):
+        self.n += 1
+        return self.urls[self.n % len(self.urls)]
+
+    def get(self, path, **kw):
+        return self.session.get(self.url() + path, timeout=30, **kw)
+
+    def post(self, path, **kw):
+        return self.session.post(self.url() + path, timeout=30, **kw)
+
+
+def play_game(urls, type_, n, options, humans, seed, out):
+    c = Client(urls, seed)
+    rnd = random.Random(seed)
+    players = [{"name": f"h{i}"} if i in humans else {"name": f"b{i}", "bot": {"level": "random"}}
+               for i in range(n)]
+    r = c.post("/v1/games", json={"type": type_, "players": players, "options": options})
+    assert r.status_code == 201, r.text
+    gid, tokens = r.json()["id"], [s["token"] for s in r.json()["seats"]]
+    acked = []
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        view = c.get(f"/v1/games/{gid}").json()
+        if view["status"] != "active":
+            break
+        mine = [a["seat"] for a in view["awaiting"] if a["seat"] in humans]
+        if not mine:
+            time.sleep(0.02)
+            continue
+        seat = rnd.choice(mine)
+        h = {"Authorization": f"Bearer {tokens[seat]}", "Idempotency-Key": f"{gid}-{len(acked)}"}
+        legal = c.get(f"/v1/games/{gid}/legal-actions", headers=h).json()["actions"]
+        if not legal:
+            continue
+        res = c.post(f"/v1/games/{gid}/actions", headers=h,
+                     json={"action": rnd.choice(legal)})
+        if res.status_code == 201:
+            acked.append((res.json()["events"][0]["version"], res.json()["version"]))
+        else:
+            assert res.status_code in (409, 503), res.text  # raced a bot, or a timeout
+    out[gid] = {"type": type_, "acked": acked}
+
+
+def check_game(c, gid, acked):
+    view = c.get(f"/v1/games/{gid}").json()
+    assert view["status"] == "finished", (gid, view["version"])
+    log = c.get(f"/v1/games/{gid}/events?limit=1000").json()["events"]
+    if view["version"] <= 1000:
+        assert [e["version"] for e in log] == list(range(1, view["version"] + 1))
+    for first, last in acked:
+        assert last <= view["version"] and log[first - 1]["version"] == first
+    export = c.get(f"/v1/games/{gid}/export").json()
+    outcome = verify(export)
+    assert outcome["valid"], outcome
+    return export
+
+
+def test_many_games_on_the_cluster_across_two_instances(deployment):
+    urls = deployment["urls"]
+    tables = [("diamant", 4, {}, {0, 1}), ("tides-of-time", 2, {}, {0}),
+              ("pharaohs-wall", 3, {}, {1}), ("scarabya", 2, {"mode": "duel"}, {0}),
+              ("papyrus", 3, EXTRA["papyrus"], {2}), ("diamant", 8, {}, set()),
+              ("scarabya", 3, {"mode": "standard"}, {0, 2}), ("tides-of-time", 2, {}, set())]
+    out = {}
+    threads = [threading.Thread(target=play_game, args=(urls, t, n, o, h, i, out))
+               for i, (t, n, o, h) in enumerate(tables * 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(200)
+    assert len(out) == len(tables) * 2
+    c = Client(urls, 0)
+    for gid, info in out.items():
+        check_game(c, gid, info["acked"])
+
+
+def test_sse_on_one_instance_while_acting_through_the_other(deployment):
+    a, b = deployment["urls"]
+    r = requests.post(f"{b}/v1/games", json={"type": "diamant",
+                                             "players": [{"name": f"p{i}"} for i in range(3)]})
+    gid, tokens = r.json()["id"], [s["token"] for s in r.json()["seats"]]
+    got = []
+
+    def follow():
+        with requests.get(f"{a}/v1/games/{gid}/events/stream", stream=True, timeout=120) as s:
+            for line in s.iter_lines():
+                if line.startswith(b"id: "):
+                    got.append(int(line[4:]))
+                if line == b"event: end":
+                    return
+
+    t = threading.Thread(target=follow)
+    t.start()
+    rnd = random.Random(9)
+    while True:
+        view = requests.get(f"{b}/v1/games/{gid}").json()
+        if view["status"] != "active":
+            break
+        seat = rnd.choice([x["seat"] for x in view["awaiting"]])
+        requests.post(f"{b}/v1/games/{gid}/actions",
+                      headers={"Authorization": f"Bearer {tokens[seat]}"},
+                      json={"action": {"type": "decide", "choice": rnd.choice(
+                          ["continue", "return"])}})
+    t.join(60)
+    assert got[:-1] == list(range(1, view["version"] + 1)) and got[-1] == view["version"]
+
+
+def test_clocks_fire_once_on_the_cluster(deployment):
+    a, b = deployment["urls"]
+    r = requests.post(f"{a}/v1/games", json={
+        "type": "diamant", "players": [{"name": f"p{i}"} for i in range(3)],
+        "options": {"clock": {"per_decision_ms": 1000, "timeout": "auto"}}})
+    gid = r.json()["id"]
+    deadline = time.monotonic() + 90
+    while requests.get(f"{b}/v1/games/{gid}").json()["status"] == "active":
+        assert time.monotonic() < deadline
+        time.sleep(0.3)
+    export = requests.get(f"{b}/v1/games/{gid}/export").json()
+    assert verify(export)["valid"]
+    timeouts = [e for e in export["events"] if e.get("cmd", {}).get("timeout")]
+    commits = [e for e in export["events"] if e["type"] == "ChoiceCommitted"]
+    assert timeouts and len(timeouts) == len(commits)  # one timeout per decision, no double
+
+
+def test_a_master_killed_and_restarted_loses_nothing(deployment):
+    urls, cluster = deployment["urls"], deployment["cluster"]
+    c = Client(urls, 5)
+    games = []
+    for i in range(12):
+        r = c.post("/v1/games", json={"type": "diamant",
+                                      "players": [{"name": f"p{k}"} for k in range(3)]})
+        games.append((r.json()["id"], [s["token"] for s in r.json()["seats"]]))
+    acked = {gid: [] for gid, _ in games}
+
+    def move(gid, tokens, rnd):
+        view = c.get(f"/v1/games/{gid}")
+        if view.status_code != 200 or view.json()["status"] != "active":
+            return view.status_code
+        seat = rnd.choice([x["seat"] for x in view.json()["awaiting"]])
+        res = c.post(f"/v1/games/{gid}/actions", headers={
+            "Authorization": f"Bearer {tokens[seat]}"}, json={
+            "action": {"type": "decide", "choice": rnd.choice(["continue", "return"])}})
+        if res.status_code == 201:
+            acked[gid].append(res.json()["version"])
+        return res.status_code
+
+    rnd = random.Random(1)
+    for _ in range(3):
+        for gid, tokens in games:
+            move(gid, tokens, rnd)
+    victim_port = cluster.ports[1]
+    cluster.kill(1)
+    statuses = set()
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 4:
+        for gid, tokens in games:
+            statuses.add(move(gid, tokens, rnd))
+    assert 503 in statuses  # the slots of the dead master answer 503 with Retry-After
+    dead = [gid for gid, _ in games
+            if key_slot(keys.events(gid).encode()) in range(16384 // 3, 2 * 16384 // 3)]
+    r = c.get(f"/v1/games/{dead[0]}")
+    assert r.status_code == 503 and r.headers.get("Retry-After") == "1"
+    cluster.restart(1)
+    assert cluster.ports[1] == victim_port
+    deadline = time.monotonic() + 30
+    while True:  # the service recovers by itself
+        if c.get(f"/v1/games/{dead[0]}").status_code == 200:
+            break
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    for _ in range(3):
+        for gid, tokens in games:
+            move(gid, tokens, rnd)
+    for gid, _ in games:
+        log = c.get(f"/v1/games/{gid}/events?limit=1000").json()["events"]
+        versions = [e["version"] for e in log]
+        assert versions == list(range(1, len(log) + 1))
+        assert set(acked[gid]) <= set(versions)

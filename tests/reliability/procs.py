@@ -1,0 +1,158 @@
+"""Processes the fault tests own: their own Redis-compatible server (AOF, so it can be killed
+and restarted on the same data), their own gunicorn and their own RQ workers, so a kill -9 never
+touches the session's shared fixtures. Every wait polls with a deadline."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+import requests
+
+from service import embedded
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+BIN = Path(sys.executable).parent
+
+
+def db(url: str, n: int) -> str:
+    return url.rsplit("/", 1)[0] + f"/{n}"
+
+
+def start_redis(data_dir, port: int | None = None) -> embedded.EmbeddedServer:
+    return embedded.start(data_dir, binary=os.environ.get("CARTOUCHE_TEST_REDIS_SERVER"),
+                          unix_socket=False, port=port)
+
+
+def port_of(server: embedded.EmbeddedServer) -> int:
+    return int(server.url.rsplit(":", 1)[1].split("/")[0])
+
+
+def wait_until(predicate, seconds: float, what: str, interval: float = 0.05):
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {seconds}s waiting for {what}")
+        time.sleep(interval)
+
+
+class Proc:
+    """A child process with its combined output in a log file."""
+
+    def __init__(self, args, env, log_path: Path) -> None:
+        self.log_path = log_path
+        self._log = open(log_path, "w")
+        self.p = subprocess.Popen(args, cwd=ROOT, env=env, stdout=self._log,
+                                  stderr=subprocess.STDOUT,
+                                  preexec_fn=embedded._die_with_parent)
+
+    @property
+    def pid(self) -> int:
+        return self.p.pid
+
+    def log(self) -> str:
+        if not self._log.closed:
+            self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self, timeout: float = 10, kill_children: bool = False) -> None:
+        if kill_children:  # RQ work horses run in their own process group: not our signal
+            for pid in children(self.pid):
+                kill9(pid)
+        if self.p.poll() is None:
+            self.p.terminate()
+            try:
+                self.p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        self._log.close()
+
+
+def _env(redis_url: str, queue_url: str, extra: dict | None) -> dict:
+    env = dict(os.environ, REDIS_URL=redis_url, QUEUE_URL=queue_url)
+    env.update(extra or {})
+    return env
+
+
+def start_gunicorn(redis_url: str, queue_url: str, extra_env: dict | None = None,
+                   workers: int = 2) -> tuple[Proc, str]:
+    port = embedded.free_port()
+    env = _env(redis_url, queue_url, {"WEB_CONCURRENCY": str(workers),
+                                      "CARTOUCHE_SSE_KEEPALIVE_MS": "1000", **(extra_env or {})})
+    log = Path(tempfile.mkdtemp(prefix="cartouche-rel-gunicorn-")) / "gunicorn.log"
+    proc = Proc([str(BIN / "gunicorn"), "--config", "python:service.gunicorn_conf",
+                 "--bind", f"127.0.0.1:{port}", "service.app:wsgi()"], env, log)
+    url = f"http://127.0.0.1:{port}"
+
+    def ready():
+        if proc.p.poll() is not None:
+            raise RuntimeError("gunicorn exited: " + proc.log()[-3000:])
+        try:
+            return requests.get(url + "/readyz", timeout=1).status_code == 200
+        except requests.RequestException:
+            return False
+
+    wait_until(ready, 30, "gunicorn to answer /readyz", 0.1)
+    return proc, url
+
+
+def start_worker(redis_url: str, queue_url: str, *, scheduler: bool = False,
+                 name: str | None = None, extra_env: dict | None = None) -> Proc:
+    log = Path(tempfile.mkdtemp(prefix="cartouche-rel-worker-")) / "worker.log"
+    args = [sys.executable, "-m", "workers.main"]
+    if scheduler:
+        args.append("--with-scheduler")
+    if name:
+        args += ["--name", name]
+    return Proc(args, _env(redis_url, queue_url, extra_env), log)
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(entry))
+    return out
+
+
+def kill9(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead for our purposes
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def flush(url: str) -> None:
+    c = redis.Redis.from_url(url)
+    c.flushdb()
+    c.close()

@@ -1,0 +1,68 @@
+"""No seat token, token digest or seed in any log line: a whole game (humans, a bot played by
+an RQ worker, errors, an event stream, the export) through a gunicorn with access logging on,
+then both processes' logs are searched."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+import redis
+import requests
+
+from .procs import db, start_gunicorn, start_worker, wait_until
+
+pytestmark = pytest.mark.redis
+
+
+def test_no_token_or_seed_in_any_log_line(own_redis):
+    server = own_redis["server"]
+    store_url, queue_url = db(server.url, 0), db(server.url, 1)
+    gunicorn, url = start_gunicorn(store_url, queue_url, {"WEB_ACCESS_LOG": "1"})
+    worker = start_worker(store_url, queue_url, scheduler=True)
+    try:
+        r = requests.post(f"{url}/v1/games", json={
+            "type": "diamant", "players": [{"name": "ann"}, {"name": "bob"},
+                                           {"name": "bot", "bot": {"level": "heuristic"}}]})
+        assert r.status_code == 201
+        gid, tokens = r.json()["id"], [s["token"] for s in r.json()["seats"]]
+        seed = redis.Redis.from_url(store_url).get(f"cartouche:{{{gid}}}:seed").decode()
+        h = [{"Authorization": f"Bearer {t}"} for t in tokens]
+        # errors that carry a token: a wrong token, a bot seat's token acting, bad bodies
+        requests.get(f"{url}/v1/games/{gid}", headers={"Authorization": f"Bearer {tokens[0]}x"})
+        requests.post(f"{url}/v1/games/{gid}/actions", headers=h[2],
+                      json={"action": {"type": "decide", "choice": "continue"}})
+        requests.post(f"{url}/v1/games/{gid}/actions", headers=h[0], data=b"{nope")
+        requests.post(f"{url}/v1/games/{gid}/actions", headers=h[0],
+                      json={"action": {"type": "decide", "choice": tokens[1]}})
+        with requests.get(f"{url}/v1/games/{gid}/events/stream", headers=h[1], stream=True,
+                          timeout=10) as s:
+            next(s.iter_lines())
+        for _ in range(400):
+            view = requests.get(f"{url}/v1/games/{gid}", headers=h[0]).json()
+            if view["status"] != "active":
+                break
+            for seat in (0, 1):
+                legal = requests.get(f"{url}/v1/games/{gid}/legal-actions",
+                                     headers=h[seat]).json()["actions"]
+                if legal:
+                    requests.post(f"{url}/v1/games/{gid}/actions", headers=h[seat],
+                                  json={"action": legal[-1]},
+                                  params={"token": "never-in-urls"})
+            wait_until(lambda: requests.get(f"{url}/v1/games/{gid}").json()["version"]
+                       >= view["version"], 5, "progress")
+        assert view["status"] == "finished"
+        export = requests.get(f"{url}/v1/games/{gid}/export")
+        assert export.status_code == 200 and export.json()["seed"] == seed
+    finally:
+        worker.stop()
+        gunicorn.stop()
+    logs = gunicorn.log() + worker.log()
+    assert f"/v1/games/{gid}" in logs  # access logging was on
+    assert "bot_turn" in logs  # the worker ran jobs
+    secrets = {"seed": seed, **{f"token {i}": t for i, t in enumerate(tokens)},
+               **{f"digest {i}": hashlib.sha256(t.encode()).hexdigest()
+                  for i, t in enumerate(tokens)}}
+    for line in logs.splitlines():
+        for name, secret in secrets.items():
+            assert secret not in line, f"{name} in a log line: {line[:200]}"

@@ -1,0 +1,127 @@
+"""service/api/ratelimit.py on an app built by create_app: writes are limited per token and
+per address with 429 + Retry-After and the standard error body; reads are not; 0 disables;
+Redis errors fail open; tokens never reach Redis."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import redis
+
+from service.api import ratelimit
+from service.app import create_app
+from service.config import Config
+
+from tests.api.helpers import auth
+
+
+def _app(redis_url, queue_url, **limits):
+    app = create_app(Config(redis_url=redis_url, queue_url=queue_url))
+    r = redis.Redis.from_url(redis_url)
+    limiter = ratelimit.register(app, r, ratelimit.RateLimitConfig(**limits))
+    return app, r, limiter
+
+
+def _game(c):
+    res = c.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
+                 environ_base={"REMOTE_ADDR": "10.9.9.9"})
+    assert res.status_code == 201
+    return res.get_json()["id"], [s["token"] for s in res.get_json()["seats"]]
+
+
+def _act(c, gid, token, ip="10.0.0.1"):
+    return c.post(f"/v1/games/{gid}/actions", json={"action": {"type": "decide",
+                                                               "choice": "continue"}},
+                  headers=auth(token), environ_base={"REMOTE_ADDR": ip})
+
+
+def _assert_429(res):
+    assert res.status_code == 429, res.get_json()
+    assert int(res.headers["Retry-After"]) >= 1
+    body = res.get_json()
+    assert set(body) == {"error"} and body["error"]["code"] == "rate_limited"
+    assert set(body["error"]) == {"code", "message", "details"}
+
+
+def test_per_token_limit_on_writes(redis_url, queue_url):
+    app, r, _ = _app(redis_url, queue_url, writes_per_minute=3, ip_writes_per_minute=0)
+    c = app.test_client()
+    gid, tokens = _game(c)
+    answers = [_act(c, gid, tokens[0]).status_code for _ in range(3)]
+    assert answers[0] == 201 and 429 not in answers
+    _assert_429(_act(c, gid, tokens[0]))
+    # another token, same address: its own budget
+    assert _act(c, gid, tokens[1]).status_code == 201
+    # reads are never limited
+    for _ in range(10):
+        assert c.get(f"/v1/games/{gid}", headers=auth(tokens[0])).status_code == 200
+    # the token itself never reaches Redis; only a digest prefix names its counter
+    keys = [k.decode() for k in r.scan_iter("cartouche:rl:*")]
+    assert keys and not any(t in k for k in keys for t in tokens)
+
+
+def test_per_ip_limit_on_writes(redis_url, queue_url):
+    app, _, _ = _app(redis_url, queue_url, writes_per_minute=0, ip_writes_per_minute=4)
+    c = app.test_client()
+    gid, tokens = _game(c)
+    for seat in range(3):
+        assert _act(c, gid, tokens[seat], ip="10.0.0.7").status_code in (201, 409)
+    # the 4th write of this address, with any token or none, is refused
+    c.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
+           environ_base={"REMOTE_ADDR": "10.0.0.7"})
+    _assert_429(c.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
+                       environ_base={"REMOTE_ADDR": "10.0.0.7"}))
+    # another address is unaffected
+    assert c.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
+                  environ_base={"REMOTE_ADDR": "10.0.0.8"}).status_code == 201
+
+
+def test_window_slides_and_retry_after_is_honest(redis_url, queue_url):
+    app, _, limiter = _app(redis_url, queue_url, writes_per_minute=2, ip_writes_per_minute=0,
+                           window_seconds=60)
+    now = [6000.0]  # the start of a window
+    limiter.clock = lambda: now[0]
+    c = app.test_client()
+    gid, tokens = _game(c)
+    assert _act(c, gid, tokens[0]).status_code == 201
+    assert _act(c, gid, tokens[0]).status_code == 409  # already committed: counted anyway
+    res = _act(c, gid, tokens[0])
+    _assert_429(res)
+    assert int(res.headers["Retry-After"]) == 60
+    now[0] += 61  # next window: the previous one still weighs ~(1 - 1/60) * 3
+    _assert_429(_act(c, gid, tokens[0]))
+    now[0] += 59  # two windows later: free again
+    assert _act(c, gid, tokens[0]).status_code == 409
+
+
+def test_zero_disables_and_env_config(monkeypatch, redis_url, queue_url):
+    monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "0")
+    monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "0")
+    cfg = ratelimit.RateLimitConfig.from_env()
+    assert not cfg.enabled
+    app = create_app(Config(redis_url=redis_url, queue_url=queue_url))
+    assert ratelimit.register(app, redis.Redis.from_url(redis_url), cfg) is None
+    monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "7")
+    monkeypatch.delenv("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE")
+    cfg = ratelimit.RateLimitConfig.from_env()
+    assert cfg.writes_per_minute == 7 and cfg.ip_writes_per_minute == 12000
+    monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "-1")
+    with pytest.raises(ValueError):
+        ratelimit.RateLimitConfig.from_env()
+
+
+def test_redis_errors_fail_open_with_a_log_line(redis_url, queue_url, caplog):
+    from service import embedded
+    app = create_app(Config(redis_url=redis_url, queue_url=queue_url))
+    dead = redis.Redis.from_url(f"redis://127.0.0.1:{embedded.free_port()}/0",
+                                socket_connect_timeout=0.2)
+    ratelimit.register(app, dead, ratelimit.RateLimitConfig(writes_per_minute=1,
+                                                            ip_writes_per_minute=1))
+    c = app.test_client()
+    with caplog.at_level(logging.WARNING, logger="cartouche.ratelimit"):
+        gid, tokens = _game(c)
+        assert _act(c, gid, tokens[0]).status_code == 201
+        assert _act(c, gid, tokens[1]).status_code == 201
+    lines = [r.getMessage() for r in caplog.records if r.name == "cartouche.ratelimit"]
+    assert lines and all(t not in line for line in lines for t in tokens)
