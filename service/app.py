@@ -69,6 +69,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
         EventStore(client), snapshot_every=config.snapshot_every, cache_size=config.cache_size,
         platform_key_digests=config.platform_key_digests, scheduler=scheduler, now_ms=now_ms)
     app.extensions["cartouche_api"] = api
+    _document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())
     webhooks_api.register(app, api, app.extensions["cartouche"], webhook_queue or queue,
                           **(webhook_options or {}))
@@ -76,6 +77,21 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     viewer.register(app)
     bench.register(app)  # POST /bench/append/<key> only with CARTOUCHE_BENCH_ENDPOINTS=1
     return app
+
+
+def _document_games(api) -> None:
+    """Every game's options and action vocabulary as named JSON Schemas in the contract (the
+    same schemas GET /v1/game-types serves), e.g. ``DiamantOptions``, ``DiamantActionDecide``."""
+    from .games import GAMES
+
+    def camel(text: str) -> str:
+        return "".join(part.capitalize() for part in text.replace("_", "-").split("-"))
+
+    for game in GAMES.values():
+        prefix = camel(game.type_id)
+        api.spec.components.schema(f"{prefix}Options", dict(game.options_schema))
+        for action, schema in game.action_schemas.items():
+            api.spec.components.schema(f"{prefix}Action{camel(action)}", dict(schema))
 
 
 def openapi_yaml(app: Flask) -> str:
