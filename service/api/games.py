@@ -78,7 +78,7 @@ GAME_LINKS = {
 @blp.route("/games", methods=["POST"])
 @blp.arguments(s.CreateGameSchema, error_status_code=400)
 @blp.response(201, s.CreatedGameSchema)
-@blp.doc(responses={"201": {"links": GAME_LINKS}})
+@blp.doc(responses={201: {"links": GAME_LINKS}})
 @_alts(401, 403, 413, 422, 429, 503)
 @blp.doc(operationId="createGame")
 def create_game(body):

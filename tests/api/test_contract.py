@@ -45,3 +45,9 @@ def test_schemathesis_finds_no_server_error_or_schema_violation(live_url):
     tail = proc.stdout[-6000:]
     assert proc.returncode == 0, tail
     assert " passed" in tail
+
+
+def test_openapi_document_is_valid_openapi_3_1():
+    from openapi_spec_validator import validate
+
+    validate(yaml.safe_load((ROOT / "openapi.yaml").read_text()))
