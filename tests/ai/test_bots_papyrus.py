@@ -4,12 +4,15 @@ blindness to the true hidden state, the rollout policy ends games, heuristic > r
 
 from __future__ import annotations
 
+from functools import partial
+
 import random
 import statistics
 
 import pytest
 
-from service.ai import choose, module_for, observe
+from service.ai import choose, module_for
+from tests.ai import support
 from service.ai import papyrus as bot
 from service.engine.fold import clone, command
 from service.engine.local import LocalGame
@@ -19,14 +22,8 @@ from service.games.papyrus.data import (BAG_COUNTS, EVENT_COUNTS, GLYPHS, GODS, 
                                         MOVEMENT_COUNTS)
 
 
-def new_game(n: int, options: dict, seed: bytes) -> LocalGame:
-    return LocalGame(GAME, [{"name": f"p{i}"} for i in range(n)], options, seed)
-
-
-def obs_of(g: LocalGame, seat: int, state: dict | None = None):
-    return observe(GAME, g.events[0]["data"], g.events[1:],
-                   g.state if state is None else state, seat, g.version)
-
+new_game = partial(support.new_game, GAME)
+obs_of = partial(support.obs_of, GAME)
 
 def conserved(state: dict) -> None:
     """Every component is somewhere, exactly once."""
@@ -55,11 +52,7 @@ def conserved(state: dict) -> None:
 
 
 def check_determinization(g: LocalGame, seat: int, rnd_seed: int) -> dict:
-    obs = obs_of(g, seat)
-    sampled = bot.determinize(obs, random.Random(rnd_seed))
-    assert GAME.view(sampled, seat) == obs.view
-    assert GAME.legal_actions(sampled, seat) == obs.legal
-    assert GAME.awaiting(sampled) == GAME.awaiting(g.state)
+    sampled = support.check_determinization(GAME, bot, g, seat, rnd_seed)
     conserved(sampled)
     return sampled
 

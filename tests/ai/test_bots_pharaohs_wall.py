@@ -3,11 +3,14 @@ determinizer's consistency and blindness to the true hidden state, heuristic > r
 
 from __future__ import annotations
 
+from functools import partial
+
 import random
 
 import pytest
 
-from service.ai import choose, module_for, observe
+from service.ai import choose, module_for
+from tests.ai import support
 from service.ai import pharaohs_wall as bot
 from service.engine.fold import clone
 from service.engine.local import LocalGame
@@ -21,22 +24,9 @@ VARIANTS = {
 }
 
 
-def new_game(n: int, options: dict, seed: bytes) -> LocalGame:
-    return LocalGame(GAME, [{"name": f"p{i}"} for i in range(n)], options, seed)
-
-
-def obs_of(g: LocalGame, seat: int, state: dict | None = None):
-    return observe(GAME, g.events[0]["data"], g.events[1:],
-                   g.state if state is None else state, seat, g.version)
-
-
-def check_determinization(g: LocalGame, seat: int, rnd_seed: int) -> None:
-    obs = obs_of(g, seat)
-    sampled = bot.determinize(obs, random.Random(rnd_seed))
-    assert GAME.view(sampled, seat) == obs.view
-    assert GAME.legal_actions(sampled, seat) == obs.legal
-    assert GAME.awaiting(sampled) == GAME.awaiting(g.state)
-
+new_game = partial(support.new_game, GAME)
+obs_of = partial(support.obs_of, GAME)
+check_determinization = partial(support.check_determinization, GAME, bot)
 
 def play(levels: list[str], options: dict, seed: bytes, *, check_every: int = 0,
          rnd_seed: int = 0) -> LocalGame:
