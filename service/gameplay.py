@@ -24,7 +24,7 @@ import orjson
 from .engine import ALL, Game, IllegalAction, InvalidOptions, NotYourTurn, Rng, Viewer
 from .engine import clone, command, commitment, event, fold, visible
 from .engine.local import creation_event
-from .engine.fold import start
+from .engine.fold import forced_moves, start
 from .games import GAMES
 from . import clock as clock_mod
 from .store.events import EventStore, StoredEvent
@@ -575,6 +575,9 @@ class GameService:
         controllers[seat] = "left"
         if events:
             after = fold(table.game, clone(table.state), events)
+            # seats left with a single legal action have it played, as after any command
+            events += forced_moves(table.game, after,
+                                   Rng(bytes.fromhex(self._seed(table.id)), table.version + 1))
             marker = event("SeatForfeited", {"reason": reason, "game_continues": True}, seat)
             return self._append(table, [marker] + events, after,
                                 self._next_shell(table, after, {seat}, controllers=controllers),
@@ -618,7 +621,9 @@ class GameService:
     # -- leaving ----------------------------------------------------------------------------
     def resign(self, game_id: str, seat: int) -> Table:
         """The seat leaves: the rules' forfeit when its clock says so, else a bot (or the
-        clock's automatic move) plays it from now on."""
+        clock's automatic move) plays it from now on. Overdue clocks are settled first, as
+        for any command."""
+        self.settle_timeouts(game_id)
         for _ in range(MAX_RETRIES):
             table = self.load(game_id)
             if table.over:

@@ -12,7 +12,8 @@ import json
 import sys
 from typing import Any, Iterable
 
-from .engine import IllegalAction, NotYourTurn, Rng, command, commitment, fold, start
+from .engine import (IllegalAction, NotYourTurn, Rng, command, commitment, fold,
+                     forced_moves, start)
 from .engine.local import creation_event
 from .games import GAMES
 
@@ -149,8 +150,9 @@ def _verify(doc: Any) -> int:
         if "shell" in cmd:
             if cmd["shell"] == "forfeit" and len(group) > 1:
                 produced = game.resign(state, cmd["seat"]) or []
-                _compare(produced, group[1:], version + 1)
                 fold(game, state, produced)
+                forced = forced_moves(game, state, Rng(seed, version))
+                _compare(produced + forced, group[1:], version + 1)
             elif any(e["type"] not in SHELL_EVENTS for e in group):
                 raise Divergence(version, "shell_command_with_game_events")
         else:

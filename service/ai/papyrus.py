@@ -711,7 +711,8 @@ def determinize(obs, rnd: random.Random) -> dict:
         seats.append({"pawn": None if solo else v["pawn"], "movement": hands[i],
                       "gods": gods[i], "holder": holders[i], "score": v["score"],
                       "scarabs": v["scarabs"], "conquered": list(v["conquered"]),
-                      "skip": v["skip_next_turn"], "paid": v.get("paid", 0)})
+                      "skip": v["skip_next_turn"], "paid": v.get("paid", 0),
+                      "resigned": bool(v.get("resigned"))})
     fr = view["final_round"]
     board = None
     if not solo and view["board"] != BUILTIN_BOARD_DOC:

@@ -159,3 +159,26 @@ def test_stale_clock_jobs_do_nothing(svc, redis_url):
         assert svc.load(r["id"]).version == table.version
     finally:
         jobs._service = None
+
+
+def test_forfeit_in_a_game_that_goes_on_applies_the_rules_of_leaving(fake):
+    """Papyrus has rules for leaving (12.4): the game goes on without the seat, which ranks
+    last, and the export still verifies (the resign events are re-derived)."""
+    from service.replay import verify
+
+    client, clock = fake
+    gid, tokens = new_game(client, {"per_decision_ms": 1_000, "timeout": "forfeit"}, n=3,
+                           type_="papyrus")
+    first = client.get(f"/v1/games/{gid}").get_json()["awaiting"][0]["seat"]
+    clock.t += 1_500
+    others = [s for s in range(3) if s != first]
+    r = client.post(f"/v1/games/{gid}/resign", headers=auth(tokens[others[0]]))
+    assert r.status_code == 200, r.get_json()  # settling the overdue seat happened first
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["status"] == "finished"  # two left; the last one standing wins
+    assert view["result"]["winners"] == [others[1]]
+    assert view["result"]["ranks"][others[1]] == 1
+    log = client.get(f"/v1/games/{gid}/events?limit=1000").get_json()["events"]
+    assert [e["type"] for e in log].count("SeatForfeited") == 2
+    assert any(e["type"] == "PlayerResigned" for e in log)
+    assert verify(client.get(f"/v1/games/{gid}/export").get_json())["valid"]

@@ -33,6 +33,34 @@ Exact sequence of rng calls:
    ``MovementReshuffled`` / ``BagRefilled`` / ``EventDeckReshuffled`` event.
 
 Events are fine grained (see :meth:`Papyrus.apply`); every random outcome is in them.
+
+Resignation (spec 12.4; :meth:`Papyrus.resign`, called by the shell when a seat forfeits):
+
+* one ``PlayerResigned`` event (seat = the resigner, data ``gods`` / ``movement`` / ``glyphs`` /
+  ``dropped``): the seat gets ``resigned = True`` and leaves the turn order; its God cards in hand
+  join ``gods_out`` (out of the game, never reshuffled, unseen like the cards left out at
+  setup), its movement cards go to the movement discard pile, its tiles to the glyph discard
+  pile, its pawn is removed (``pawn = None``), a pending skip is cleared, it leaves the
+  final-round list, and a pending decision of the seat (event decision or capacity discard) is
+  dropped (``dropped`` names its kind). Conquests stay (score, scarabs, owners).
+* ``visible``: other seats and spectators see ``gods`` as a count only (God cards in hand are
+  secret, section 11); the movement cards and tiles land on public discard piles, so their
+  counts stay visible.
+* resigning on one's turn: an Event card still in play goes to the event discard pile
+  (``EventDiscarded``), then ``TurnEnded`` (the interrupted turn counts for ``turn_limit``) and
+  the turn passes to the next non-resigned seat (or the next final-round seat, or the game ends
+  when the final round or the turn limit is done). Off turn, the current turn goes on.
+* standard game: when one non-resigned seat is left, ``GameEnded{reason: "resignation"}`` follows
+  at once and that seat wins.
+* solo variant, 2-5 seats (10.2): every player plays alone against the Pharaoh, so the others
+  go on even when a single one is left; the game ends (``GameEnded{reason: "resignation"}``)
+  only when nobody is left. Resigning is a loss (10.1): a resigned seat is never a winner.
+  A 1-seat solo game returns None (the shell ends it).
+* ``result``: the non-resigned seats are ranked as before (competition ranking on the section 9
+  key, or the solo margin key); the resigned seats come after them, ordered among themselves by
+  the same key (score first) with competition ranking.
+
+No randomness is used (``resign`` has no rng): nothing is drawn or reshuffled.
 """
 
 from __future__ import annotations
@@ -295,7 +323,7 @@ class Papyrus(Game):
             "board": board,
             "seats": [{"pawn": start, "movement": _zero(KINDS), "gods": [],
                        "holder": _zero(GLYPHS), "score": 0, "scarabs": 0, "conquered": [],
-                       "skip": False, "paid": 0} for _ in range(n)],
+                       "skip": False, "paid": 0, "resigned": False} for _ in range(n)],
             "movement_deck": [], "movement_discard": _zero(KINDS),
             "god_deck": [], "gods_out": [],
             "event_deck": [], "event_discard": _zero(EVENTS), "event_card": None,
@@ -345,6 +373,21 @@ class Papyrus(Game):
 
     def board(self, state: dict) -> Board:
         return self._board_from(state["board"])
+
+    @staticmethod
+    def _resigned(state: dict, i: int) -> bool:
+        """Seat ``i`` has resigned (states built without the flag, e.g. by a bot's
+        determinization, still mark a standard-game resigner by its removed pawn)."""
+        p = state["seats"][i]
+        return bool(p.get("resigned")) or (state["variant"] != "solo" and p["pawn"] is None)
+
+    def _next_active(self, state: dict, cur: int) -> int | None:
+        n = state["n"]
+        for i in range(1, n + 1):
+            c = (cur + i) % n
+            if not self._resigned(state, c):
+                return c
+        return None
 
     @staticmethod
     def _has_spelling(holder: dict[str, int], god: str) -> bool:
@@ -451,6 +494,22 @@ class Papyrus(Game):
             s["pending"] = None
         elif t == "FinalRoundStarted":
             s["final"] = {"trigger": seat, "remaining": list(d["seats"])}
+        elif t == "PlayerResigned":
+            p["resigned"] = True
+            s["gods_out"].extend(p["gods"])
+            p["gods"] = []
+            for k, v in p["movement"].items():
+                s["movement_discard"][k] += v
+            p["movement"] = _zero(KINDS)
+            for x, v in p["holder"].items():
+                s["glyph_discard"][x] += v
+            p["holder"] = _zero(GLYPHS)
+            p["pawn"] = None
+            p["skip"] = False
+            if s["pending"] is not None and s["pending"]["seat"] == seat:
+                s["pending"] = None
+            if s["final"] and seat in s["final"]["remaining"]:
+                s["final"]["remaining"].remove(seat)
         elif t == "GameEnded":
             s["over"] = True
             s["end_reason"] = d["reason"]
@@ -467,9 +526,10 @@ class Papyrus(Game):
     def awaiting(self, state: dict) -> list[int]:
         if state["over"] or state["current"] is None:
             return []
-        if state["pending"] is not None:
-            return [state["pending"]["seat"]]
-        return [state["current"]]
+        seat = state["pending"]["seat"] if state["pending"] is not None else state["current"]
+        if self._resigned(state, seat):  # pragma: no cover - resign passes the turn on
+            return []
+        return [seat]
 
     def not_awaited_reason(self, state: dict, seat: int) -> str:
         if state["over"]:
@@ -837,7 +897,8 @@ class Papyrus(Game):
         if not s["god_deck"] and not p["gods"] and s["final"] is None:
             n = s["n"]
             ctx.emit("FinalRoundStarted",
-                     {"seats": [(seat + i) % n for i in range(1, n)]}, seat)
+                     {"seats": [(seat + i) % n for i in range(1, n)
+                                if not self._resigned(s, (seat + i) % n)]}, seat)
 
     def _resolve_event(self, ctx: _Ctx, seat: int, card: str) -> None:
         s = ctx.s
@@ -984,7 +1045,10 @@ class Papyrus(Game):
                     return
                 nxt = s["final"]["remaining"][0]
             else:
-                nxt = (s["current"] + 1) % s["n"]
+                nxt = self._next_active(s, s["current"])
+                if nxt is None:  # pragma: no cover - resign ends the game before that
+                    ctx.emit("GameEnded", {"reason": "resignation"})
+                    return
             if s["seats"][nxt]["skip"]:
                 ctx.emit("TurnSkipped", {}, nxt)
                 continue
@@ -1042,6 +1106,37 @@ class Papyrus(Game):
             self._end_turn(ctx)
 
     # ------------------------------------------------------------------------------------
+    # resignation (spec 12.4; see the module docstring)
+
+    def resign(self, state: dict, seat: int) -> list[dict] | None:
+        if (state["over"] or not _is_int(seat) or not 0 <= seat < state["n"]
+                or self._resigned(state, seat)):
+            return None  # nothing the rules can do: the shell ends the game for the seat
+        solo = state["variant"] == "solo"
+        if solo and state["n"] == 1:
+            return None  # solo (10.1): resigning is a loss and ends the game
+        ctx = _Ctx(self, state, None)
+        s = ctx.s
+        p = s["seats"][seat]
+        on_turn = s["current"] == seat
+        pend = s["pending"]
+        ctx.emit("PlayerResigned", {
+            "gods": list(p["gods"]),
+            "movement": {k: p["movement"][k] for k in KINDS if p["movement"][k]},
+            "glyphs": {g: p["holder"][g] for g in GLYPHS if p["holder"][g]},
+            "dropped": pend["kind"] if pend is not None and pend["seat"] == seat else None,
+        }, seat)
+        if on_turn and s["event_card"] is not None:
+            ctx.emit("EventDiscarded", {"card": s["event_card"]})
+        active = [i for i in range(s["n"]) if not self._resigned(s, i)]
+        if (not solo and len(active) <= 1) or not active:
+            ctx.emit("GameEnded", {"reason": "resignation"})
+            return ctx.events
+        if on_turn:
+            self._end_turn(ctx)
+        return ctx.events
+
+    # ------------------------------------------------------------------------------------
     # results
 
     def _final_scores(self, state: dict) -> tuple[list[int], list[dict]]:
@@ -1069,18 +1164,27 @@ class Papyrus(Game):
             return None
         scores, details = self._final_scores(state)
         solo = state["variant"] == "solo"
+        resigned = [i for i in range(state["n"]) if self._resigned(state, i)]
+        active = [i for i in range(state["n"]) if i not in resigned]
+        for i, d in enumerate(details):
+            d["resigned"] = i in resigned
         if solo:
             keys = [(d["margin"], d["sons_of_horus"], int(d["amon_ra"])) for d in details]
-            ranks = competition_ranks(keys)
-            winners = [i for i, d in enumerate(details) if d["beats_pharaoh"]]
         else:
             keys = [(sc, d["sons_of_horus"], int(d["amon_ra"]))
                     for sc, d in zip(scores, details)]
-            ranks = competition_ranks(keys)
-            winners = [i for i, r in enumerate(ranks) if r == 1]
+        ranks = [0] * state["n"]
+        for i, r in zip(active, competition_ranks([keys[i] for i in active])):
+            ranks[i] = r
+        for i, r in zip(resigned, competition_ranks([keys[i] for i in resigned])):
+            ranks[i] = len(active) + r
+        if solo:
+            winners = [i for i in active if details[i]["beats_pharaoh"]]
+        else:
+            winners = [i for i in active if ranks[i] == 1]
         return {"scores": scores, "ranks": ranks, "winners": winners,
                 "details": {"seats": details, "end_reason": state["end_reason"],
-                            "turns": state["turns"]}}
+                            "turns": state["turns"], "resigned": resigned}}
 
     # ------------------------------------------------------------------------------------
     # information
@@ -1097,7 +1201,7 @@ class Papyrus(Game):
                  "sons_of_horus": sons,
                  "movement_count": sum(p["movement"].values()),
                  "gods_count": len(p["gods"]), "holder_count": sum(p["holder"].values()),
-                 "skip_next_turn": p["skip"]}
+                 "skip_next_turn": p["skip"], "resigned": self._resigned(state, i)}
             if solo:
                 v["paid"] = p["paid"]
             else:
@@ -1121,6 +1225,7 @@ class Papyrus(Game):
             "god_deck_size": state["god_deck_size"],
             "setup": state["setup"],
             "seats": seats,
+            "resigned": [i for i in range(state["n"]) if self._resigned(state, i)],
             "scores": self._final_scores(state)[0],
             "god_deck_count": len(state["god_deck"]),
             "bag_count": len(state["bag"]),
@@ -1173,6 +1278,8 @@ class Papyrus(Game):
             return redact(ev, replace={"bag": len(d["bag"])})
         if isinstance(seat, int) and sees(viewer, seat):
             return ev
+        if t == "PlayerResigned":
+            return redact(ev, replace={"gods": len(d["gods"])})
         if t == "HandDealt":
             return redact(ev, replace={k: len(d[k]) for k in ("movement", "gods", "glyphs")})
         if t == "MovementDrawn":
