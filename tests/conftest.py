@@ -24,6 +24,11 @@ from service.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# Load tests hammer one game from one address; the rate limits have their own tests
+# (tests/reliability/test_ratelimit.py) and are lifted out of the way of every other test.
+os.environ.setdefault("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "100000000")
+os.environ.setdefault("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "100000000")
+
 
 def pytest_collection_modifyitems(items):
     # Tests that use the server are the "redis" tests (the ones re-run against Redis 7).
