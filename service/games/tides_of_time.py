@@ -611,13 +611,6 @@ class TidesOfTime(Game):
         if viewer == ALL:
             return ev
         t = ev["type"]
-        if t == "GameCreated":
-            options = ev["data"].get("options")
-            if isinstance(options, dict) and isinstance(options.get("setup"), dict) \
-                    and "deck_order" in options["setup"]:
-                setup = {k: v for k, v in options["setup"].items() if k != "deck_order"}
-                return redact(ev, replace={"options": {**options, "setup": setup}})
-            return ev
         if t in ("CardsDealt", "HandsExchanged"):
             hands = [h if sees(viewer, s) else None for s, h in enumerate(ev["data"]["hands"])]
             return redact(ev, drop=("pile",), replace={"hands": hands})

@@ -6,6 +6,8 @@ import json
 from collections import Counter
 
 import pytest
+
+from service.engine import visible as engine_visible
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -497,9 +499,10 @@ def test_events_hide_secrets_while_running():
     g.act(1, {"type": "relic", "keep": 6, "remove": 9})
     created = g.events[0]
     for viewer in (0, 1, None):
-        seen = [GAME.visible(e, viewer) for e in g.events]
+        # what the server serves: the engine's rule (setup hidden for every game) + the game's
+        seen = [engine_visible(GAME, e, viewer, False) for e in g.events]
         c = seen[0]
-        assert "deck_order" not in c["data"]["options"]["setup"]
+        assert "deck_order" not in c["data"]["options"].get("setup", {})
         assert created["data"]["options"]["setup"]["deck_order"] == T1_DECK  # input untouched
         for e in seen:
             if e is None:

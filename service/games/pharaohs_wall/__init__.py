@@ -42,9 +42,9 @@ ScarabSkipped, SarcophagusOpened, CardDrawn, CurseRevealed, CurseClaimed, CurseP
 CurseRoundClosed, CurseVictimChosen, SarcophagusGiven, CurseDiscarded, EndPhaseStarted,
 ScarabMoved, EndDone, GameEnded. Secret fields: GameSetUp (stacks, other hands, piles, other
 pharaohs), CardDrawn.card, SarcophagusOpened.sarcophagus/value (owner only),
-SarcophagusGiven.sarcophagus/value (giver and receiver only). The engine's ``GameCreated`` is
-redacted too: its ``options.setup`` (deck order, stacks, pharaohs) is dropped for every viewer
-but ``ALL`` until the end (``data.setup`` still says "custom").
+SarcophagusGiven.sarcophagus/value (giver and receiver only). The engine itself hides the
+creation event's ``options.setup`` (deck order, stacks, pharaohs) from every viewer but ``ALL``
+until the end (``service.engine.fold.visible``), for every game.
 
 Illegal-action codes: unknown_action, wrong_phase, not_your_turn, missing_field,
 unexpected_field, invalid_field (wrong JSON type), card_not_in_hand, invalid_column,
@@ -502,15 +502,6 @@ class PharaohsWall(Game):
     # -- apply ----------------------------------------------------------------------------
     def apply(self, state: State, ev: Event) -> None:
         t, d = ev["type"], ev["data"]
-        if t == "GameCreated":
-            # options.setup fixes deck order, stacks and pharaohs: secret while the game runs.
-            options = d.get("options")
-            if isinstance(options, dict) and "setup" in options:
-                out = dict(ev)
-                out["data"] = {**d, "options": {k: v for k, v in options.items()
-                                                if k != "setup"}}
-                return out
-            return ev
         if t == "GameSetUp":
             state["pillar_order"] = list(d["pillar_order"])
             for a in ANIMALS:
@@ -1007,15 +998,6 @@ class PharaohsWall(Game):
         if viewer == ALL:
             return ev
         t, d = ev["type"], ev["data"]
-        if t == "GameCreated":
-            # options.setup fixes deck order, stacks and pharaohs: secret while the game runs.
-            options = d.get("options")
-            if isinstance(options, dict) and "setup" in options:
-                out = dict(ev)
-                out["data"] = {**d, "options": {k: v for k, v in options.items()
-                                                if k != "setup"}}
-                return out
-            return ev
         if t == "GameSetUp":
             data = {
                 "pillar_order": d["pillar_order"],
