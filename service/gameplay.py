@@ -27,6 +27,7 @@ from .engine.local import creation_event
 from .engine.fold import forced_moves, start
 from .games import GAMES
 from . import clock as clock_mod
+from .replay import SHELL_EVENTS
 from .store.events import EventStore, StoredEvent
 
 log = logging.getLogger("cartouche.gameplay")
@@ -71,8 +72,6 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-#: Events the shell writes about seats and the table; the rules never see them.
-SHELL_EVENTS = frozenset({"SeatResigned", "SeatForfeited", "GameAborted"})
 
 
 class DeadlinePassed(Exception):

@@ -18,6 +18,7 @@ from .engine.local import creation_event
 from .games import GAMES
 
 FORMAT = "cartouche-export/1"
+#: Events the shell writes about seats and the table; the rules never see them.
 SHELL_EVENTS = frozenset({"SeatResigned", "SeatForfeited", "GameAborted"})
 #: Creation-event fields the shell adds around what the rules decide.
 SHELL_CREATED_FIELDS = ("clock", "forked_from")

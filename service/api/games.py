@@ -296,11 +296,9 @@ def fork_game(body, game_id):
     viewer = caller(table)
     if not table.over and viewer != ALL:
         raise ApiError(403, "fork_forbidden", "only platform keys may fork a running game")
-    svc = service()
-    if svc.platform_key_digests and viewer != ALL and table.over and bearer_token() is None:
-        raise ApiError(403, "platform_key_required", "creating games needs a platform key")
+    _require_creator()  # a fork creates a game: the same rule as POST /v1/games
     try:
-        return svc.fork(game_id, body["at"])
+        return service().fork(game_id, body["at"])
     except NotFound as exc:
         raise ApiError(404, exc.code, exc.message) from None
     except InvalidRequest as exc:

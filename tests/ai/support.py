@@ -26,3 +26,30 @@ def check_determinization(game, bot, g: LocalGame, seat: int, rnd_seed: int) -> 
     assert game.legal_actions(sampled, seat) == obs.legal
     assert game.awaiting(sampled) == game.awaiting(g.state)
     return sampled
+
+
+def play(game, levels: list[str], options: dict, seed: bytes, *, check=None,
+         check_every: int = 0, stride: int = 1, rnd_seed: int = 0,
+         max_steps: int = 100_000) -> LocalGame:
+    """A game where seat i plays at ``levels[i]``, each choice made from its observation only.
+
+    The awaited seat is ``awaiting[(step * stride) % len(awaiting)]``; every ``check_every``
+    steps ``check(g, seat, step)`` runs for every seat first."""
+    from service.ai import choose
+
+    g = new_game(game, len(levels), options, seed)
+    rnd = random.Random(rnd_seed)
+    for step in range(max_steps):
+        if game.is_over(g.state):
+            return g
+        awaiting = g.awaiting()
+        seat = awaiting[(step * stride) % len(awaiting)]
+        if check and check_every and step % check_every == 0:
+            for s in range(len(levels)):
+                check(g, s, step)
+        obs = obs_of(game, g, seat)
+        action = choose(levels[seat], obs, rnd)
+        assert action in obs.legal
+        g.act(seat, action)
+    assert game.is_over(g.state), "the game did not end"
+    return g

@@ -59,21 +59,9 @@ def check_determinization(g: LocalGame, seat: int, rnd_seed: int) -> dict:
 
 def play(levels: list[str], options: dict, seed: bytes, *, check_every: int = 0,
          rnd_seed: int = 0, max_steps: int = 5000) -> LocalGame:
-    g = new_game(len(levels), options, seed)
-    rnd = random.Random(rnd_seed)
-    for step in range(max_steps):
-        if GAME.is_over(g.state):
-            break
-        seat = g.awaiting()[0]
-        if check_every and step % check_every == 0:
-            for s in range(len(levels)):
-                check_determinization(g, s, step)
-        obs = obs_of(g, seat)
-        action = choose(levels[seat], obs, rnd)
-        assert action in obs.legal
-        g.act(seat, action)
-    assert GAME.is_over(g.state), "the game did not end"
-    return g
+    return support.play(GAME, levels, options, seed, check=check_determinization,
+                        check_every=check_every, stride=0, rnd_seed=rnd_seed,
+                        max_steps=max_steps)
 
 
 def test_module_registered():

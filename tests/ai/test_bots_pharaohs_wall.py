@@ -30,21 +30,8 @@ check_determinization = partial(support.check_determinization, GAME, bot)
 
 def play(levels: list[str], options: dict, seed: bytes, *, check_every: int = 0,
          rnd_seed: int = 0) -> LocalGame:
-    g = new_game(len(levels), options, seed)
-    rnd = random.Random(rnd_seed)
-    step = 0
-    while not GAME.is_over(g.state):
-        awaiting = g.awaiting()
-        seat = awaiting[step % len(awaiting)]
-        obs = obs_of(g, seat)
-        if check_every and step % check_every == 0:
-            for s in range(len(levels)):
-                check_determinization(g, s, step)
-        action = choose(levels[seat], obs, rnd)
-        assert action in obs.legal
-        g.act(seat, action)
-        step += 1
-    return g
+    return support.play(GAME, levels, options, seed, check=check_determinization,
+                        check_every=check_every, rnd_seed=rnd_seed)
 
 
 def test_module_registered():
