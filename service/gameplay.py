@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import logging
 import random
+import re
 import secrets
 import threading
 import time
@@ -97,6 +98,10 @@ class Table:
     state: dict
     version: int
     shell: dict
+    #: False when taken from this process's cache without asking the store whether the game
+    #: has moved on (:meth:`GameService.load_for_command`): fine to decide an append on, since
+    #: the append is conditional on ``version``, but never to answer an error from.
+    checked: bool = True
 
     @property
     def over(self) -> bool:
@@ -197,7 +202,10 @@ class GameService:
         self.now_ms = now_ms or (lambda: int(time.time() * 1000))
         #: Called after every successful append as ``listener(table_after, first_version,
         #: envelopes)`` (webhooks, metrics). A listener must not raise; errors are logged.
-        self.listeners: list[Callable[[Table, int, list[dict]], None]] = []
+        #: A listener with a ``reads_after_append()`` method (a list of read-only Redis
+        #: commands) gets their replies as ``reads=`` (a reply is None if its read failed): the
+        #: reads ride in the append's round trip (:meth:`EventStore.append`).
+        self.listeners: list[Callable[..., None]] = []
 
     # -- identity -------------------------------------------------------------------------
     def is_platform_key(self, token: str) -> bool:
@@ -386,6 +394,20 @@ class GameService:
             self.cache.put(game_id, current, state, shell)
         return Table(game_id, game, meta, state, current, shell)
 
+    def load_for_command(self, game_id: str) -> Table:
+        """The game to run a command against: this process's latest cached table as is (no
+        Redis call; ``checked`` False), else :meth:`load`. Optimistic: the command's append is
+        conditional on the version, so a table another process has moved past only costs a
+        conflict and a reload, and :meth:`act` re-checks any refusal against a fresh load.
+        Games with a clock are always loaded (their deadlines are settled on the fresh game)."""
+        hit = self.cache.get(game_id) if _valid_id(game_id) else None
+        if hit is None:
+            return self.load(game_id)
+        meta = self._load_meta(game_id)
+        if meta["created"]["data"].get("clock"):
+            return self.load(game_id)
+        return Table(game_id, GAMES[meta["type"]], meta, hit[1], hit[0], hit[2], checked=False)
+
     def load_recent(self, game_id: str, at_least: int) -> Table:
         """The latest game this process knows if it is at version ``at_least`` or later (no
         Redis call), else :meth:`load`. For event streams: many subscribers of one game wake
@@ -413,11 +435,13 @@ class GameService:
         clocks are settled first; if the acting seat was overdue its timeout stands and
         :class:`DeadlinePassed` is raised.
 
-        ``loaded``: the game as the caller just loaded it (the API does, to authenticate). The
-        first attempt decides against it instead of reading the game again; that is safe because
-        the append is conditional on the stream still being at ``loaded.version`` (else the
-        command is re-decided against a fresh load, as for any lost race). It is ignored when a
-        timeout was just settled.
+        ``loaded``: the game as the caller just loaded it (the API does, to authenticate, with
+        :meth:`load_for_command`). The first attempt decides against it instead of reading the
+        game again; that is safe because the append is conditional on the stream still being at
+        ``loaded.version`` (else the command is re-decided against a fresh load, as for any lost
+        race). A refusal decided on a table that was not ``checked`` against the store is
+        decided again on a fresh load before it is raised. ``loaded`` is ignored when a timeout
+        was just settled.
         """
         idem = None
         if idempotency_key is not None:
@@ -445,17 +469,22 @@ class GameService:
             loaded = None
         for _ in range(MAX_RETRIES):
             table, loaded = (loaded, None) if loaded is not None else (self.load(game_id), None)
-            if table.over:
-                raise NotYourTurn("game_over", "the game is over")
-            if table.shell["controllers"][seat] != "human":
-                raise SeatNotHuman()
-            if expected_version is not None and expected_version != table.version:
-                raise VersionConflict(table.version)
-            if table.clock and seat in clock_mod.overdue(
-                    table.clock, table.shell["clock"], self.now_ms(), table.awaiting()):
-                self.settle_timeouts(game_id)
-                raise DeadlinePassed()
-            outcome = self._run(table, seat, action, idem=idem)
+            try:
+                if table.over:
+                    raise NotYourTurn("game_over", "the game is over")
+                if table.shell["controllers"][seat] != "human":
+                    raise SeatNotHuman()
+                if expected_version is not None and expected_version != table.version:
+                    raise VersionConflict(table.version)
+                if table.clock and seat in clock_mod.overdue(
+                        table.clock, table.shell["clock"], self.now_ms(), table.awaiting()):
+                    self.settle_timeouts(game_id)
+                    raise DeadlinePassed()
+                outcome = self._run(table, seat, action, idem=idem)
+            except (NotYourTurn, IllegalAction, VersionConflict, SeatNotHuman):
+                if table.checked:
+                    raise
+                continue  # decided on a cached table: decide again on the game as stored
             if outcome[0] == "ok":
                 return outcome[1]
             if outcome[0] == "idem":
@@ -501,8 +530,10 @@ class GameService:
         envelopes[0]["cmd"] = cmd
         envelopes[-1]["shell"] = shell
         new = Table(table.id, table.game, table.meta, after, table.version + len(events), shell)
+        reads = self._listener_reads()
         result = self.store.append(table.id, table.version, envelopes,
-                                   status=new.status if new.over else None, idempotency=idem)
+                                   status=new.status if new.over else None, idempotency=idem,
+                                   reads=[cmd for _, cmds in reads for cmd in cmds])
         if result.outcome == "ok":
             self.cache.put(table.id, new.version, after, shell)
             k = self.snapshot_every
@@ -512,7 +543,7 @@ class GameService:
                 self.store.index(table.id, table.game.type_id, new.status,
                                  table.meta["created_ms"])
             self.scheduler.changed(new)
-            self._notify(new, table.version + 1, envelopes)
+            self._notify(new, table.version + 1, envelopes, reads, result.reads)
             return "ok", (new, table.version + 1, envelopes)
         if result.outcome == "idem":
             return "idem", result.record
@@ -520,10 +551,30 @@ class GameService:
             raise NotFound("game_not_found", f"no game {table.id!r}")
         return "conflict", result.version
 
-    def _notify(self, table: Table, first_version: int, envelopes: list[dict]) -> None:
+    def _listener_reads(self) -> list[tuple[Any, list]]:
+        """(listener, its reads) for the listeners that want reads with the append."""
+        out = []
+        for listener in self.listeners:
+            wanted = getattr(listener, "reads_after_append", None)
+            if wanted is not None:
+                try:
+                    out.append((listener, list(wanted())))
+                except Exception:
+                    log.exception("listener %r: reads_after_append failed", listener)
+        return out
+
+    def _notify(self, table: Table, first_version: int, envelopes: list[dict],
+                reads: list[tuple[Any, list]] = (), replies: Sequence = ()) -> None:
+        given, at = {}, 0
+        for listener, cmds in reads:
+            given[id(listener)] = list(replies[at:at + len(cmds)])
+            at += len(cmds)
         for listener in self.listeners:
             try:
-                listener(table, first_version, envelopes)
+                if id(listener) in given:
+                    listener(table, first_version, envelopes, reads=given[id(listener)])
+                else:
+                    listener(table, first_version, envelopes)
             except Exception:  # a listener never fails a command that is already stored
                 log.exception("listener %r failed for game %s", listener, table.id)
 
@@ -838,8 +889,11 @@ def _public_options(created: dict) -> dict:
     return {k: v for k, v in created["options"].items() if k != "setup"}
 
 
+_GAME_ID = re.compile("[0-9a-f]{1,64}")
+
+
 def _valid_id(game_id: str) -> bool:
-    return 1 <= len(game_id) <= 64 and all(c in "0123456789abcdef" for c in game_id)
+    return isinstance(game_id, str) and _GAME_ID.fullmatch(game_id) is not None
 
 
 def body_digest(payload: Any) -> str:

@@ -128,8 +128,11 @@ class WebhookStore:
         raw = self.r.hget(key_subscriptions(), sub_id)
         return orjson.loads(raw) if raw is not None else None
 
-    def all(self) -> list[dict]:
-        subs = [orjson.loads(v) for v in self.r.hgetall(key_subscriptions()).values()]
+    def all(self, raw: dict | None = None) -> list[dict]:
+        """Every subscription, oldest first; ``raw``: the subscriptions hash as already read."""
+        if raw is None:
+            raw = self.r.hgetall(key_subscriptions())
+        subs = [orjson.loads(v) for v in raw.values()]
         return sorted(subs, key=lambda s: (s["created_at"], s["id"]))
 
     def delete(self, sub_id: str) -> bool:
@@ -180,9 +183,16 @@ class Listener:
         self.max_attempts = max_attempts
         self.timeout_s = timeout_s
 
-    def __call__(self, table, first_version: int, envelopes: list[dict]) -> None:
+    def reads_after_append(self) -> list[tuple]:
+        """The subscriptions are read in the append's own round trip (GameService), after the
+        append: a subscription created before the command was stored sees its events."""
+        return [("HGETALL", key_subscriptions())]
+
+    def __call__(self, table, first_version: int, envelopes: list[dict], *,
+                 reads: list | None = None) -> None:
         try:
-            subs = [s for s in self.store.all()
+            raw = reads[0] if reads else None  # None: not given, or that read failed
+            subs = [s for s in self.store.all(raw)
                     if matches(s, table.id, table.game.type_id)]
             if not subs:
                 return

@@ -10,7 +10,7 @@ from ..gameplay import (CannotAbort, DeadlinePassed, GameService, IdempotencyKey
                         InvalidRequest, NotFound, SeatNotHuman, Table, VersionConflict,
                         body_digest)
 from ..games import GAMES
-from . import Blueprint
+from . import Blueprint, json_response
 from .errors import ApiError, alt_errors
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games and their events")
@@ -179,7 +179,10 @@ def legal_actions(game_id):
 @blp.doc(operationId="postAction")
 def post_action(body, game_id):
     """Act as the caller's seat."""
-    table = load(game_id)
+    try:  # the cached game, unless another process moved it on (see load_for_command)
+        table = service().load_for_command(game_id)
+    except NotFound as exc:
+        raise ApiError(404, exc.code, exc.message) from None
     viewer = caller(table)
     if not isinstance(viewer, int):
         raise ApiError(403, "spectator_cannot_act", "only a seat token can act")
@@ -210,8 +213,8 @@ def post_action(body, game_id):
                        "this Idempotency-Key was used with another body") from None
     except NotFound as exc:
         raise ApiError(404, exc.code, exc.message) from None
-    return {"version": first + len(envelopes) - 1,
-            "events": svc.served_events(after, envelopes, first, viewer)}
+    return json_response({"version": first + len(envelopes) - 1,
+                          "events": svc.served_events(after, envelopes, first, viewer)}, 201)
 
 
 @blp.route("/games/<gid:game_id>/events")

@@ -6,10 +6,13 @@ rate_limited``, a ``Retry-After`` header (whole seconds) and the standard error 
 any work is done. Reads (``GET``, the event streams) are never limited here.
 
 The counters are sliding-window counters (the current and the previous window, the previous one
-weighted by how much of it still falls inside the sliding minute), one Lua call per identity,
-keys ``cartouche:rl:{tok:<sha256 of the token, 32 hex>}:<window>`` and
+weighted by how much of it still falls inside the sliding minute), counted for both identities
+in one Lua call on a single server (one call per identity on a cluster, where the two counters
+live in different slots), keys ``cartouche:rl:{tok:<sha256 of the token, 32 hex>}:<window>`` and
 ``cartouche:rl:{ip:<address>}:<window>`` expiring after two windows. Tokens are never written to
-Redis, only a prefix of their digest. The client address is ``request.remote_addr``: behind a
+Redis, only a prefix of their digest. The benchmark-only endpoint ``/bench/...`` (it exists only
+with ``CARTOUCHE_BENCH_ENDPOINTS=1``) is not counted: it is P1's baseline, which does nothing but
+its read and its append. The client address is ``request.remote_addr``: behind a
 reverse proxy, wrap the app in ``werkzeug.middleware.proxy_fix.ProxyFix`` or every client is the
 proxy.
 
@@ -46,16 +49,20 @@ log = logging.getLogger("cartouche.ratelimit")
 
 PREFIX = "cartouche:rl"
 
-# KEYS[1] current window's counter, KEYS[2] previous window's counter
-# ARGV[1] window length (ms)
-# Returns {current count after this request, previous count}
+# For each identity i (1-based): KEYS[2i-1] its current window's counter, KEYS[2i] its previous
+# window's counter. ARGV[1] window length (ms).
+# Returns {current count after this request, previous count} per identity, flattened.
 _SCRIPT = """
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then
-  redis.call('PEXPIRE', KEYS[1], 2 * tonumber(ARGV[1]))
+local out = {}
+for i = 1, #KEYS, 2 do
+  local n = redis.call('INCR', KEYS[i])
+  if n == 1 then
+    redis.call('PEXPIRE', KEYS[i], 2 * tonumber(ARGV[1]))
+  end
+  out[#out + 1] = n
+  out[#out + 1] = tonumber(redis.call('GET', KEYS[i + 1]) or '0')
 end
-local prev = tonumber(redis.call('GET', KEYS[2]) or '0')
-return {n, prev}
+return out
 """
 
 
@@ -112,33 +119,50 @@ class RateLimiter:
         self.config = config
         self.clock = clock
         self._script = client.register_script(_SCRIPT)
+        #: the counters of different identities live in different cluster slots
+        self._one_call = not isinstance(client, redis.RedisCluster)
 
-    def _hit(self, identity: str, limit: int) -> float | None:
-        """Count one write for ``identity``; seconds to wait when over ``limit``, else None."""
+    def _wait(self, current: int, previous: int, limit: int, now: float, index: int,
+              elapsed: float) -> float | None:
+        """Seconds to wait when over ``limit``, else None."""
+        window = self.config.window_seconds
+        estimate = previous * (1.0 - elapsed) + current
+        if estimate <= limit:
+            return None
+        if current > limit:  # over on this window alone: wait for the next one
+            return (index + 1) * window - now
+        # over because of the previous window's weight: wait until enough of it has slid out
+        need = (estimate - limit) / previous  # fraction of a window
+        return max(need * window, 0.001)
+
+    def check(self, token: str | None, ip: str | None) -> float | None:
+        """Count one write for the token and the address; seconds to wait when either is over
+        its limit, else None."""
+        hits = []  # (identity, limit)
+        if token and self.config.writes_per_minute:
+            digest = hashlib.sha256(token.encode()).hexdigest()[:32]
+            hits.append((f"tok:{digest}", self.config.writes_per_minute))
+        if ip and self.config.ip_writes_per_minute:
+            hits.append((f"ip:{ip}", self.config.ip_writes_per_minute))
+        if not hits:
+            return None
         window = self.config.window_seconds
         now = self.clock()
         index = int(now // window)
         elapsed = (now - index * window) / window
-        base = f"{PREFIX}:{{{identity}}}"
-        current, previous = self._script(
-            keys=[f"{base}:{index}", f"{base}:{index - 1}"],
-            args=[window * 1000])
-        estimate = int(previous) * (1.0 - elapsed) + int(current)
-        if estimate <= limit:
-            return None
-        if int(current) > limit:  # over on this window alone: wait for the next one
-            return (index + 1) * window - now
-        # over because of the previous window's weight: wait until enough of it has slid out
-        need = (estimate - limit) / int(previous)  # fraction of a window
-        return max(need * window, 0.001)
-
-    def check(self, token: str | None, ip: str | None) -> float | None:
-        waits = []
-        if token and self.config.writes_per_minute:
-            digest = hashlib.sha256(token.encode()).hexdigest()[:32]
-            waits.append(self._hit(f"tok:{digest}", self.config.writes_per_minute))
-        if ip and self.config.ip_writes_per_minute:
-            waits.append(self._hit(f"ip:{ip}", self.config.ip_writes_per_minute))
+        keys = []
+        for identity, _ in hits:
+            base = f"{PREFIX}:{{{identity}}}"
+            keys += [f"{base}:{index}", f"{base}:{index - 1}"]
+        args = [window * 1000]
+        if self._one_call:
+            counts = self._script(keys=keys, args=args)
+        else:
+            counts = []
+            for i in range(0, len(keys), 2):
+                counts += self._script(keys=keys[i:i + 2], args=args)
+        waits = [self._wait(int(counts[2 * i]), int(counts[2 * i + 1]), limit, now, index,
+                            elapsed) for i, (_, limit) in enumerate(hits)]
         waits = [w for w in waits if w is not None]
         return max(waits) if waits else None
 
@@ -166,7 +190,7 @@ def register(app: Flask, redis_client: redis.Redis, config: Any = None) -> RateL
     @app.before_request
     def _rate_limit():
         limiter = app.extensions["cartouche_ratelimit"]
-        if limiter is None or request.method != "POST":
+        if limiter is None or request.method != "POST" or request.path.startswith("/bench/"):
             return None
         try:
             wait = limiter.check(_bearer(request.headers.get("Authorization")),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import orjson
 import redis
@@ -46,6 +46,7 @@ class AppendResult:
     outcome: str  # "ok" | "conflict" | "idem" | "missing"
     version: int = 0  # last version ("ok") or current version ("conflict")
     record: str = ""  # the stored idempotency record ("idem")
+    reads: tuple = ()  # the replies to ``append(reads=...)``, in order
 
 
 class EventStore:
@@ -103,11 +104,16 @@ class EventStore:
 
     def append(self, game_id: str, expected: int, envelopes: Iterable[dict], *,
                status: str | None = None, idempotency: tuple[str, str] | None = None,
-               ) -> AppendResult:
+               reads: Sequence[Sequence] = ()) -> AppendResult:
         """Append iff the stream is at ``expected``.
 
         ``idempotency`` = (key digest, record prefix): the record ``prefix|first|last`` is stored
         in the same script, and an existing record wins over appending.
+
+        ``reads``: read-only commands (e.g. ``("HGETALL", key)``) sent right after the script, in
+        the same round trip on a single server (one pipeline; on a cluster, separate calls);
+        their replies are ``result.reads``, or None for a command that failed. They run after
+        the append whatever its outcome, and see everything written before it.
         """
         idem_key = keys.idempotency(game_id, idempotency[0]) if idempotency else None
         script_keys = [keys.events(game_id), keys.meta(game_id)]
@@ -115,11 +121,42 @@ class EventStore:
             script_keys.append(idem_key)
         args = [expected, status or "", idempotency[1] if idempotency else "",
                 IDEMPOTENCY_TTL_SECONDS, *(orjson.dumps(e) for e in envelopes)]
-        outcome, value = self._append(keys=script_keys, args=args)
+        if not reads:
+            replies: list = []
+            outcome, value = self._append(keys=script_keys, args=args)
+        elif isinstance(self.r, RedisCluster):
+            outcome, value = self._append(keys=script_keys, args=args)
+            replies = [self._read_quietly(cmd) for cmd in reads]
+        else:
+            outcome, value, replies = self._append_pipelined(script_keys, args, reads)
         outcome = outcome.decode()
         if outcome == "idem":
-            return AppendResult("idem", record=value.decode())
-        return AppendResult(outcome, version=int(value))
+            return AppendResult("idem", record=value.decode(), reads=tuple(replies))
+        return AppendResult(outcome, version=int(value), reads=tuple(replies))
+
+    def _append_pipelined(self, script_keys: list, args: list, reads: Sequence[Sequence]):
+        """EVALSHA + ``reads`` in one pipeline (not a transaction). ``EVALSHA`` directly rather
+        than through the Script object, which would add a ``SCRIPT EXISTS`` round trip to every
+        pipeline; an unknown script (a restarted server) is loaded and the call repeated."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.evalsha(self._append.sha, len(script_keys), *script_keys, *args)
+        for cmd in reads:
+            pipe.execute_command(*cmd)
+        replies = pipe.execute(raise_on_error=False)
+        first = replies[0]
+        if isinstance(first, redis.exceptions.NoScriptError):
+            first = self._append(keys=script_keys, args=args)  # loads the script, runs it
+            replies[1:] = [self._read_quietly(cmd) for cmd in reads]
+        elif isinstance(first, Exception):
+            raise first
+        outcome, value = first
+        return outcome, value, [None if isinstance(x, Exception) else x for x in replies[1:]]
+
+    def _read_quietly(self, cmd: Sequence):
+        try:
+            return self.r.execute_command(*cmd)
+        except redis.RedisError:
+            return None
 
     # -- reads ----------------------------------------------------------------------------
     def read(self, game_id: str, after: int = 0, upto: int | None = None,

@@ -125,3 +125,33 @@ def test_redis_errors_fail_open_with_a_log_line(redis_url, queue_url, caplog):
         assert _act(c, gid, tokens[1]).status_code == 201
     lines = [r.getMessage() for r in caplog.records if r.name == "cartouche.ratelimit"]
     assert lines and all(t not in line for line in lines for t in tokens)
+
+
+def test_both_identities_are_counted_in_one_call_and_the_bench_baseline_is_not(
+        monkeypatch, redis_url, queue_url):
+    """One Lua call counts token and address together (each with its own counter), and P1's
+    baseline endpoint (benchmarks only) is not counted: it must do nothing but its read and
+    its append."""
+    monkeypatch.setenv("CARTOUCHE_BENCH_ENDPOINTS", "1")
+    app, r, limiter = _app(redis_url, queue_url, writes_per_minute=2, ip_writes_per_minute=3)
+    c = app.test_client()
+    gid, tokens = _game(c)
+    calls = []
+    real = limiter._script
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs["keys"])
+        return real(*args, **kwargs)
+
+    limiter._script = counting
+    assert _act(c, gid, tokens[0], ip="10.1.1.1").status_code == 201
+    assert len(calls) == 1 and len(calls[0]) == 4  # token's 2 counters + address's 2
+    assert _act(c, gid, tokens[1], ip="10.1.1.1").status_code == 201
+    assert _act(c, gid, tokens[2], ip="10.1.1.1").status_code == 201
+    _assert_429(_act(c, gid, tokens[0], ip="10.1.1.1"))  # the address's 4th write
+    _assert_429(_act(c, gid, tokens[0], ip="10.2.2.2"))  # the token's 3rd write
+    calls.clear()
+    for _ in range(10):
+        res = c.post("/bench/append/ab", environ_base={"REMOTE_ADDR": "10.1.1.1"})
+        assert res.status_code == 201
+    assert calls == []

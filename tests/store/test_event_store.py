@@ -143,3 +143,24 @@ def test_acknowledged_events_survive_sigkill_and_restart():
             assert store.append(gid, 501, [env(501)]).version == 502  # play resumes
         finally:
             server.stop()
+
+
+def test_reads_ride_with_the_append_and_see_it(store):
+    gid = make(store)
+    store.r.hset("cartouche:test:h", "k", "v")
+    res = store.append(gid, 1, [env(1)], reads=[("HGETALL", "cartouche:test:h"),
+                                                 ("XLEN", keys.events(gid))])
+    assert (res.outcome, res.version) == ("ok", 2)
+    assert res.reads == ({b"k": b"v"}, 2)  # the read ran after the append
+    # a lost race still answers its reads; a failed read is None, never an exception
+    res = store.append(gid, 1, [env(9)], reads=[("GET", "cartouche:test:h")])
+    assert res.outcome == "conflict" and res.reads == (None,)
+    assert store.version(gid) == 2
+
+
+def test_reads_with_the_append_survive_a_flushed_script_cache(store):
+    gid = make(store)
+    store.r.script_flush()  # e.g. the server restarted: EVALSHA answers NOSCRIPT
+    res = store.append(gid, 1, [env(1)], reads=[("XLEN", keys.events(gid))])
+    assert (res.outcome, res.version, res.reads) == ("ok", 2, (2,))
+    assert [e.version for e in store.read(gid)] == [1, 2]

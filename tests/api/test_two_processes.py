@@ -1,0 +1,74 @@
+"""Two API processes on one event store (two apps here): an action answers from the
+process's cached game without reading the store first (GameService.load_for_command), so these
+check that a cached game another process has moved on never yields a wrong answer: the
+conditional append turns a stale decision into a reload, and a refusal decided on the cache is
+decided again on the stored game before it is served."""
+
+from service.app import create_app
+from service.config import Config
+from service.schemas import ActionResponseSchema
+
+from tests.api.helpers import act, auth, create
+
+
+def _two(redis_url, queue_url):
+    a = create_app(Config(redis_url=redis_url, queue_url=queue_url))
+    b = create_app(Config(redis_url=redis_url, queue_url=queue_url))
+    return a.test_client(), b.test_client()
+
+
+def _awaited(client, gid):
+    return [x["seat"] for x in client.get(f"/v1/games/{gid}").get_json()["awaiting"]]
+
+
+def test_a_refusal_on_a_stale_cache_is_decided_again_on_the_stored_game(redis_url, queue_url):
+    a, b = _two(redis_url, queue_url)
+    gid, tokens, _ = create(a, n=3, seed="11" * 32)
+    # A caches the game with seat 0 committed for this turn
+    assert act(a, gid, tokens[0]).status_code == 201
+    # B completes the turn: the cave advances, seat 0 is awaited again
+    assert act(b, gid, tokens[1]).status_code == 201
+    assert act(b, gid, tokens[2]).status_code == 201
+    assert 0 in _awaited(b, gid)
+    # on A's cached game seat 0 has already committed (409): A must not answer from it
+    res = act(a, gid, tokens[0])
+    assert res.status_code == 201, res.get_json()
+    assert res.get_json()["version"] == b.get(f"/v1/games/{gid}").get_json()["version"]
+
+
+def test_expected_version_is_compared_with_the_stored_game(redis_url, queue_url):
+    a, b = _two(redis_url, queue_url)
+    gid, tokens, _ = create(a, n=3, seed="12" * 32)
+    assert act(a, gid, tokens[0]).status_code == 201
+    assert act(b, gid, tokens[1]).status_code == 201  # A's cache is one version behind
+    current = b.get(f"/v1/games/{gid}").get_json()["version"]
+    stale = act(a, gid, tokens[2], expected_version=current - 1)
+    assert stale.status_code == 409
+    assert stale.get_json()["error"]["details"]["current_version"] == current
+    fresh = act(a, gid, tokens[2], expected_version=current)
+    assert fresh.status_code == 201, fresh.get_json()
+
+
+def test_a_stale_accept_is_re_decided_and_both_processes_agree(redis_url, queue_url):
+    a, b = _two(redis_url, queue_url)
+    gid, tokens, _ = create(a, n=3, seed="13" * 32)
+    for _ in range(6):  # alternate processes; each acts on a cache the other moved on
+        status = a.get(f"/v1/games/{gid}").get_json()
+        if status["status"] != "active":
+            break
+        for k, seat in enumerate(_awaited(a, gid)):
+            client = (a, b)[k % 2]
+            assert act(client, gid, tokens[seat]).status_code == 201
+    events_a = a.get(f"/v1/games/{gid}/events", headers=auth(tokens[0])).get_json()
+    events_b = b.get(f"/v1/games/{gid}/events", headers=auth(tokens[0])).get_json()
+    assert events_a == events_b
+    versions = [e["version"] for e in events_a["events"]]
+    assert versions == sorted(set(versions))
+
+
+def test_the_action_response_is_what_its_schema_documents(client):
+    gid, tokens, _ = create(client, n=3, seed="14" * 32)
+    for seat in range(3):
+        body = act(client, gid, tokens[seat]).get_json()
+        assert ActionResponseSchema().dump(body) == body
+        assert ActionResponseSchema().validate(body) == {}
