@@ -231,6 +231,11 @@ def _is_int(value: Any) -> bool:
 
 
 def _check_fields(action: Action, fields: Sequence[str]) -> None:
+    # Fast path for the well-formed action ("type" is present: decide checked it); the checks
+    # below give the same verdict for it, and the precise error otherwise.
+    if len(action) == len(fields) + 1 and all(
+            type(action.get(name)) is int for name in fields):
+        return
     expected = {"type", *fields}
     extra = sorted(str(k) for k in action if k not in expected)
     if extra:
@@ -242,6 +247,24 @@ def _check_fields(action: Action, fields: Sequence[str]) -> None:
         if not _is_int(action[name]):
             raise IllegalAction("malformed_action", f"'{name}' must be a card number (integer)",
                                 {"field": name})
+
+
+def _scratch(state: State) -> State:
+    """A private copy of ``state`` for ``decide`` to resolve on: every container ``apply``
+    changes in place is copied (hands, played, relics, pending, removed, rounds); the rest is
+    shared because ``apply`` only ever replaces it (scalars, pile, round scores, totals, result)
+    or never touches it (deck order, the dicts inside ``rounds`` and ``pending``). ``decide``
+    returns only events, never this copy. Equivalent to ``clone(state)`` for ``decide``'s
+    purposes and cheaper (measured 1.5x without a round breakdown, 4.5x with two rounds of it);
+    ``decide`` needs it only when a commit resolves the step (a hot path of bot simulations)."""
+    work = dict(state)
+    work["hands"] = [list(h) for h in state["hands"]]
+    work["played"] = [list(p) for p in state["played"]]
+    work["relics"] = [list(r) for r in state["relics"]]
+    work["pending"] = list(state["pending"])
+    work["removed"] = list(state["removed"])
+    work["rounds"] = list(state["rounds"])
+    return work
 
 
 _CARD_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 18}
@@ -397,18 +420,17 @@ class TidesOfTime(Game):
             raise IllegalAction("not_a_seat", "no such seat")
         if state["pending"][seat] is not None:
             raise IllegalAction("already_committed", "you have already committed this step")
-        work = clone(state)
         if kind == "pick":
             _check_fields(action, ["card"])
             card = action["card"]
-            if card not in work["hands"][seat]:
+            if card not in state["hands"][seat]:
                 raise IllegalAction("card_not_in_hand", f"card {card} is not in your hand",
                                     {"card": card})
             events = [event("PickCommitted", {"card": card}, seat)]
         else:
             _check_fields(action, ["keep", "remove"])
             keep, remove = action["keep"], action["remove"]
-            played = work["played"][seat]
+            played = state["played"][seat]
             for name, card in (("keep", keep), ("remove", remove)):
                 if card not in played:
                     raise IllegalAction("not_played_this_round",
@@ -418,12 +440,15 @@ class TidesOfTime(Game):
                 raise IllegalAction("same_card", "keep and remove must be different cards",
                                     {"card": keep})
             events = [event("RelicCommitted", {"keep": keep, "remove": remove}, seat)]
+        if state["pending"][1 - seat] is None:
+            return events  # the other seat has yet to commit: nothing else happens
+        # Both committed: resolve on a private copy (decide never mutates ``state``).
+        work = _scratch(state)
         self.apply(work, events[0])
-        if all(p is not None for p in work["pending"]):
-            if kind == "pick":
-                self._resolve_picks(work, events)
-            else:
-                self._resolve_relics(work, events)
+        if kind == "pick":
+            self._resolve_picks(work, events)
+        else:
+            self._resolve_relics(work, events)
         return events
 
     def _emit(self, work: State, events: list[Event], ev: Event) -> None:

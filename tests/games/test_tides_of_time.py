@@ -650,3 +650,24 @@ def test_same_seed_same_game():
     a = random_game(b"same", 7)
     b = random_game(b"same", 7)
     assert a.events == b.events
+
+
+def test_decide_never_mutates_its_input_for_any_action():
+    """decide resolves on a private copy of only the parts apply changes in place: for every
+    legal action of every awaited seat, at every step of random games (one seat committed or
+    none), the input state is untouched and the events are those decided on a deep copy."""
+    import random
+
+    for i in range(6):
+        rnd = random.Random(i)
+        g = new_game(deck=None, seed=b"pure-%d" % i, strict_zero_ties=i % 2 == 1)
+        while not GAME.is_over(g.state):
+            st = g.state
+            before = clone(st)
+            for seat in GAME.awaiting(st):
+                for action in GAME.legal_actions(st, seat):
+                    events = GAME.decide(st, seat, action, None)
+                    assert st == before, f"decide {action} for seat {seat} mutated the state"
+                    assert events == GAME.decide(clone(st), seat, action, None)
+            seat = rnd.choice(g.awaiting())
+            g.act(seat, rnd.choice(g.legal(seat)))
