@@ -208,17 +208,19 @@ class GameService:
         self.listeners: list[Callable[..., None]] = []
 
     # -- identity -------------------------------------------------------------------------
-    def is_platform_key(self, token: str) -> bool:
-        digest = token_digest(token)
+    def is_platform_key(self, token: str, digest: str | None = None) -> bool:
+        if not self.platform_key_digests:
+            return False
+        digest = digest or token_digest(token)
         return any(hmac.compare_digest(digest, d) for d in self.platform_key_digests)
 
     def viewer_for(self, table: Table, token: str | None) -> Viewer:
         """The seat a bearer token acts as, ALL for a platform key, None without a token."""
         if token is None:
             return None
-        if self.is_platform_key(token):
-            return ALL
         digest = token_digest(token)
+        if self.is_platform_key(token, digest):
+            return ALL
         seat = None
         for i, d in enumerate(table.meta["tokens"]):
             if hmac.compare_digest(digest, d):  # constant time, and no early exit

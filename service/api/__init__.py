@@ -28,6 +28,19 @@ class JsonParser(FlaskParser):
         super().__init__(*args, **kwargs)
         self._instances: dict[type, ma.Schema] = {}
 
+    def parse(self, argmap, req=None, *, location=None, **kwargs):
+        """A JSON body schema with a ``fast_load(body)`` (see ActionRequestSchema) is tried
+        first: it accepts the common well-formed body, or answers None and the schema itself
+        parses it (so every refusal is the schema's, word for word)."""
+        fast = getattr(argmap, "fast_load", None)
+        if fast is not None and location == "json":
+            body = self._raw_load_json(req if req is not None else self.get_default_request())
+            if body is not core.missing:
+                loaded = fast(body)
+                if loaded is not None:
+                    return loaded
+        return super().parse(argmap, req, location=location, **kwargs)
+
     def _get_schema(self, argmap, req):
         if isinstance(argmap, type) and issubclass(argmap, ma.Schema):
             schema = self._instances.get(argmap)

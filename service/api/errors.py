@@ -88,12 +88,18 @@ def register(app: Flask) -> None:
 
 
 def alt_errors(blp, descriptions: dict[int, str], *statuses: int):
-    """Document the error responses ``statuses`` of an endpoint of ``blp`` (one schema)."""
+    """Document the error responses ``statuses`` of an endpoint of ``blp`` (one schema).
+
+    Documentation only: flask-smorest's ``alt_response`` wraps the view in one more function
+    per status (each call going through ``ensure_sync``); here its decorators run on a
+    throwaway wrapper and only the documentation they build is kept on the view."""
     from .. import schemas
 
     def deco(fn):
+        documented = fn
         for status in statuses:
-            fn = blp.alt_response(status, schema=schemas.ErrorSchema,
-                                  description=descriptions[status])(fn)
+            documented = blp.alt_response(status, schema=schemas.ErrorSchema,
+                                          description=descriptions[status])(documented)
+        fn._apidoc = documented._apidoc
         return fn
     return deco

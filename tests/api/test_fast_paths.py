@@ -1,0 +1,67 @@
+"""The action endpoint skips marshmallow on its hot path (ActionRequestSchema.fast_load for the
+body, a pre-encoded response): these check that the fast paths say exactly what the documented
+schemas say."""
+
+import marshmallow as ma
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.schemas import ActionRequestSchema, ActionResponseSchema
+
+from tests.api.helpers import act, create
+
+json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**60, 2**60),
+                         st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=5))
+json_values = st.recursive(json_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+    max_leaves=8)
+bodies = st.one_of(
+    json_values,
+    st.fixed_dictionaries({"action": json_values}),
+    st.fixed_dictionaries({"action": st.dictionaries(st.text(max_size=5), json_values),
+                           "expected_version": json_values}),
+    st.fixed_dictionaries({"action": st.dictionaries(st.text(max_size=5), json_values)},
+                          optional={"expected_version": st.integers(-5, 2**53 + 5),
+                                    "extra": json_values}),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(bodies)
+def test_fast_load_accepts_only_what_the_schema_loads_and_loads_it_the_same(body):
+    fast = ActionRequestSchema.fast_load(body)
+    try:
+        slow = ActionRequestSchema().load(body)
+    except ma.ValidationError:
+        slow = None
+    if fast is not None:
+        assert slow == fast
+
+
+def test_fast_load_covers_the_common_bodies():
+    action = {"type": "decide", "choice": "continue"}
+    assert ActionRequestSchema.fast_load({"action": action}) == {"action": action}
+    assert ActionRequestSchema.fast_load({"action": action, "expected_version": 7}) == \
+        {"action": action, "expected_version": 7}
+    for refused in ({"action": action, "expected_version": True}, {"action": [1]},
+                    {"action": action, "expected_version": -1}, {"action": action, "x": 1},
+                    [], {"expected_version": 3}):
+        assert ActionRequestSchema.fast_load(refused) is None
+
+
+def test_refusals_still_come_from_the_schema(client):
+    gid, tokens, _ = create(client, n=3, seed="15" * 32)
+    res = act(client, gid, tokens[0], expected_version=True)
+    assert res.status_code == 400
+    assert res.get_json()["error"]["code"] == "invalid_request"
+    assert "expected_version" in res.get_json()["error"]["details"]["fields"]["json"]
+    res = act(client, gid, tokens[0], expected_version=2.0)  # 2.0 is the integer 2
+    assert res.status_code in (201, 409), res.get_json()
+
+
+def test_the_action_response_is_what_its_schema_documents(client):
+    gid, tokens, _ = create(client, n=3, seed="14" * 32)
+    for seat in range(3):
+        body = act(client, gid, tokens[seat]).get_json()
+        assert ActionResponseSchema().dump(body) == body
+        assert ActionResponseSchema().validate(body) == {}
