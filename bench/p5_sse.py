@@ -135,6 +135,7 @@ async def phase(url: str, game_id: str, tokens_game: dict, n_subs: int, seconds:
                                        for _ in range(min(50, n_subs - i))))
     await asyncio.sleep(1.0 + n_subs / 500)  # let every subscriber reach its XREAD
     pool = await create_games(url, background * 20) if background else []
+    load_before = os.getloadavg()[0]  # the machine is shared: how busy it was
     prof = Profiler(profile_pids, seconds - 1) if profile_pids else None
     if meter:
         meter.start()
@@ -142,6 +143,7 @@ async def phase(url: str, game_id: str, tokens_game: dict, n_subs: int, seconds:
     if background:
         tasks.append(run_service(url, background, seconds, pool, rnd))
     results = await asyncio.gather(*tasks)
+    load_after = os.getloadavg()[0]
     await asyncio.sleep(2.0)  # let the last events arrive
     d = results[0]
     bg = results[1][0] if background else None
@@ -172,7 +174,8 @@ async def phase(url: str, game_id: str, tokens_game: dict, n_subs: int, seconds:
            "post": lat_stats(d["post_ms"]),
            "deliveries": len(from_201), "missing": missing, "subscribers_with_duplicates": dupes,
            "subscribers_out_of_order": disorder,
-           "delay_from_201": lat_stats(from_201), "delay_from_at": lat_stats(from_at)}
+           "delay_from_201": lat_stats(from_201), "delay_from_at": lat_stats(from_at),
+           "loadavg_1min": [round(load_before, 2), round(load_after, 2)]}
     if bg:
         out["background"] = {"clients": background, "actions": len(bg.lat),
                              "actions_per_s": round(len(bg.lat) / seconds, 1),
@@ -244,7 +247,8 @@ def main() -> None:
               f"{d.get('p99_ms')} ms; "
               f"{X['deliveries']} deliveries, {X['missing']} missing, "
               f"{X['subscribers_with_duplicates']} with duplicates, "
-              f"{X['subscribers_out_of_order']} out of order")
+              f"{X['subscribers_out_of_order']} out of order; load average "
+              f"{X['loadavg_1min'][0]} -> {X['loadavg_1min'][1]}")
         if "background" in X:
             b = X["background"]
             print(f"       background: {b['actions_per_s']} Diamant actions/s, p99 "
