@@ -133,7 +133,7 @@ async def phase(url: str, game_id: str, tokens_game: dict, n_subs: int, seconds:
     for i in range(0, n_subs, 50):  # connect in batches
         subs += await asyncio.gather(*(subscribe(host, port, game_id, start_version)
                                        for _ in range(min(50, n_subs - i))))
-    await asyncio.sleep(1.0 + n_subs / 500)  # let every subscriber reach its XREAD
+    await asyncio.sleep(1.0 + n_subs / 500)  # let every subscriber catch up and join its hub
     pool = await create_games(url, background * 20) if background else []
     load_before = os.getloadavg()[0]  # the machine is shared: how busy it was
     prof = Profiler(profile_pids, seconds - 1) if profile_pids else None

@@ -152,3 +152,59 @@ def test_hundreds_of_subscribers_do_not_starve_actions(live_url):
     print(f"actions with {subscribers} subscribers: n={len(latencies)} "
           f"median={statistics.median(latencies) * 1000:.1f}ms p99={p99 * 1000:.1f}ms")
     assert p99 < 2.0
+
+
+def test_viewers_with_different_redaction_on_one_game(live_url):
+    """Three subscribers per seat and three spectators on one game (one hub per gunicorn
+    worker): each gets every event once, in order, redacted for its own seat while the game
+    runs, the same bytes as the others of its class; the command that ends the game is public."""
+    gid, tokens = new_game(live_url)
+    viewers = [0, 1, 2, None] * 3
+    got = [[] for _ in viewers]
+
+    def follow(i, viewer):
+        headers = {"Authorization": f"Bearer {tokens[viewer]}"} if viewer is not None else {}
+        with requests.get(f"{live_url}/v1/games/{gid}/events/stream", headers=headers,
+                          stream=True, timeout=120) as r:
+            for event, eid, data in parse(r.iter_lines()):
+                if event != "comment":
+                    got[i].append((event, eid, data))
+                if event == "end":
+                    return
+
+    threads = [threading.Thread(target=follow, args=(i, v)) for i, v in enumerate(viewers)]
+    for t in threads:
+        t.start()
+    rnd = random.Random(6)
+    while True:  # one command at a time, each seen by everybody before the next
+        view = requests.get(f"{live_url}/v1/games/{gid}").json()
+        if view["status"] != "active":
+            break
+        before_last = view["version"]
+        deadline = time.monotonic() + 30
+        while not all(g and g[-1][1] == before_last for g in got):
+            assert time.monotonic() < deadline, "a subscriber fell behind"
+            time.sleep(0.01)
+        seat = rnd.choice([a["seat"] for a in view["awaiting"]])
+        requests.post(f"{live_url}/v1/games/{gid}/actions",
+                      headers={"Authorization": f"Bearer {tokens[seat]}"},
+                      json={"action": {"type": "decide",
+                                       "choice": rnd.choice(["continue", "return"])}})
+    for t in threads:
+        t.join(60)
+    final = view["version"]
+    public, _ = collect(live_url, gid)  # after the end: everything
+    for viewer in (0, 1, 2, None):
+        streams = [g for g, v in zip(got, viewers) if v == viewer]
+        assert streams[0] == streams[1] == streams[2]
+        events = streams[0]
+        assert events[-1] == public[-1] and events[-1][0] == "end"
+        assert [eid for ev, eid, _ in events if ev == "game_event"] == list(range(1, final + 1))
+        assert events[before_last:] == public[before_last:]  # the last command: public
+        choices = [d for ev, eid, d in events[:before_last] if d["type"] == "ChoiceCommitted"]
+        assert {d["seat"] for d in choices} == {0, 1, 2}
+        for d in choices:
+            if d["seat"] == viewer:
+                assert d["data"]["choice"] in ("continue", "return")
+            else:
+                assert d["data"] == {}
