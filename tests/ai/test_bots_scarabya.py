@@ -158,3 +158,181 @@ def test_mcts_plays_a_complete_game(options):
         assert action in obs.legal
         g.act(seat, action)
     assert GAME.result(g.state) is not None
+
+
+# -- the mcts level's pieces: fast scoring, rollout choices, simulation hooks ----------------
+
+def _random_positions(n_games: int, options: dict | None = None, players: int = 2):
+    """(game, seat) at every decision of a few random games."""
+    rnd = random.Random(11)
+    for i in range(n_games):
+        g = new_game(players, options or {}, b"pos-%d" % i)
+        while not GAME.is_over(g.state):
+            for s in list(g.awaiting()):
+                if s in g.awaiting():
+                    yield g, s
+                    g.act(s, rnd.choice(g.legal(s)))
+
+
+def test_fast_gain_and_choices_agree_with_the_rules():
+    seen = 0
+    for g, s in _random_positions(4):
+        st = g.state
+        rocks, scarabs = bot.layout_masks(tuple(st["layout"]))
+        occ = bot.occupied(st["sites"][s])
+        masks, best = bot._choices(rocks, scarabs, occ, st["piece"], st["allow_reflection"],
+                                   "standard")
+        legal = g.legal(s)
+        assert masks == [bot.mask_of(a["cells"]) for a in legal]
+        scores = [bot._policy_score(rocks, scarabs, occ, m) for m in masks]
+        assert best and {i for i, x in enumerate(scores) if x == max(scores)} == set(best)
+        for m in masks:
+            assert bot._gain(rocks, scarabs, occ, m) == bot._points(rocks, scarabs, occ, m)
+        seen += len(masks)
+    assert seen > 500
+
+
+def test_rollout_plays_legal_actions_of_the_seat():
+    rnd = random.Random(2)
+    for g, s in _random_positions(2, {"mode": "duel"}):
+        legal = g.legal(s)
+        assert bot.rollout(GAME, g.state, s, legal, rnd) in legal
+
+
+def _sim_state(g, seat, rnd_seed=0):
+    obs = obs_of(g, seat)
+    return obs, bot.for_simulation(bot.determinize(obs, random.Random(rnd_seed)))
+
+
+@pytest.mark.parametrize("options", [{}, {"mode": "duel"}])
+def test_horizon_cuts_after_the_decided_card_and_evaluate_is_a_share(options):
+    from service.ai.ismcts import step
+    from service.engine.rng import SimRng
+
+    g = new_game(2, options, b"hooks")
+    rnd = random.Random(4)
+    cuts = 0
+    while not GAME.is_over(g.state):
+        seat = g.awaiting()[0]
+        obs, state = _sim_state(g, seat)
+        assert bot.horizon(state) is False
+        start_round, start_game = state["round"], state["game"]
+        sim_rng = SimRng(rnd)
+        while not GAME.is_over(state) and not bot.horizon(state):
+            assert (state["game"], state["round"]) == (start_game, start_round)
+            s = GAME.awaiting(state)[0]
+            step(GAME, state, s, rnd.choice(GAME.legal_actions(state, s)), sim_rng, False)
+        if not GAME.is_over(state):
+            cuts += 1
+            assert (state["game"], state["round"]) != (start_game, start_round)
+            for s in (0, 1):
+                assert 0.0 <= bot.evaluate(GAME, state, s) <= 1.0
+            if options:  # duel, same playout: the two seats' shares are complementary
+                bot._sim_rnd.seed(5)
+                e0 = bot.evaluate(GAME, state, 0)
+                bot._sim_rnd.seed(5)
+                assert abs(e0 + bot.evaluate(GAME, state, 1) - 1) < 1e-9
+        g.act(seat, rnd.choice(obs.legal))
+    assert cuts >= 10
+
+
+def test_solo_simulations_are_not_cut():
+    g = new_game(1, {"mode": "solo"}, b"solo-hooks")
+    _, state = _sim_state(g, 0)
+    assert "sim" not in state and bot.horizon(state) is False
+
+
+def test_fast_playout_scores_what_the_rules_score():
+    """Replaying the fast playout's placements through the rules gives the same points."""
+    checked = 0
+    for k, (g, s) in enumerate(_random_positions(3)):
+        if k % 3 or len(g.awaiting()) < 2:
+            continue
+        _, state = _sim_state(g, s, k)
+        trace: list[int] = []
+        gain, occ = bot._playout_site(state, s, 12, random.Random(k), trace)
+        before = state["scores"][s]
+        other = 1 - s
+        for m in trace:
+            if GAME.is_over(state):
+                break
+            while s not in GAME.awaiting(state):  # the other seat plays its first legal move
+                state = GAME_step(state, other, GAME.legal_actions(state, other)[0])
+            if state["piece"] is None:
+                break
+            state = GAME_step(state, s, {"type": "place", "piece": state["piece"],
+                                         "cells": bot.cells_of(m)})
+            if other in GAME.awaiting(state):
+                state = GAME_step(state, other, GAME.legal_actions(state, other)[0])
+        assert state["scores"][s] - before == gain
+        assert bot.occupied(state["sites"][s]) == occ
+        checked += 1
+    assert checked >= 5
+
+
+def GAME_step(state, seat, action):
+    """One command without the engine's forced moves (a trace holds every placement)."""
+    from service.ai.ismcts import step
+    from service.engine.rng import SimRng
+
+    step(GAME, state, seat, action, SimRng(random.Random(0)), False)
+    return state
+
+
+def test_mcts_decision_does_not_depend_on_the_true_hidden_state():
+    """Same observation, different hidden deck order and hidden commitment: same answer."""
+    ismcts = pytest.importorskip("service.ai.ismcts")
+    g = new_game(2, {}, b"hidden-mcts")
+    rnd = random.Random(8)
+    checked = 0
+    while not GAME.is_over(g.state) and checked < 3:
+        aw = g.awaiting()
+        if aw == [0, 1] and len(g.legal(1)) > 1 and len(g.legal(0)) > 1:
+            g.act(1, rnd.choice(g.legal(1)))
+            twin = clone(g.state)
+            alternatives = [a["cells"] for a in GAME.legal_actions(
+                {**twin, "status": ["await"] * 2}, 1) if a["cells"] != twin["pending"][1]]
+            twin["pending"][1] = alternatives[-1]
+            hidden = [p for p in LETTERS if p not in twin["revealed"]]
+            twin["deck"] = twin["revealed"] + hidden[::-1]
+            a, b = obs_of(g, 0), obs_of(g, 0, twin)
+            assert a == b
+            pick_a = ismcts.search(a, bot, random.Random(1), budget_ms=None, iterations=60)
+            pick_b = ismcts.search(b, bot, random.Random(1), budget_ms=None, iterations=60)
+            assert pick_a == pick_b and pick_a in a.legal
+            checked += 1
+        for s in g.awaiting():
+            if s in g.awaiting():
+                g.act(s, rnd.choice(g.legal(s)))
+    assert checked >= 2
+
+
+def test_determinizations_of_one_observation_are_independent():
+    g = new_game(2, {}, b"indep")
+    g.act(1, g.legal(1)[3])
+    obs = obs_of(g, 0)
+    first = bot.determinize(obs, random.Random(1))
+    first["sites"][0]["camps"].append({"piece": "X", "cells": [[0, 0]], "seat": 0, "round": 1})
+    first["deck"].reverse()
+    again = bot.determinize(obs, random.Random(1))
+    assert again["sites"] == bot.determinize(obs_of(g, 0), random.Random(1))["sites"]
+    assert GAME.view(again, 0) == obs.view
+    # A new observation of the same game is never served a stale template.
+    g.act(0, g.legal(0)[0])
+    later = obs_of(g, 0)
+    assert GAME.view(bot.determinize(later, random.Random(1)), 0) == later.view
+
+
+@pytest.mark.parametrize("options", [{}, {"mode": "duel"}])
+def test_mcts_is_reproducible_for_a_seed(options):
+    from service.ai.ismcts import search
+
+    g = new_game(2, options, b"repro")
+    for _ in range(3):
+        seat = g.awaiting()[0]
+        g.act(seat, g.legal(seat)[len(g.legal(seat)) // 2])
+    obs = obs_of(g, g.awaiting()[0])
+    picks = [search(obs, bot, random.Random(7), budget_ms=None, iterations=80) for _ in range(2)]
+    picks.append(search(obs_of(g, g.awaiting()[0]), bot, random.Random(7), budget_ms=None,
+                        iterations=80))
+    assert picks[0] == picks[1] == picks[2] and picks[0] in obs.legal
