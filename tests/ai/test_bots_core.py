@@ -266,15 +266,6 @@ def test_fast_scoring_agrees_with_the_rules():
         assert ai_tides.fast_totals(k0, k1, strict) == score_kingdoms([k0, k1], strict)["totals"]
 
 
-def test_tides_heuristic_takes_the_best_marginal_card():
-    g = LocalGame(TIDES, _players(2), {"setup": {"deck_order": list(range(1, 19))}}, b"h")
-    obs = _obs(g, 0)  # hand 1..5, empty kingdoms
-    values = {c: ai_tides.fast_totals([c], [])[0] - ai_tides.DENIAL * max(
-        ai_tides.fast_totals([d], [c])[0] - ai_tides.fast_totals([], [c])[0]
-        for d in range(1, 6) if d != c) for c in range(1, 6)}
-    assert ai_tides.heuristic(obs, random.Random(0))["card"] == max(values, key=values.get)
-
-
 def test_mcts_beats_random_at_tides():
     wins = 0.0
     games = 6
