@@ -39,7 +39,9 @@ counts, raw_counts, totals, round_scores, running_totals}`` · ``RelicCommitted{
 Hidden information (``visible``/``view``): a hand only to its holder (other viewers get ``None``
 and sizes); a committed pick or relic choice only to its committer until the reveal; the draw
 pile order to nobody while the game runs (including ``options.setup.deck_order`` inside the
-``GameCreated`` event). Everything is public after the end.
+``GameCreated`` event). Everything is public after the end. In the relic phase a seat's hand in
+the view is the 5 cards it played this round, taken back into hand (spec 5.3.1); they are public
+all the same, and ``played_this_round`` and ``kingdom`` keep listing them until the reveal.
 """
 
 from __future__ import annotations
@@ -601,14 +603,18 @@ class TidesOfTime(Game):
     # -- information ----------------------------------------------------------------------
     def view(self, state: State, viewer: Viewer) -> dict:
         over = state["phase"] == GAME_OVER
+        # Spec 5.3.1: in the relic phase each seat has taken this round's 5 cards back into
+        # hand (the state keeps them in ``played``, where the relic choice reads them).
+        relic = state["phase"] == RELIC
         seats = []
         for s in (0, 1):
             mine = over or sees(viewer, s)
             pending = state["pending"][s]
+            hand = state["played"][s] if relic else state["hands"][s]
             seats.append({
                 "seat": s,
-                "hand": list(state["hands"][s]) if mine else None,
-                "hand_size": len(state["hands"][s]),
+                "hand": list(hand) if mine else None,
+                "hand_size": len(hand),
                 "kingdom": state["relics"][s] + state["played"][s],
                 "relics": list(state["relics"][s]),
                 "played_this_round": list(state["played"][s]),

@@ -194,6 +194,27 @@ def test_t2_relic_phase_after_round_one():
     assert g.state["round"] == 2 and g.state["phase"] == "DRAFT" and g.awaiting() == [0, 1]
 
 
+def test_relic_phase_view_shows_the_cards_taken_back_into_hand():
+    """Spec 5.3.1: the 5 cards played this round go back into hand for the relic choice; the
+    owner sees them as its hand, everybody else sees 5 hidden cards (they stay listed publicly
+    under played_this_round and kingdom); after the reveal the hand is the 3 leftovers + 2
+    drawn (T2)."""
+    g = round_one()
+    for seat, cards in ((0, [1, 2, 10, 15, 17]), (1, [6, 7, 9, 12, 14])):
+        own = GAME.view(g.state, seat)["seats"][seat]
+        assert sorted(own["hand"]) == cards and own["hand_size"] == 5
+        assert sorted(own["played_this_round"]) == cards
+        for viewer in (1 - seat, None):
+            other = GAME.view(g.state, viewer)["seats"][seat]
+            assert other["hand"] is None and other["hand_size"] == 5
+    g.act(0, {"type": "relic", "keep": 1, "remove": 10})
+    assert sorted(GAME.view(g.state, 0)["seats"][0]["hand"]) == [1, 2, 10, 15, 17]
+    g.act(1, {"type": "relic", "keep": 6, "remove": 9})
+    own = GAME.view(g.state, 0)["seats"][0]
+    assert sorted(own["hand"]) == [2, 5, 15, 16, 17] and own["played_this_round"] == []
+    assert GAME.view(g.state, 0)["seats"][1]["hand_size"] == 5
+
+
 def round_two(g=None):
     g = round_one(g)
     g.act(0, {"type": "relic", "keep": 1, "remove": 10})

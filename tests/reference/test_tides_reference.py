@@ -317,13 +317,14 @@ def _compare(game, g, ref, where: str) -> None:
         assert own_pending == mine, f"{where}: own pending choice of {seat} (owner must see it)"
         assert game.view(g.state, 1 - seat)["seats"][seat]["pending"] is None, \
             f"{where}: opponent sees pending of {seat}"
-        # Hand sizes are compared in DRAFT only: in RELIC, spec 5.3.1 puts this round's 5 cards
-        # back in hand, while production lists them under kingdom/played_this_round with
-        # hand_size 0 (a presentation difference, reported; legal actions agree).
-        if ref.phase == "DRAFT":
-            assert ps["hand_size"] == len(ref.hands[seat]), f"{where}: hand size of {seat}"
+        # In RELIC, spec 5.3.1 puts this round's 5 cards back in hand (the reference keeps them
+        # in ``played``; production's view shows them as the hand and still lists them under
+        # kingdom/played_this_round).
+        in_hand = ref.hands[seat] if ref.phase == "DRAFT" else ref.played[seat]
+        if ref.phase in ("DRAFT", "RELIC"):
+            assert ps["hand_size"] == len(in_hand), f"{where}: hand size of {seat}"
             own = game.view(g.state, seat)["seats"][seat]["hand"]
-            assert sorted(own) == sorted(ref.hands[seat]), f"{where}: own hand of {seat}"
+            assert sorted(own) == sorted(in_hand), f"{where}: own hand of {seat}"
             assert game.view(g.state, 1 - seat)["seats"][seat]["hand"] is None, \
                 f"{where}: opponent sees hand of {seat}"
 
