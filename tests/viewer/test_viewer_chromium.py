@@ -239,7 +239,10 @@ def test_follows_a_live_game(vpage, viewer_url):
     # moves land while the page watches: it follows them (stream, or polling every second)
     view = play(viewer_url, gid, tokens, rnd, stop_after=3)
     wait_version(page, view["version"], timeout=10000)
-    assert pg.inner_text("#version-label") == f"v {view['version']} / {view['version']}"
+    # the board and the label's "latest" are drawn from separate answers: both get there
+    label = f"v {view['version']} / {view['version']}"
+    pg.wait_for_function(f"document.querySelector('#version-label').innerText === {label!r}",
+                         timeout=5000)
     view = play(viewer_url, gid, tokens, rnd)
     assert view["status"] == "finished"
     wait_version(page, view["version"], timeout=10000)
