@@ -336,3 +336,21 @@ def test_mcts_is_reproducible_for_a_seed(options):
     picks.append(search(obs_of(g, g.awaiting()[0]), bot, random.Random(7), budget_ms=None,
                         iterations=80))
     assert picks[0] == picks[1] == picks[2] and picks[0] in obs.legal
+
+
+@pytest.mark.parametrize("n,options", [(3, {}), (1, {"mode": "solo"})])
+def test_mcts_plays_complete_games_with_other_seat_counts(n, options):
+    from service.ai.ismcts import search
+
+    g = new_game(n, options, b"mcts-%d" % n)
+    rnd = random.Random(6)
+    while not GAME.is_over(g.state):
+        seat = g.awaiting()[-1]
+        obs = obs_of(g, seat)
+        if seat == 0 and len(obs.legal) > 1:
+            action = search(obs, bot, rnd, budget_ms=None, iterations=25)
+        else:
+            action = choose("heuristic", obs, rnd)
+        assert action in obs.legal
+        g.act(seat, action)
+    assert GAME.result(g.state) is not None
