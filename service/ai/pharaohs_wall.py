@@ -49,6 +49,9 @@ Rollout (``rollout(game, state, seat, legal, rnd)``)
 The heuristic's one-ply *gain* without the threat, on the (determinized) full state, using the
 acting seat's own pharaoh from that state; 10 % of inserts are uniformly random to keep
 simulations diverse. Curse rounds, victims, gifts and the end phase are played as by the heuristic.
+An insert that forms no pair changes nobody's worth (gain 0) and is not simulated; pairs are found
+with :func:`pairs_at` (the rules' ``find_pairs`` over precomputed neighbours). Inside a search the
+rollout is the opponents' model (``service.ai.ismcts``: the tree branches on the observer only).
 
 Determinizer (``determinize(obs, rnd)``)
 ---------------------------------------
@@ -65,6 +68,10 @@ sampled uniformly and consistently:
   are the unused ones;
 * sarcophagus ids of unknown value (all stacks, other seats' sarcophagi) are drawn per tier from
   the ids this seat has not seen.
+
+The deterministic part (the public state as JSON, the pools to draw from) is computed once per
+observation and kept for the last observation seen (a search determinizes it thousands of times);
+the draws are the same as when it was computed every time.
 """
 
 from __future__ import annotations
@@ -72,9 +79,11 @@ from __future__ import annotations
 import random
 from math import comb
 
-from ..games.pharaohs_wall import (ANIMALS, CARD_IDS, CARDS, CELLS, CURSE_IDS, CURSES, GAME,
-                                   HEIGHT, PHARAOH_BONUS, PHARAOHS, SARCOPHAGI, TIERS, WIDTH,
-                                   find_pairs, segment_matches)
+import orjson
+
+from ..games.pharaohs_wall import (ANIMALS, CARD_IDS, CARDS, CELLS, CURSE_IDS, CURSES,
+                                   DIRECTIONS8, GAME, HEIGHT, PHARAOH_BONUS, PHARAOHS,
+                                   SARCOPHAGI, TIERS, WIDTH, find_pairs, segment_matches)
 from . import Observation
 
 EYE_EV: dict[int, float] = {
@@ -87,6 +96,29 @@ ROLLOUT_EPSILON = 0.10
 REPRESENTATIVE: dict[tuple[str, str], str] = {}
 for _cid in CARD_IDS:
     REPRESENTATIVE.setdefault((CARDS[_cid]["animal"], CARDS[_cid]["facing"]), _cid)
+_ANIMAL = {c: CARDS[c]["animal"] for c in CARD_IDS}
+_FACING = {c: CARDS[c]["facing"] for c in CARD_IDS}
+#: King's-move neighbours of every cell, ``_NEIGHBOURS[col][row]``.
+_NEIGHBOURS = [[[(c + dc, r + dr) for dc, dr in DIRECTIONS8
+                 if 0 <= c + dc < WIDTH and 0 <= r + dr < HEIGHT]
+                for r in range(HEIGHT)] for c in range(WIDTH)]
+
+
+def pairs_at(wall: list[list[str]], col: int, row: int, card: str, sphinx: bool) -> list[dict]:
+    """The rules' :func:`find_pairs`, faster in the base game (precomputed neighbours)."""
+    if sphinx:
+        return find_pairs(wall, col, row, card, sphinx)
+    animal = _ANIMAL[card]
+    out = []
+    for c, r in _NEIGHBOURS[col][row]:
+        shaft = wall[c]
+        if r < len(shaft):
+            other = shaft[r]
+            if _ANIMAL[other] == animal:
+                out.append({"cell": [c, r], "card": other,
+                            "facing": "same" if _FACING[other] == _FACING[card]
+                            else "opposite"})
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,7 +226,7 @@ def simulate(pub: Pub, seat: int, card: str, col: int, explorer, pairs: list | N
     delta = [0.0] * n
     a = CARDS[card]["animal"]
     if pairs is None:
-        pairs = find_pairs(pub.wall, col, len(pub.wall[col]), card, pub.sphinx)
+        pairs = pairs_at(pub.wall, col, len(pub.wall[col]), card, pub.sphinx)
     occ, sc, stack, supply = pub.occ[a], pub.sc[a], pub.stack[a], pub.supply
     reserves = pub.reserves
     if occ is not None:
@@ -251,7 +283,7 @@ def insert_gains(pub: Pub, seat: int, legal: list[dict]) -> list[tuple[float, di
         key = (act["card"], act["column"])
         if key not in cache:
             c = act["column"]
-            cache[key] = find_pairs(pub.wall, c, len(pub.wall[c]), act["card"], pub.sphinx)
+            cache[key] = pairs_at(pub.wall, c, len(pub.wall[c]), act["card"], pub.sphinx)
         d = simulate(pub, seat, act["card"], act["column"], act["explorer"], cache[key])
         out.append((_relative(d, seat), act))
     return out
@@ -283,7 +315,7 @@ def threat(pub: Pub, me: int, opp: int, hand: int, counts: dict) -> float:
         for key, card in REPRESENTATIVE.items():
             if not counts[key]:
                 continue
-            pairs = find_pairs(pub.wall, col, row, card, pub.sphinx)
+            pairs = pairs_at(pub.wall, col, row, card, pub.sphinx)
             if not pairs:
                 continue
             for opt in explorer_options(pub, opp, key[0], pairs):
@@ -436,14 +468,28 @@ def rollout(game, state: dict, seat: int, legal: list[dict], rnd: random.Random)
                                for own in state["owned"]])
     if kind == "curse_give":
         return _give(legal)
-    pub = pub_from_state(state, seat)
     if kind in ("move_scarab", "done"):
-        return end_move(pub, seat, legal, 16 - state["end"]["moves"][seat])
+        return end_move(pub_from_state(state, seat), seat, legal,
+                        16 - state["end"]["moves"][seat])
     if rnd.random() < ROLLOUT_EPSILON:
-        return rnd.choice(legal)
+        return legal[rnd.randrange(len(legal))]
+    wall, sphinx = state["wall"], state["sphinx"]
+    pairs_of: dict[tuple, list] = {}
+    pub = None
     best, best_g = None, None
-    for g, act in insert_gains(pub, seat, legal):
-        g += rnd.random() * 1e-6
+    rand = rnd.random
+    for act in legal:
+        card, col = act["card"], act["column"]
+        pairs = pairs_of.get((card, col))
+        if pairs is None:
+            pairs = pairs_of[card, col] = pairs_at(wall, col, len(wall[col]), card, sphinx)
+        if pairs:  # an insert without pairs changes nobody's worth: gain 0
+            if pub is None:
+                pub = pub_from_state(state, seat)
+            g = _relative(simulate(pub, seat, card, col, act["explorer"], pairs), seat)
+        else:
+            g = 0.0
+        g += rand() * 1e-6
         if best_g is None or g > best_g:
             best, best_g = act, g
     return best
@@ -487,34 +533,135 @@ def _owned_knowledge(obs: Observation, n: int) -> list[list[str | None]]:
     return [[x["id"] for x in own] for own in owned]
 
 
+class _Template:
+    """Everything :func:`determinize` needs from one observation, computed once per observation
+    (a search determinizes the same observation thousands of times): the public part of the state
+    as JSON, and the pools the hidden parts are drawn from."""
+
+    __slots__ = ("blob", "me", "n", "my_hand", "unseen", "hand_sizes", "sizes", "curse_variant",
+                 "curses", "main_top_is_curse", "my_pharaoh", "other_pharaohs", "pools",
+                 "owned", "stacks")
+
+    def __init__(self, obs: Observation) -> None:
+        view, me = obs.view, obs.seat
+        n = len(view["reserves"])
+        self.me, self.n = me, n
+        self.curse_variant = view["variants"]["curse"]
+        wall = [list(c) for c in view["wall"]]
+        on_wall = {c for col in wall for c in col}
+        self.my_hand = list(view["hands"][me] or [])
+        self.unseen = [c for c in CARD_IDS if c not in on_wall and c not in self.my_hand]
+        self.hand_sizes = list(view["hand_sizes"])
+        self.sizes = dict(view["pile_sizes"])
+        if self.curse_variant:
+            active = view["curse"]["card"] if view.get("curse") else None
+            self.curses = [c for c in CURSE_IDS if c not in view["curses_done"] and c != active]
+            if len(self.unseen) - self.sizes["start"] - sum(self.hand_sizes) \
+                    + len(self.my_hand) + len(self.curses) != self.sizes["main"]:
+                raise ValueError("main pile size does not match the unseen cards")
+            self.main_top_is_curse = bool(view.get("main_top_is_curse"))
+        else:
+            if len(self.unseen) - sum(self.hand_sizes) + len(self.my_hand) != self.sizes["draw"]:
+                raise ValueError("draw pile size does not match the unseen cards")
+            self.curses, self.main_top_is_curse = [], False
+        self.my_pharaoh = view["pharaohs"][me]
+        self.other_pharaohs = [p for p in PHARAOHS if p != self.my_pharaoh]
+        # sarcophagi: per seat the known ids (None: drawn by tier), per pillar the stack's eyes
+        known = _owned_knowledge(obs, n)
+        seen_ids = {sid for own in known for sid in own if sid}
+        self.pools = {e: [s for s in TIERS[e - 1] if s not in seen_ids] for e in (1, 2, 3)}
+        self.owned = [[(sid, shown["eyes"]) for sid, shown in zip(known[s],
+                                                                  view["sarcophagi"][s])]
+                      for s in range(n)]
+        self.stacks = [(a, [x["eyes"] for x in view["pillars"][a]["stack"]]) for a in ANIMALS]
+
+        phase = view["phase"]
+        filled = sum(len(c) for c in wall)
+        if filled == 0:
+            last = None
+        elif phase == "end" or phase == "over":
+            last = (view["end"]["order"][0] - 1) % n if view.get("end") else view["turn"]
+        elif phase == "play":
+            last = (view["turn"] - 1) % n
+        else:
+            last = view["turn"]
+        curse = None
+        if view.get("curse"):
+            c = view["curse"]
+            curse = {"card": c["card"], "drawer": c["drawer"],
+                     "responses": list(c["responses"]),
+                     "claims": [dict(x) for x in c["claims"]], "finder": c["finder"],
+                     "victim": c["victim"]}
+        end = None
+        if view.get("end"):
+            e = view["end"]
+            end = {"order": list(e["order"]), "index": e["index"], "moves": list(e["moves"])}
+        self.blob = orjson.dumps({
+            "players": n,
+            "names": [p.get("name") for p in obs.players],
+            "curse_variant": self.curse_variant,
+            "sphinx": view["variants"]["sphinx"],
+            "setup": view["setup"],
+            "overrides": {},
+            "phase": phase,
+            "turn": view["turn"],
+            "turn_number": view["turn_number"],
+            "pillar_order": list(view["pillar_order"]),
+            "wall": wall,
+            "hands": None,
+            "piles": None,
+            "pillars": {a: {"occupant": view["pillars"][a]["occupant"],
+                            "scarabs": view["pillars"][a]["scarabs"], "stack": None}
+                        for a in ANIMALS},
+            "supply": view["supply"],
+            "reserves": list(view["reserves"]),
+            "owned": None,
+            "pharaohs": None,
+            "unused_pharaohs": None,
+            "curse": curse,
+            "curses_done": list(view["curses_done"]),
+            "end": end,
+            "last_inserter": last,
+        })
+
+
+#: The last observation determinized and its template (one entry, replaced atomically).
+_LAST: tuple = (None, None)
+
+
+def _template(obs: Observation) -> _Template:
+    global _LAST
+    cached_obs, tpl = _LAST
+    if cached_obs is not obs:
+        tpl = _Template(obs)
+        _LAST = (obs, tpl)
+    return tpl
+
+
 def determinize(obs: Observation, rnd: random.Random) -> dict:
-    view, me = obs.view, obs.seat
-    n = len(view["reserves"])
-    curse_variant = view["variants"]["curse"]
-    wall = [list(c) for c in view["wall"]]
-    on_wall = {c for col in wall for c in col}
-    my_hand = list(view["hands"][me] or [])
+    t = _template(obs)
+    me, n = t.me, t.n
+    state = orjson.loads(t.blob)
 
     # hieroglyph cards: other hands, then piles
-    unseen = [c for c in CARD_IDS if c not in on_wall and c not in my_hand]
+    unseen = list(t.unseen)
     rnd.shuffle(unseen)
     hands: list[list[str]] = []
+    at = 0
     for s in range(n):
         if s == me:
-            hands.append(my_hand)
+            hands.append(list(t.my_hand))
         else:
-            k = view["hand_sizes"][s]
-            hands.append(unseen[:k])
-            unseen = unseen[k:]
-    sizes = view["pile_sizes"]
-    if curse_variant:
+            k = t.hand_sizes[s]
+            hands.append(unseen[at:at + k])
+            at += k
+    unseen = unseen[at:]
+    sizes = t.sizes
+    if t.curse_variant:
         start = unseen[:sizes["start"]]
         rest = unseen[sizes["start"]:]
-        active = view["curse"]["card"] if view.get("curse") else None
-        curses = [c for c in CURSE_IDS if c not in view["curses_done"] and c != active]
-        if len(rest) + len(curses) != sizes["main"]:  # pragma: no cover - inconsistent view
-            raise ValueError("main pile size does not match the unseen cards")
-        if sizes["main"] and view.get("main_top_is_curse"):
+        curses = list(t.curses)
+        if sizes["main"] and t.main_top_is_curse:
             top = curses.pop(rnd.randrange(len(curses)))
         elif sizes["main"] and rest:
             top = rest.pop(rnd.randrange(len(rest)))
@@ -525,82 +672,30 @@ def determinize(obs: Observation, rnd: random.Random) -> dict:
         main = ([top] if top is not None else []) + body
         piles = {"start": start, "main": main}
     else:
-        if len(unseen) != sizes["draw"]:  # pragma: no cover - inconsistent view
-            raise ValueError("draw pile size does not match the unseen cards")
         piles = {"draw": unseen}
 
     # pharaohs
-    mine = view["pharaohs"][me]
-    others = [p for p in PHARAOHS if p != mine]
+    others = list(t.other_pharaohs)
     rnd.shuffle(others)
     pharaohs = []
     for s in range(n):
-        pharaohs.append(mine if s == me else others.pop())
-    unused = others
+        pharaohs.append(t.my_pharaoh if s == me else others.pop())
 
     # sarcophagi
-    known = _owned_knowledge(obs, n)
-    seen_ids = {sid for own in known for sid in own if sid}
-    pools = {e: [s for s in TIERS[e - 1] if s not in seen_ids] for e in (1, 2, 3)}
+    pools = {e: list(ids) for e, ids in t.pools.items()}
     for e in pools:
         rnd.shuffle(pools[e])
-    owned = []
-    for s in range(n):
-        row = []
-        for sid, shown in zip(known[s], view["sarcophagi"][s]):
-            row.append(sid if sid else pools[shown["eyes"]].pop())
-        owned.append(row)
-    pillars = {}
-    for a in ANIMALS:
-        p = view["pillars"][a]
-        pillars[a] = {"occupant": p["occupant"], "scarabs": p["scarabs"],
-                      "stack": [pools[x["eyes"]].pop() for x in p["stack"]]}
+    owned = [[sid if sid else pools[eyes].pop() for sid, eyes in own] for own in t.owned]
+    pillars = state["pillars"]
+    for a, eyes in t.stacks:
+        pillars[a]["stack"] = [pools[e].pop() for e in eyes]
 
-    phase = view["phase"]
-    filled = sum(len(c) for c in wall)
-    if filled == 0:
-        last = None
-    elif phase == "end" or phase == "over":
-        last = (view["end"]["order"][0] - 1) % n if view.get("end") else view["turn"]
-    elif phase == "play":
-        last = (view["turn"] - 1) % n
-    else:
-        last = view["turn"]
-    curse = None
-    if view.get("curse"):
-        c = view["curse"]
-        curse = {"card": c["card"], "drawer": c["drawer"], "responses": list(c["responses"]),
-                 "claims": [dict(x) for x in c["claims"]], "finder": c["finder"],
-                 "victim": c["victim"]}
-    end = None
-    if view.get("end"):
-        e = view["end"]
-        end = {"order": list(e["order"]), "index": e["index"], "moves": list(e["moves"])}
-    return {
-        "players": n,
-        "names": [p.get("name") for p in obs.players],
-        "curse_variant": curse_variant,
-        "sphinx": view["variants"]["sphinx"],
-        "setup": view["setup"],
-        "overrides": {},
-        "phase": phase,
-        "turn": view["turn"],
-        "turn_number": view["turn_number"],
-        "pillar_order": list(view["pillar_order"]),
-        "wall": wall,
-        "hands": hands,
-        "piles": piles,
-        "pillars": pillars,
-        "supply": view["supply"],
-        "reserves": list(view["reserves"]),
-        "owned": owned,
-        "pharaohs": pharaohs,
-        "unused_pharaohs": unused,
-        "curse": curse,
-        "curses_done": list(view["curses_done"]),
-        "end": end,
-        "last_inserter": last,
-    }
+    state["hands"] = hands
+    state["piles"] = piles
+    state["owned"] = owned
+    state["pharaohs"] = pharaohs
+    state["unused_pharaohs"] = others
+    return state
 
 
 __all__ = ["heuristic", "rollout", "determinize", "GAME"]

@@ -10,6 +10,7 @@ import random
 import pytest
 
 from service.ai import choose, module_for
+from service.ai.ismcts import action_key
 from tests.ai import support
 from service.ai import pharaohs_wall as bot
 from service.engine.fold import clone
@@ -226,3 +227,52 @@ def test_mcts_plays_a_complete_game():
         assert action in obs.legal
         g.act(seat, action)
     assert GAME.result(g.state) is not None
+
+
+# -- ISMCTS hooks ------------------------------------------------------------------------------
+
+def _states(options: dict, seed: bytes, every: int = 5, n: int = 2):
+    """(game, seat) at every ``every``-th decision of a random game, the game moving on after."""
+    g = new_game(n, options, seed)
+    rnd = random.Random(seed)
+    k = 0
+    while not GAME.is_over(g.state):
+        seat = g.awaiting()[0]
+        if k % every == 0:
+            yield g, seat
+        g.act(seat, rnd.choice(g.legal(seat)))
+        k += 1
+
+
+@pytest.mark.parametrize("variant", ["base", "sphinx"])
+def test_pairs_at_matches_the_rules(variant):
+    from service.games.pharaohs_wall import find_pairs
+    sphinx = variant == "sphinx"
+    checked = 0
+    for g, seat in _states(VARIANTS[variant], b"pairs-" + variant.encode(), every=1):
+        wall = g.state["wall"]
+        for card in g.state["hands"][seat]:
+            for col in range(7):
+                if len(wall[col]) < 7:
+                    row = len(wall[col])
+                    assert bot.pairs_at(wall, col, row, card, sphinx) == \
+                        find_pairs(wall, col, row, card, sphinx)
+                    checked += 1
+    assert checked > 500
+
+
+def test_rollout_plays_a_best_one_ply_insert(monkeypatch):
+    monkeypatch.setattr(bot, "ROLLOUT_EPSILON", 0.0)
+    checked = 0
+    for g, seat in _states({"sphinx": True}, b"rollout", every=2):
+        legal = g.legal(seat)
+        if g.state["phase"] != "play" or len(legal) < 2:
+            continue
+        gains = bot.insert_gains(bot.pub_from_state(g.state, seat), seat, legal)
+        best = max(x for x, _ in gains)
+        act = bot.rollout(GAME, g.state, seat, legal, random.Random(checked))
+        assert act in legal
+        assert dict((action_key(a), x) for x, a in gains)[action_key(act)] \
+            == pytest.approx(best)
+        checked += 1
+    assert checked > 10
