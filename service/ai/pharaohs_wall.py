@@ -1,8 +1,9 @@
-"""Pharaoh's Wall bots: the heuristic level, the rollout policy and the determinizer.
+"""Pharaoh's Wall bots: the heuristic level, the rollout policy, the determinizer and the ISMCTS
+hooks (``for_simulation``, ``horizon``, ``evaluate``).
 
 Everything here reads either an :class:`~service.ai.Observation` (``heuristic``,
-``determinize``) or a full simulation state that is already a determinization (``rollout``).
-Nothing touches the true state of a real game.
+``determinize``) or a full simulation state that is already a determinization (``rollout`` and
+the hooks). Nothing touches the true state of a real game.
 
 The public position model
 -------------------------
@@ -53,6 +54,28 @@ An insert that forms no pair changes nobody's worth (gain 0) and is not simulate
 with :func:`pairs_at` (the rules' ``find_pairs`` over precomputed neighbours). Inside a search the
 rollout is the opponents' model (``service.ai.ismcts``: the tree branches on the observer only).
 
+The mcts level: a short horizon and a static evaluation (ISMCTS hooks)
+----------------------------------------------------------------------
+Playouts to the end of the game (25 turns each, ~5 ms) scored by the win alone were too few and
+too noisy: 800 ms gave ~150 of them over ~21 root actions, and mcts lost to the heuristic it uses
+as its rollout. Instead each iteration simulates ``HORIZON_ROUNDS`` (3) rounds of turns — the
+observer's moves from the tree, the opponents' from ``rollout`` — and stops when the observer is
+about to insert again (``for_simulation`` stamps the start turn, ``horizon`` compares); an
+iteration that fills the wall first plays the end phase and is scored by the result.
+
+``evaluate`` scores a cut-off as ``sigmoid((margin now - margin at the start) / EVAL_SCALE)``
+(scale 3 points): ``margin`` is the observer's ``worths`` minus the best other seat's. Centring on
+the iteration's start keeps the reward away from 0 and 1 when one seat leads by many points, so
+the moves stay apart by the points they win or lose. ``worths`` counts what the observer may
+know only — its own sarcophagus values, the others' by tier mean, its own pharaoh, the others' as
+uniform over the six other animals — so the sampled secrets of a determinization add no noise
+(and tell nothing). The rest of ``worths`` is the public position model above (claims on held
+pillars, the pharaoh bonus weighted by the game's progress, explorers in reserve).
+
+Measured (2 seats, bench/arena.py, see the commit log): the horizon is what made mcts stronger
+than the heuristic (1 round ~ the heuristic's own one-ply threat, 2-5 rounds better, 3 best per
+iteration cost); each iteration costs ~0.5 ms, most of it the rules' ``legal_actions``.
+
 Determinizer (``determinize(obs, rnd)``)
 ---------------------------------------
 Builds a full engine state from ``obs.view`` (and ``obs.events`` for sarcophagus ids this seat
@@ -77,7 +100,7 @@ the draws are the same as when it was computed every time.
 from __future__ import annotations
 
 import random
-from math import comb
+from math import comb, exp
 
 import orjson
 
@@ -92,6 +115,12 @@ PROGRESS = (0.30, 0.45, 0.65, 0.85)
 RESERVE_VALUE = 0.5
 THREAT_CANDIDATES = 10
 ROLLOUT_EPSILON = 0.10
+#: ISMCTS: rounds of turns simulated before ``evaluate`` takes over (see ``horizon``).
+HORIZON_ROUNDS = 3
+#: ISMCTS: the sigmoid scale of ``evaluate``, in points of margin.
+EVAL_SCALE = 3.0
+SIM_START = "_sim_start_turn"
+SIM_BASE = "_sim_base_margin"
 #: A representative card id per (animal, facing), for hypothetical inserts of unseen cards.
 REPRESENTATIVE: dict[tuple[str, str], str] = {}
 for _cid in CARD_IDS:
@@ -496,6 +525,81 @@ def rollout(game, state: dict, seat: int, legal: list[dict], rnd: random.Random)
 
 
 # ---------------------------------------------------------------------------------------------
+# ISMCTS hooks: a short horizon and a static evaluation
+# ---------------------------------------------------------------------------------------------
+
+def for_simulation(state: dict) -> dict:
+    """Remember, in extra keys the rules carry and ignore, the turn an iteration starts at and
+    every seat's margin there (the reference of ``evaluate``)."""
+    state[SIM_START] = state["turn_number"]
+    state[SIM_BASE] = [margin(state, s) for s in range(state["players"])]
+    return state
+
+
+def horizon(state: dict) -> bool:
+    """True once ``HORIZON_ROUNDS`` full rounds of turns were started since the iteration
+    began: the cut falls when the observer is about to insert again (the opponents have answered).
+    The end phase starts no turn, so an iteration that reaches it plays on to the end."""
+    return state["turn_number"] - state.get(SIM_START, state["turn_number"]) \
+        >= HORIZON_ROUNDS * state["players"]
+
+
+def worths(state: dict, observer: int) -> list[float]:
+    """Every seat's expected final points on a (determinized) full state, as ``observer`` may
+    estimate them: sarcophagus values (the observer's own exactly, the others' by tier mean — the
+    sampled ids are not its knowledge), the claim on every held pillar (tier mean of the front
+    sarcophagus times ``PROGRESS``), the pharaoh bonus times ``0.4 + 0.6 * filled / 49`` (the
+    observer's own pharaoh exactly, another seat's uniform over the six other animals, never the
+    sampled card) and ``RESERVE_VALUE`` per explorer in reserve."""
+    mine = state["pharaohs"][observer]
+    fav = mine[2:] if mine else None
+    filled = 0
+    for col in state["wall"]:
+        filled += len(col)
+    bonus = PHARAOH_BONUS * (0.4 + 0.6 * filled / CELLS)
+    other_bonus = bonus / (len(ANIMALS) - 1 if fav else len(ANIMALS))
+    out = [RESERVE_VALUE * r for r in state["reserves"]]
+    for s, own in enumerate(state["owned"]):
+        if s == observer:
+            out[s] += sum(SARCOPHAGI[sid]["value"] for sid in own)
+        else:
+            out[s] += sum(EYE_EV[SARCOPHAGI[sid]["eyes"]] for sid in own)
+    for a, p in state["pillars"].items():
+        occ = p["occupant"]
+        if occ is None:
+            continue
+        stack = p["stack"]
+        if stack:
+            out[occ] += EYE_EV[SARCOPHAGI[stack[0]]["eyes"]] * PROGRESS[min(p["scarabs"], 3)]
+        if occ == observer:
+            if a == fav:
+                out[occ] += bonus
+        elif a != fav:
+            out[occ] += other_bonus
+    return out
+
+
+def margin(state: dict, seat: int) -> float:
+    """``worths`` of ``seat`` minus the best other seat's, as ``seat`` estimates them."""
+    w = worths(state, seat)
+    return w[seat] - max(x for s, x in enumerate(w) if s != seat)
+
+
+def evaluate(game, state: dict, seat: int) -> float:
+    """Estimated win share in [0, 1]: the exact share once the game is over, else
+    ``sigmoid((margin now - margin at the iteration's start) / EVAL_SCALE)`` — centred on the
+    root so that the reward separates the moves instead of saturating when one seat leads."""
+    if state["phase"] == "over":
+        res = game.result(state)
+        return 1.0 / len(res["winners"]) if seat in res["winners"] else 0.0
+    base = state[SIM_BASE][seat] if SIM_BASE in state else 0.0
+    x = (margin(state, seat) - base) / EVAL_SCALE
+    if x < -30:
+        return 0.0
+    return 1.0 / (1.0 + exp(-x))
+
+
+# ---------------------------------------------------------------------------------------------
 # determinize
 # ---------------------------------------------------------------------------------------------
 
@@ -698,4 +802,5 @@ def determinize(obs: Observation, rnd: random.Random) -> dict:
     return state
 
 
-__all__ = ["heuristic", "rollout", "determinize", "GAME"]
+__all__ = ["heuristic", "rollout", "determinize", "for_simulation", "horizon", "evaluate",
+           "GAME"]

@@ -10,11 +10,12 @@ import random
 import pytest
 
 from service.ai import choose, module_for
-from service.ai.ismcts import action_key
+from service.ai.ismcts import action_key, step
 from tests.ai import support
 from service.ai import pharaohs_wall as bot
 from service.engine.fold import clone
 from service.engine.local import LocalGame
+from service.engine.rng import SimRng
 from service.games.pharaohs_wall import CURSES, GAME, SARCOPHAGI
 
 VARIANTS = {
@@ -261,6 +262,107 @@ def test_pairs_at_matches_the_rules(variant):
     assert checked > 500
 
 
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_evaluate_is_a_share_centred_on_the_iteration_start(variant):
+    for n in (2, 3):
+        for g, seat in _states(VARIANTS[variant], b"eval-" + variant.encode(), n=n):
+            st = bot.for_simulation(bot.determinize(obs_of(g, seat), random.Random(1)))
+            for s in range(n):
+                assert bot.evaluate(GAME, st, s) == 0.5  # nothing happened since the start
+            moved = clone(st)
+            while not GAME.is_over(moved) and not bot.horizon(moved):
+                s = GAME.awaiting(moved)[0]
+                legal = GAME.legal_actions(moved, s)
+                step(GAME, moved, s, bot.rollout(GAME, moved, s, legal, random.Random(2)),
+                     SimRng(random.Random(3)))
+            for s in range(n):
+                v = bot.evaluate(GAME, moved, s)
+                assert 0.0 <= v <= 1.0
+                if GAME.is_over(moved):
+                    res = GAME.result(moved)
+                    assert v == (1 / len(res["winners"]) if s in res["winners"] else 0.0)
+                else:
+                    assert (v > 0.5) == (bot.margin(moved, s) > st[bot.SIM_BASE][s])
+
+
+def test_evaluate_reads_no_sampled_secret():
+    """Two determinizations of one observation differ in the opponents' hands, pharaohs and
+    sarcophagus ids; the observer's estimate of every seat is the same in both."""
+    checked = 0
+    for g, seat in _states({"curse": True}, b"eval-blind", every=3, n=3):
+        obs = obs_of(g, seat)
+        a, b = (bot.determinize(obs, random.Random(k)) for k in (1, 2))
+        if a["pharaohs"] == b["pharaohs"] and a["owned"] == b["owned"]:
+            continue
+        assert bot.worths(a, seat) == pytest.approx(bot.worths(b, seat))
+        checked += 1
+    assert checked >= 10
+
+
+def test_horizon_counts_rounds_of_turns_and_never_ends_the_end_phase():
+    for n in (2, 3):
+        g = new_game(n, {}, b"horizon-%d" % n)
+        rnd = random.Random(n)
+        st = bot.for_simulation(clone(g.state))
+        assert not bot.horizon(st)
+        while not GAME.is_over(st):
+            turn = st["turn_number"] - st[bot.SIM_START]
+            reached = bot.horizon(st)
+            assert reached == (turn >= bot.HORIZON_ROUNDS * n)
+            if st["phase"] == "end":
+                st[bot.SIM_START] = st["turn_number"]  # started in the end phase
+                assert not bot.horizon(st)
+            if reached:
+                st[bot.SIM_START] = st["turn_number"]
+            s = GAME.awaiting(st)[0]
+            step(GAME, st, s, rnd.choice(GAME.legal_actions(st, s)), SimRng(rnd))
+
+
+@pytest.mark.parametrize("variant", ["base", "curse"])
+def test_search_cuts_simulations_at_the_horizon(variant):
+    """Mid-game, every simulation stops when the observer is about to insert for the
+    ``HORIZON_ROUNDS``-th time and is scored by ``evaluate``; when the wall fills up before that,
+    every simulation plays to the final result instead."""
+    from types import SimpleNamespace
+
+    from service.ai.ismcts import search
+    plies = 2 * bot.HORIZON_ROUNDS
+    for target, expect_cuts in ((12, True), (49 - plies + 1, False)):
+        for k in range(20):  # a game with a real decision at ``target`` filled cells
+            g = new_game(2, VARIANTS[variant], b"cut-%s-%d" % (variant.encode(), k))
+            rnd = random.Random(k)
+            while not GAME.is_over(g.state):
+                seat = g.awaiting()[0]
+                legal = g.legal(seat)
+                if (sum(map(len, g.state["wall"])) >= target and g.state["phase"] == "play"
+                        and len(legal) > 1):
+                    break
+                g.act(seat, bot.rollout(GAME, g.state, seat, legal, rnd))
+            if not GAME.is_over(g.state):
+                break
+        filled = sum(map(len, g.state["wall"]))
+        obs = obs_of(g, seat)
+        cut = []
+
+        def evaluate(game, state, s):
+            cut.append(clone(state))
+            return bot.evaluate(game, state, s)
+
+        mod = SimpleNamespace(rollout=bot.rollout, determinize=bot.determinize,
+                              for_simulation=bot.for_simulation, horizon=bot.horizon,
+                              evaluate=evaluate)
+        action = search(obs, mod, random.Random(5), budget_ms=None, iterations=30)
+        assert action in obs.legal
+        if expect_cuts:
+            assert len(cut) == 30
+            for st in cut:
+                assert st["phase"] == "play" and st["turn"] == seat
+                assert st["turn_number"] == g.state["turn_number"] + plies
+                assert sum(map(len, st["wall"])) == filled + plies
+        else:
+            assert cut == []
+
+
 def test_rollout_plays_a_best_one_ply_insert(monkeypatch):
     monkeypatch.setattr(bot, "ROLLOUT_EPSILON", 0.0)
     checked = 0
@@ -276,3 +378,21 @@ def test_rollout_plays_a_best_one_ply_insert(monkeypatch):
             == pytest.approx(best)
         checked += 1
     assert checked > 10
+
+
+def test_mcts_never_reads_the_true_hidden_state():
+    from service.ai.ismcts import search
+    g = new_game(2, {"curse": True}, b"mcts-blind")
+    rnd = random.Random(6)
+    checked = 0
+    while not GAME.is_over(g.state) and checked < 3:
+        seat = g.awaiting()[0]
+        if g.state["phase"] == "play" and g.state["turn_number"] % 9 == 4:
+            twin = _hidden_variant(g.state, seat, random.Random(checked))
+            a, b = obs_of(g, seat), obs_of(g, seat, twin)
+            assert a == b
+            assert search(a, bot, random.Random(8), budget_ms=None, iterations=60) == \
+                search(b, bot, random.Random(8), budget_ms=None, iterations=60)
+            checked += 1
+        g.act(seat, rnd.choice(g.legal(seat)))
+    assert checked == 3
