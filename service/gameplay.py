@@ -30,6 +30,7 @@ from .games import GAMES
 from . import clock as clock_mod
 from .replay import SHELL_EVENTS
 from .store.events import EventStore, StoredEvent
+from .store.quota import Quota, QuotaExceeded
 
 log = logging.getLogger("cartouche.gameplay")
 
@@ -430,7 +431,7 @@ class GameService:
     # -- commands -------------------------------------------------------------------------
     def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,
             idempotency_key: str | None, body_digest: str, *, loaded: Table | None = None,
-            ) -> tuple[Table, int, list[dict]]:
+            quota: Quota | None = None) -> tuple[Table, int, list[dict]]:
         """Run one command of a human seat; returns (table after, first version, envelopes).
 
         A replay of the same Idempotency-Key and body returns the original outcome. Overdue
@@ -444,6 +445,11 @@ class GameService:
         race). A refusal decided on a table that was not ``checked`` against the store is
         decided again on a fresh load before it is raised. ``loaded`` is ignored when a timeout
         was just settled.
+
+        ``quota``: the caller's rate-limit counters, charged by the command's first append (in
+        the same script: :meth:`EventStore.append`); over the limit nothing is appended and
+        :class:`QuotaExceeded` is raised. A command that never reaches an append leaves the
+        quota uncharged (``quota.charged`` False) for the caller to charge.
         """
         idem = None
         if idempotency_key is not None:
@@ -453,7 +459,8 @@ class GameService:
             if record is not None:
                 return self._replayed(game_id, record, body_digest)
         try:
-            return self._act(game_id, seat, action, expected_version, idem, body_digest, loaded)
+            return self._act(game_id, seat, action, expected_version, idem, body_digest, loaded,
+                             quota)
         except (NotYourTurn, IllegalAction, VersionConflict, DeadlinePassed, SeatNotHuman):
             # A retry that raced its own original (same key) must get the original answer,
             # not the error that deciding it again against the moved-on game gives.
@@ -463,7 +470,7 @@ class GameService:
                     return self._replayed(game_id, record, body_digest)
             raise
 
-    def _act(self, game_id, seat, action, expected_version, idem, body_digest, loaded):
+    def _act(self, game_id, seat, action, expected_version, idem, body_digest, loaded, quota):
         timed_out = self.settle_timeouts(game_id)
         if seat in timed_out:
             raise DeadlinePassed()
@@ -482,7 +489,7 @@ class GameService:
                         table.clock, table.shell["clock"], self.now_ms(), table.awaiting()):
                     self.settle_timeouts(game_id)
                     raise DeadlinePassed()
-                outcome = self._run(table, seat, action, idem=idem)
+                outcome = self._run(table, seat, action, idem=idem, quota=quota)
             except (NotYourTurn, IllegalAction, VersionConflict, SeatNotHuman):
                 if table.checked:
                     raise
@@ -495,7 +502,8 @@ class GameService:
                 raise VersionConflict(outcome[1])
         raise VersionConflict(self.store.version(game_id))
 
-    def _run(self, table: Table, seat: int, action: Any, *, idem=None, flag: str | None = None):
+    def _run(self, table: Table, seat: int, action: Any, *, idem=None, flag: str | None = None,
+             quota: Quota | None = None):
         """Decide and append one command for ``seat`` against ``table``.
 
         Returns ("ok", (table after, first version, envelopes)) | ("conflict", current) |
@@ -512,7 +520,7 @@ class GameService:
         if flag == "timeout":
             cmd["timeout"] = True
         return self._append(table, events, after, self._next_shell(table, after, actors),
-                            idem=idem, cmd=cmd)
+                            idem=idem, cmd=cmd, quota=quota)
 
     def _next_shell(self, table: Table, after: dict, actors, **changes) -> dict:
         shell = {**table.shell, **changes}
@@ -524,7 +532,7 @@ class GameService:
         return shell
 
     def _append(self, table: Table, events: list[dict], after: dict, shell: dict, *, idem=None,
-                cmd: dict):
+                cmd: dict, quota: Quota | None = None):
         """Append one command's events. ``cmd`` (stored on the first envelope, never served
         while the game runs) records what caused them, so an export can be re-derived."""
         at = rfc3339(self.now_ms())
@@ -535,7 +543,10 @@ class GameService:
         reads = self._listener_reads()
         result = self.store.append(table.id, table.version, envelopes,
                                    status=new.status if new.over else None, idempotency=idem,
-                                   reads=[cmd for _, cmds in reads for cmd in cmds])
+                                   reads=[cmd for _, cmds in reads for cmd in cmds],
+                                   quota=quota)
+        if result.outcome == "limited":
+            raise QuotaExceeded(quota, result.charged)
         if result.outcome == "ok":
             self.cache.put(table.id, new.version, after, shell)
             k = self.snapshot_every

@@ -10,7 +10,7 @@ from ..gameplay import (CannotAbort, DeadlinePassed, GameService, IdempotencyKey
                         InvalidRequest, NotFound, SeatNotHuman, Table, VersionConflict,
                         body_digest)
 from ..games import GAMES
-from . import Blueprint, json_response
+from . import Blueprint, json_response, ratelimit
 from .errors import ApiError, alt_errors
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games and their events")
@@ -193,7 +193,8 @@ def post_action(body, game_id):
     try:
         after, first, envelopes = svc.act(game_id, viewer, body["action"],
                                           body.get("expected_version"), key,
-                                          body_digest(body), loaded=table)
+                                          body_digest(body), loaded=table,
+                                          quota=ratelimit.pending_quota())
     except NotYourTurn as exc:
         raise ApiError(409, "not_your_turn", exc.message, {"code": exc.reason}) from None
     except DeadlinePassed:

@@ -2,19 +2,27 @@
 
 Every ``POST`` is counted twice, once for its bearer token (if any) and once for the client's
 address; when either count is over its limit the request is refused with ``429
-rate_limited``, a ``Retry-After`` header (whole seconds) and the standard error body, before
-any work is done. Reads (``GET``, the event streams) are never limited here.
+rate_limited``, a ``Retry-After`` header (whole seconds) and the standard error body, and has
+no effect. Reads (``GET``, the event streams) are never limited here.
 
 The counters are sliding-window counters (the current and the previous window, the previous one
-weighted by how much of it still falls inside the sliding minute), counted for both identities
-in one Lua call on a single server (one call per identity on a cluster, where the two counters
-live in different slots), keys ``cartouche:rl:{tok:<sha256 of the token, 32 hex>}:<window>`` and
+weighted by how much of it still falls inside the sliding minute: ``service/store/quota.py``),
+keys ``cartouche:rl:{tok:<sha256 of the token, 32 hex>}:<window>`` and
 ``cartouche:rl:{ip:<address>}:<window>`` expiring after two windows. Tokens are never written to
-Redis, only a prefix of their digest. The benchmark-only endpoint ``/bench/...`` (it exists only
-with ``CARTOUCHE_BENCH_ENDPOINTS=1``) is not counted: it is P1's baseline, which does nothing but
-its read and its append. The client address is ``request.remote_addr``: behind a
-reverse proxy, wrap the app in ``werkzeug.middleware.proxy_fix.ProxyFix`` or every client is the
-proxy.
+Redis, only a prefix of their digest.
+
+When they are counted: a POST is counted before any work is done, in one Lua call for both
+identities (one call per identity on a cluster, where the two counters live in different
+slots) -- except an action (``POST /v1/games/{id}/actions``) on a single server, which is
+counted inside the script that appends its events: the count, the limit check and the append
+are one atomic call, one round trip, and over the limit nothing is appended. An action refused
+before it reaches its append (400, 401, 403, 404, 409, 422, an idempotent replay) is counted
+just before its answer leaves, and answered 429 instead when over the limit. Either way every
+POST counts once and an over-limit request changes nothing. The benchmark-only endpoint
+``/bench/...`` (it exists only with ``CARTOUCHE_BENCH_ENDPOINTS=1``) is not counted: it is P1's
+baseline, which does nothing but its read and its append. The client address is
+``request.remote_addr``: behind a reverse proxy, wrap the app in
+``werkzeug.middleware.proxy_fix.ProxyFix`` or every client is the proxy.
 
 If Redis fails, the limiter fails open (the request goes on, a warning is logged): the request
 then meets the same unavailable store and gets its 503 there.
@@ -41,29 +49,18 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 import redis
-from flask import Flask, request
+from flask import Flask, g, request
 
+from ..store import quota as quota_mod
+from ..store.quota import Charged, Quota, QuotaExceeded
 from .errors import error_response
 
 log = logging.getLogger("cartouche.ratelimit")
 
 PREFIX = "cartouche:rl"
 
-# For each identity i (1-based): KEYS[2i-1] its current window's counter, KEYS[2i] its previous
-# window's counter. ARGV[1] window length (ms).
-# Returns {current count after this request, previous count} per identity, flattened.
-_SCRIPT = """
-local out = {}
-for i = 1, #KEYS, 2 do
-  local n = redis.call('INCR', KEYS[i])
-  if n == 1 then
-    redis.call('PEXPIRE', KEYS[i], 2 * tonumber(ARGV[1]))
-  end
-  out[#out + 1] = n
-  out[#out + 1] = tonumber(redis.call('GET', KEYS[i + 1]) or '0')
-end
-return out
-"""
+#: the endpoint whose counting rides in its append (see the module's docstring)
+ACTION_ENDPOINT = "games.post_action"
 
 
 @dataclass(frozen=True)
@@ -118,53 +115,56 @@ class RateLimiter:
         self.r = client
         self.config = config
         self.clock = clock
-        self._script = client.register_script(_SCRIPT)
+        self._script = quota_mod.register(client)
         #: the counters of different identities live in different cluster slots
-        self._one_call = not isinstance(client, redis.RedisCluster)
+        self._cluster = isinstance(client, redis.RedisCluster)
 
-    def _wait(self, current: int, previous: int, limit: int, now: float, index: int,
-              elapsed: float) -> float | None:
-        """Seconds to wait when over ``limit``, else None."""
-        window = self.config.window_seconds
-        estimate = previous * (1.0 - elapsed) + current
-        if estimate <= limit:
-            return None
-        if current > limit:  # over on this window alone: wait for the next one
-            return (index + 1) * window - now
-        # over because of the previous window's weight: wait until enough of it has slid out
-        need = (estimate - limit) / previous  # fraction of a window
-        return max(need * window, 0.001)
-
-    def check(self, token: str | None, ip: str | None) -> float | None:
-        """Count one write for the token and the address; seconds to wait when either is over
-        its limit, else None."""
-        hits = []  # (identity, limit)
+    def quota(self, token: str | None, ip: str | None) -> Quota | None:
+        """The counters one write by this token from this address charges (None: no limit
+        applies)."""
+        counters, limits = [], []
         if token and self.config.writes_per_minute:
             digest = hashlib.sha256(token.encode()).hexdigest()[:32]
-            hits.append((f"tok:{digest}", self.config.writes_per_minute))
+            counters.append(f"tok:{digest}")
+            limits.append(self.config.writes_per_minute)
         if ip and self.config.ip_writes_per_minute:
-            hits.append((f"ip:{ip}", self.config.ip_writes_per_minute))
-        if not hits:
+            counters.append(f"ip:{ip}")
+            limits.append(self.config.ip_writes_per_minute)
+        if not counters:
             return None
         window = self.config.window_seconds
         now = self.clock()
         index = int(now // window)
         elapsed = (now - index * window) / window
-        keys = []
-        for identity, _ in hits:
-            base = f"{PREFIX}:{{{identity}}}"
-            keys += [f"{base}:{index}", f"{base}:{index - 1}"]
-        args = [window * 1000]
-        if self._one_call:
-            counts = self._script(keys=keys, args=args)
-        else:
-            counts = []
-            for i in range(0, len(keys), 2):
-                counts += self._script(keys=keys[i:i + 2], args=args)
-        waits = [self._wait(int(counts[2 * i]), int(counts[2 * i + 1]), limit, now, index,
-                            elapsed) for i, (_, limit) in enumerate(hits)]
-        waits = [w for w in waits if w is not None]
-        return max(waits) if waits else None
+        return Quota(tuple((f"{PREFIX}:{{{c}}}:{index}", f"{PREFIX}:{{{c}}}:{index - 1}")
+                           for c in counters), tuple(limits), window * 1000, elapsed)
+
+    def wait(self, quota: Quota, charged: Charged) -> float:
+        """Seconds until every identity of an over-limit charge is within its limit again."""
+        window = self.config.window_seconds
+        waits = []
+        for (current, previous), limit in zip(charged.counts, quota.limits):
+            estimate = previous * (1.0 - quota.elapsed) + current
+            if estimate <= limit:
+                continue
+            if current > limit:  # over on this window alone: wait for the next one
+                waits.append((1.0 - quota.elapsed) * window)
+            else:  # over because of the previous window's weight: until enough has slid out
+                waits.append(max((estimate - limit) / previous * window, 0.001))
+        return max(waits) if waits else 1.0  # (the script's arithmetic is this one)
+
+    def charge(self, quota: Quota | None) -> float | None:
+        """Count one write (unless ``quota`` was already charged); seconds to wait when an
+        identity is over its limit, else None."""
+        if quota is None or quota.charged:
+            return None
+        charged = quota_mod.charge(self._script, quota, cluster=self._cluster)
+        return self.wait(quota, charged) if charged.over else None
+
+    def check(self, token: str | None, ip: str | None) -> float | None:
+        """Count one write for the token and the address; seconds to wait when either is over
+        its limit, else None."""
+        return self.charge(self.quota(token, ip))
 
 
 def _bearer(header: str | None) -> str | None:
@@ -177,6 +177,29 @@ def _bearer(header: str | None) -> str | None:
     return token
 
 
+def _too_many(wait: float):
+    retry_after = max(1, math.ceil(wait))
+    return error_response(429, "rate_limited",
+                          "too many writes; retry after the number of seconds in Retry-After",
+                          {"retry_after_s": retry_after},
+                          headers={"Retry-After": str(retry_after)})
+
+
+def _charge_or_refuse(limiter: RateLimiter, quota: Quota | None):
+    """Charge now: None to go on, or the 429 answer. Fails open."""
+    try:
+        wait = limiter.charge(quota)
+    except redis.RedisError as exc:
+        log.warning("rate limiter unavailable, request let through: %s", type(exc).__name__)
+        return None
+    return None if wait is None else _too_many(wait)
+
+
+def pending_quota() -> Quota | None:
+    """The action's quota left for its append to charge (None: nothing to charge there)."""
+    return g.get("cartouche_quota")
+
+
 def register(app: Flask, redis_client: redis.Redis, config: Any = None) -> RateLimiter | None:
     """Limit writes (POST) per token and per address on ``app``; returns the limiter (None when
     both limits are 0)."""
@@ -187,24 +210,37 @@ def register(app: Flask, redis_client: redis.Redis, config: Any = None) -> RateL
     if not first:
         return limiter
 
+    def charged_with_the_append(limiter: RateLimiter) -> bool:
+        """The action's append can charge the counters: same client (so same server), and a
+        single server (a cluster keeps them in other slots than the game)."""
+        svc = app.extensions.get("cartouche")
+        return (request.endpoint == ACTION_ENDPOINT and svc is not None
+                and svc.store.r is limiter.r and not limiter._cluster)
+
     @app.before_request
     def _rate_limit():
         limiter = app.extensions["cartouche_ratelimit"]
         if limiter is None or request.method != "POST" or request.path.startswith("/bench/"):
             return None
-        try:
-            wait = limiter.check(_bearer(request.headers.get("Authorization")),
-                                 request.remote_addr)
-        except redis.RedisError as exc:
-            log.warning("rate limiter unavailable, request let through: %s",
-                        type(exc).__name__)
+        token, ip = _bearer(request.headers.get("Authorization")), request.remote_addr
+        if charged_with_the_append(limiter):
+            g.cartouche_quota = limiter.quota(token, ip)  # see _settle
             return None
-        if wait is None:
-            return None
-        retry_after = max(1, math.ceil(wait))
-        return error_response(429, "rate_limited",
-                              "too many writes; retry after the number of seconds in "
-                              "Retry-After", {"retry_after_s": retry_after},
-                              headers={"Retry-After": str(retry_after)})
+        return _charge_or_refuse(limiter, limiter.quota(token, ip))
+
+    @app.after_request
+    def _settle(response):
+        """An action that never reached its append (refused, replayed) is counted here, before
+        its answer leaves; over the limit the answer is the 429 (it changed nothing)."""
+        quota = g.pop("cartouche_quota", None)
+        limiter = app.extensions["cartouche_ratelimit"]
+        if quota is None or quota.charged or limiter is None:
+            return response
+        return _charge_or_refuse(limiter, quota) or response
+
+    @app.errorhandler(QuotaExceeded)
+    def _exceeded(exc: QuotaExceeded):
+        limiter = app.extensions["cartouche_ratelimit"]
+        return _too_many(limiter.wait(exc.quota, exc.charged) if limiter else 1.0)
 
     return limiter

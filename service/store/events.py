@@ -16,6 +16,8 @@ import redis
 from redis.cluster import RedisCluster
 
 from . import keys
+from .quota import NO_QUOTA_ARGS, PROLOGUE, Charged, Quota, charge, pairs
+from .quota import register as register_charge
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
@@ -31,6 +33,10 @@ return {found[1], raw}
 """
 
 
+#: Replies a script returns flat that redis-py's command methods shape (``reads=``).
+_READ_SHAPES = {"HGETALL": lambda flat: dict(zip(flat[0::2], flat[1::2]))}
+
+
 def _lua(name: str) -> str:
     return resources.files(__package__).joinpath(f"lua/{name}").read_text()
 
@@ -43,16 +49,19 @@ class StoredEvent:
 
 @dataclass(frozen=True)
 class AppendResult:
-    outcome: str  # "ok" | "conflict" | "idem" | "missing"
+    outcome: str  # "ok" | "conflict" | "idem" | "missing" | "limited"
     version: int = 0  # last version ("ok") or current version ("conflict")
     record: str = ""  # the stored idempotency record ("idem")
     reads: tuple = ()  # the replies to ``append(reads=...)``, in order
+    charged: Charged | None = None  # "limited": the quota's counts
 
 
 class EventStore:
     def __init__(self, client: redis.Redis) -> None:
         self.r = client
-        self._append = client.register_script(_lua("append.lua"))
+        # the quota prologue (a no-op without a quota) heads the append script
+        self._append = client.register_script(PROLOGUE + _lua("append.lua"))
+        self._charge = register_charge(client)
         self._create = client.register_script(_lua("create.lua"))
         self._load_snapshot = client.register_script(LOAD_SNAPSHOT_LUA)
 
@@ -104,53 +113,65 @@ class EventStore:
 
     def append(self, game_id: str, expected: int, envelopes: Iterable[dict], *,
                status: str | None = None, idempotency: tuple[str, str] | None = None,
-               reads: Sequence[Sequence] = ()) -> AppendResult:
+               reads: Sequence[tuple[str, str]] = (), quota: Quota | None = None,
+               ) -> AppendResult:
         """Append iff the stream is at ``expected``.
 
         ``idempotency`` = (key digest, record prefix): the record ``prefix|first|last`` is stored
         in the same script, and an existing record wins over appending.
 
-        ``reads``: read-only commands (e.g. ``("HGETALL", key)``) sent right after the script, in
-        the same round trip on a single server (one pipeline; on a cluster, separate calls);
-        their replies are ``result.reads``, or None for a command that failed. They run after
-        the append whatever its outcome, and see everything written before it.
+        ``reads``: read-only commands of one key each, e.g. ``("HGETALL", key)``, run right
+        after the append whatever its outcome (they see everything written before it); their
+        replies are ``result.reads`` (as redis-py would parse them), None for a read that
+        failed. On a single server they run inside the append's script, on a cluster as
+        separate calls.
+
+        ``quota``: rate-limit counters charged first (unless already ``charged``); when one is
+        over, nothing is appended or read and the outcome is ``"limited"`` (``result.charged``
+        holds the counts). On a single server the charge is part of the same script: one
+        round trip for everything; on a cluster (the counters live in other slots) it is a
+        separate call before the append.
         """
+        if quota is not None and quota.charged:
+            quota = None
+        cluster = isinstance(self.r, RedisCluster)
+        if quota is not None and cluster:
+            charged = charge(self._charge, quota, cluster=True)
+            if charged.over:
+                return AppendResult("limited", charged=charged)
+            quota = None
+        fused_reads = () if cluster else reads
         idem_key = keys.idempotency(game_id, idempotency[0]) if idempotency else None
         script_keys = [keys.events(game_id), keys.meta(game_id)]
+        if quota is not None:
+            script_keys[:0] = quota.keys()
+            quota.charged = True
         if idem_key:
             script_keys.append(idem_key)
-        args = [expected, status or "", idempotency[1] if idempotency else "",
-                IDEMPOTENCY_TTL_SECONDS, *(orjson.dumps(e) for e in envelopes)]
-        if not reads:
-            replies: list = []
-            outcome, value = self._append(keys=script_keys, args=args)
-        elif isinstance(self.r, RedisCluster):
-            outcome, value = self._append(keys=script_keys, args=args)
-            replies = [self._read_quietly(cmd) for cmd in reads]
+        script_keys += [key for _, key in fused_reads]
+        args = [*(quota.args() if quota is not None else NO_QUOTA_ARGS), expected,
+                status or "", idempotency[1] if idempotency else "", IDEMPOTENCY_TTL_SECONDS,
+                len(fused_reads), *(cmd for cmd, _ in fused_reads),
+                *(orjson.dumps(e) for e in envelopes)]
+        reply = self._append(keys=script_keys, args=args)
+        outcome = reply[0].decode()
+        if outcome == "limited":
+            return AppendResult("limited", charged=Charged(True, pairs(reply[2:])))
+        if cluster:
+            replies = tuple(self._read_quietly(cmd) for cmd in reads)
         else:
-            outcome, value, replies = self._append_pipelined(script_keys, args, reads)
-        outcome = outcome.decode()
+            replies = tuple(self._parsed(cmd, raw) for (cmd, _), raw in zip(reads, reply[2:]))
         if outcome == "idem":
-            return AppendResult("idem", record=value.decode(), reads=tuple(replies))
-        return AppendResult(outcome, version=int(value), reads=tuple(replies))
+            return AppendResult("idem", record=reply[1].decode(), reads=replies)
+        return AppendResult(outcome, version=int(reply[1]), reads=replies)
 
-    def _append_pipelined(self, script_keys: list, args: list, reads: Sequence[Sequence]):
-        """EVALSHA + ``reads`` in one pipeline (not a transaction). ``EVALSHA`` directly rather
-        than through the Script object, which would add a ``SCRIPT EXISTS`` round trip to every
-        pipeline; an unknown script (a restarted server) is loaded and the call repeated."""
-        pipe = self.r.pipeline(transaction=False)
-        pipe.evalsha(self._append.sha, len(script_keys), *script_keys, *args)
-        for cmd in reads:
-            pipe.execute_command(*cmd)
-        replies = pipe.execute(raise_on_error=False)
-        first = replies[0]
-        if isinstance(first, redis.exceptions.NoScriptError):
-            first = self._append(keys=script_keys, args=args)  # loads the script, runs it
-            replies[1:] = [self._read_quietly(cmd) for cmd in reads]
-        elif isinstance(first, Exception):
-            raise first
-        outcome, value = first
-        return outcome, value, [None if isinstance(x, Exception) else x for x in replies[1:]]
+    @staticmethod
+    def _parsed(command: str, raw):
+        """A read's reply from inside the script, shaped as redis-py's command method's."""
+        if raw is None:  # the read failed (the script answers false)
+            return None
+        shape = _READ_SHAPES.get(command.upper())
+        return shape(raw) if shape else raw
 
     def _read_quietly(self, cmd: Sequence):
         try:

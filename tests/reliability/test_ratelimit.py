@@ -1,6 +1,10 @@
 """service/api/ratelimit.py on an app built by create_app: writes are limited per token and
 per address with 429 + Retry-After and the standard error body; reads are not; 0 disables;
-Redis errors fail open; tokens never reach Redis."""
+Redis errors fail open; tokens never reach Redis.
+
+Two wirings, same answers: the production one (the limiter shares the store's client, so an
+action's counters are charged inside its append script) and a limiter on a client of its own
+(counted before the request, as on a cluster)."""
 
 from __future__ import annotations
 
@@ -16,9 +20,20 @@ from service.config import Config
 from tests.api.helpers import auth
 
 
-def _app(redis_url, queue_url, **limits):
+IN_THE_APPEND, BEFORE = "counted in the append", "counted before the request"
+
+
+@pytest.fixture(params=[IN_THE_APPEND, BEFORE])
+def wiring(request):
+    return request.param
+
+
+def _app(redis_url, queue_url, wiring=IN_THE_APPEND, **limits):
     app = create_app(Config(redis_url=redis_url, queue_url=queue_url))
-    r = redis.Redis.from_url(redis_url)
+    if wiring == IN_THE_APPEND:
+        r = app.extensions["cartouche"].store.r  # as create_app wires it
+    else:
+        r = redis.Redis.from_url(redis_url)
     limiter = ratelimit.register(app, r, ratelimit.RateLimitConfig(**limits))
     return app, r, limiter
 
@@ -44,8 +59,9 @@ def _assert_429(res):
     assert set(body["error"]) == {"code", "message", "details"}
 
 
-def test_per_token_limit_on_writes(redis_url, queue_url):
-    app, r, _ = _app(redis_url, queue_url, writes_per_minute=3, ip_writes_per_minute=0)
+def test_per_token_limit_on_writes(redis_url, queue_url, wiring):
+    app, r, _ = _app(redis_url, queue_url, wiring, writes_per_minute=3,
+                      ip_writes_per_minute=0)
     c = app.test_client()
     gid, tokens = _game(c)
     answers = [_act(c, gid, tokens[0]).status_code for _ in range(3)]
@@ -61,8 +77,9 @@ def test_per_token_limit_on_writes(redis_url, queue_url):
     assert keys and not any(t in k for k in keys for t in tokens)
 
 
-def test_per_ip_limit_on_writes(redis_url, queue_url):
-    app, _, _ = _app(redis_url, queue_url, writes_per_minute=0, ip_writes_per_minute=4)
+def test_per_ip_limit_on_writes(redis_url, queue_url, wiring):
+    app, _, _ = _app(redis_url, queue_url, wiring, writes_per_minute=0,
+                      ip_writes_per_minute=4)
     c = app.test_client()
     gid, tokens = _game(c)
     for seat in range(3):
@@ -77,9 +94,9 @@ def test_per_ip_limit_on_writes(redis_url, queue_url):
                   environ_base={"REMOTE_ADDR": "10.0.0.8"}).status_code == 201
 
 
-def test_window_slides_and_retry_after_is_honest(redis_url, queue_url):
-    app, _, limiter = _app(redis_url, queue_url, writes_per_minute=2, ip_writes_per_minute=0,
-                           window_seconds=60)
+def test_window_slides_and_retry_after_is_honest(redis_url, queue_url, wiring):
+    app, _, limiter = _app(redis_url, queue_url, wiring, writes_per_minute=2,
+                           ip_writes_per_minute=0, window_seconds=60)
     now = [6000.0]  # the start of a window
     limiter.clock = lambda: now[0]
     c = app.test_client()
@@ -129,11 +146,12 @@ def test_redis_errors_fail_open_with_a_log_line(redis_url, queue_url, caplog):
 
 def test_both_identities_are_counted_in_one_call_and_the_bench_baseline_is_not(
         monkeypatch, redis_url, queue_url):
-    """One Lua call counts token and address together (each with its own counter), and P1's
-    baseline endpoint (benchmarks only) is not counted: it must do nothing but its read and
-    its append."""
+    """On its own client the limiter counts token and address in one Lua call (each with its
+    own counter), and P1's baseline endpoint (benchmarks only) is not counted: it must do
+    nothing but its read and its append."""
     monkeypatch.setenv("CARTOUCHE_BENCH_ENDPOINTS", "1")
-    app, r, limiter = _app(redis_url, queue_url, writes_per_minute=2, ip_writes_per_minute=3)
+    app, r, limiter = _app(redis_url, queue_url, BEFORE, writes_per_minute=2,
+                           ip_writes_per_minute=3)
     c = app.test_client()
     gid, tokens = _game(c)
     calls = []
@@ -155,3 +173,70 @@ def test_both_identities_are_counted_in_one_call_and_the_bench_baseline_is_not(
         res = c.post("/bench/append/ab", environ_base={"REMOTE_ADDR": "10.1.1.1"})
         assert res.status_code == 201
     assert calls == []
+
+
+def _commands(r):
+    """Record the commands sent on ``r`` (the store's client; its append does not pipeline)."""
+    sent = []
+    real = r.execute_command
+
+    def recording(*args, **kwargs):
+        sent.append(args[0].upper() if isinstance(args[0], str) else args[0])
+        return real(*args, **kwargs)
+
+    r.execute_command = recording
+    return sent
+
+
+def test_an_action_is_counted_in_its_append_one_round_trip(redis_url, queue_url):
+    """Production wiring: an action's counting, limit check and append are one EVALSHA."""
+    app, r, limiter = _app(redis_url, queue_url, IN_THE_APPEND, writes_per_minute=3,
+                           ip_writes_per_minute=100)
+    c = app.test_client()
+    gid, tokens = _game(c)
+    assert _act(c, gid, tokens[0]).status_code == 201  # warms this process's cache
+    sent = _commands(r)
+    assert _act(c, gid, tokens[1]).status_code == 201
+    assert sent == ["EVALSHA"]
+    tok = [k for k in r.scan_iter("cartouche:rl:{tok:*") if r.get(k)]
+    assert sorted(int(r.get(k)) for k in tok) == [1, 1]  # one write per token so far
+    assert int(r.get(next(r.scan_iter("cartouche:rl:{ip:10.0.0.1}:*")))) == 2
+
+
+def test_an_action_over_the_limit_changes_nothing(redis_url, queue_url, wiring):
+    app, r, _ = _app(redis_url, queue_url, wiring, writes_per_minute=1, ip_writes_per_minute=0)
+    c = app.test_client()
+    gid, tokens = _game(c)
+    assert _act(c, gid, tokens[0]).status_code == 201
+    before = c.get(f"/v1/games/{gid}").get_json()
+    _assert_429(_act(c, gid, tokens[0]))  # was this seat's turn again? the limit comes first
+    after = c.get(f"/v1/games/{gid}").get_json()
+    assert after["version"] == before["version"]
+    assert r.xlen(f"cartouche:{{{gid}}}:events") == before["version"]
+
+
+def test_refused_actions_are_counted_and_answered_429_when_over(redis_url, queue_url, wiring):
+    """An action refused before its append (not your turn, illegal, unknown game, no token)
+    still counts, once, and over the limit its answer is the 429."""
+    app, r, _ = _app(redis_url, queue_url, wiring, writes_per_minute=0, ip_writes_per_minute=4)
+    c = app.test_client()
+    gid, tokens = _game(c)
+    assert _act(c, gid, tokens[0], ip="10.3.3.3").status_code == 201
+    version = c.get(f"/v1/games/{gid}").get_json()["version"]
+    assert _act(c, gid, tokens[0], ip="10.3.3.3").status_code == 409  # not its turn now
+    res = c.post(f"/v1/games/{gid}/actions", json={"action": {"type": "dance"}},
+                 headers=auth(tokens[1]), environ_base={"REMOTE_ADDR": "10.3.3.3"})
+    assert res.status_code in (400, 422)
+    res = c.post("/v1/games/00000000000000000000/actions",
+                 json={"action": {"type": "decide", "choice": "continue"}},
+                 headers=auth(tokens[1]), environ_base={"REMOTE_ADDR": "10.3.3.3"})
+    assert res.status_code == 404
+    assert int(r.get(next(r.scan_iter("cartouche:rl:{ip:10.3.3.3}:*")))) == 4
+    for token in (tokens[1], None):  # would be a 201, then a 401
+        res = c.post(f"/v1/games/{gid}/actions",
+                     json={"action": {"type": "decide", "choice": "continue"}},
+                     headers=auth(token) if token else {},
+                     environ_base={"REMOTE_ADDR": "10.3.3.3"})
+        _assert_429(res)
+    assert int(r.get(next(r.scan_iter("cartouche:rl:{ip:10.3.3.3}:*")))) == 6
+    assert c.get(f"/v1/games/{gid}").get_json()["version"] == version  # nothing appended

@@ -164,3 +164,54 @@ def test_reads_with_the_append_survive_a_flushed_script_cache(store):
     res = store.append(gid, 1, [env(1)], reads=[("XLEN", keys.events(gid))])
     assert (res.outcome, res.version, res.reads) == ("ok", 2, (2,))
     assert [e.version for e in store.read(gid)] == [1, 2]
+
+
+def quota(limit, tag="t", elapsed=0.0):
+    from service.store.quota import Quota
+    return Quota(((f"cartouche:rl:{{{tag}}}:1", f"cartouche:rl:{{{tag}}}:0"),), (limit,),
+                 60_000, elapsed)
+
+
+def test_a_quota_rides_in_the_append_and_stops_it_when_over(store):
+    """The rate-limit counters are charged by the append's own script: within the limit the
+    events are appended, over it nothing is appended or read and the counts come back."""
+    gid = make(store)
+    q = quota(2)
+    res = store.append(gid, 1, [env(1)], quota=q, reads=[("XLEN", keys.events(gid))])
+    assert (res.outcome, res.version, res.reads) == ("ok", 2, (2,)) and q.charged
+    assert int(store.r.get("cartouche:rl:{t}:1")) == 1
+    assert store.append(gid, 2, [env(2)], quota=quota(2)).outcome == "ok"
+    res = store.append(gid, 3, [env(3)], quota=quota(2), reads=[("XLEN", keys.events(gid))])
+    assert res.outcome == "limited" and res.reads == ()
+    assert res.charged.over and res.charged.counts == ((3, 0),)
+    assert store.version(gid) == 3  # nothing appended
+    assert 0 < store.r.pttl("cartouche:rl:{t}:1") <= 120_000  # expires after two windows
+
+
+def test_the_previous_window_weighs_by_what_is_left_of_it(store):
+    gid = make(store)
+    store.r.set("cartouche:rl:{w}:0", 4)  # 4 writes in the previous window
+    # half of the previous window still inside the sliding one: 4 * 0.5 + 1 = 3 > 2
+    assert store.append(gid, 1, [env(1)], quota=quota(2, "w", 0.5)).outcome == "limited"
+    # three quarters gone: 4 * 0.25 + 2 = 3 <= 3
+    assert store.append(gid, 1, [env(1)], quota=quota(3, "w", 0.75)).outcome == "ok"
+
+
+def test_a_quota_is_charged_once_across_retries(store):
+    """A command that loses a race appends again with the same quota: counted once."""
+    gid = make(store)
+    store.append(gid, 1, [env(1)])
+    q = quota(5)
+    assert store.append(gid, 1, [env(9)], quota=q).outcome == "conflict"  # lost a race
+    assert store.append(gid, 2, [env(9)], quota=q).outcome == "ok"  # the retry
+    assert int(store.r.get("cartouche:rl:{t}:1")) == 1
+
+
+def test_a_quota_is_charged_even_for_a_missing_game_and_counts_every_identity(store):
+    from service.store.quota import Quota
+    q = Quota((("cartouche:rl:{a}:1", "cartouche:rl:{a}:0"),
+               ("cartouche:rl:{b}:1", "cartouche:rl:{b}:0")), (10, 1), 60_000, 0.0)
+    assert store.append("nosuchgame", 0, [env(1)], quota=q).outcome == "missing"
+    q = Quota(q.counters, q.limits, 60_000, 0.0)
+    res = store.append("nosuchgame", 0, [env(1)], quota=q)
+    assert res.outcome == "limited" and res.charged.counts == ((2, 0), (2, 0))

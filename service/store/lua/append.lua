@@ -1,34 +1,60 @@
 -- Append all events of one command atomically, iff the stream is at the expected version.
--- KEYS[1] events stream, KEYS[2] meta hash, KEYS[3] idempotency key (may be absent)
--- ARGV[1] expected version, ARGV[2] status after the command ('' = unchanged),
--- ARGV[3] idempotency record prefix ('' = none), ARGV[4] idempotency TTL seconds,
--- ARGV[5..] one JSON envelope per event, in order.
+-- Runs after service/store/quota.py's PROLOGUE (EventStore prepends it), which charges the
+-- command's rate-limit counters, if any, and says how many KEYS (K) and ARGV (A) it used.
+-- KEYS[K+1] events stream, KEYS[K+2] meta hash, KEYS[K+3] idempotency key (only with a
+-- record prefix), and the last r KEYS: the keys of the reads.
+-- ARGV[A+1] expected version, ARGV[A+2] status after the command ('' = unchanged),
+-- ARGV[A+3] idempotency record prefix ('' = none), ARGV[A+4] idempotency TTL seconds,
+-- ARGV[A+5] r = number of reads, ARGV[A+6..A+5+r] their commands (read-only, one key each),
+-- ARGV[A+6+r..] one JSON envelope per event, in order.
 -- Returns {'ok', last_version} | {'conflict', current_version} | {'idem', stored_record}
---         | {'missing', 0}
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  return {'missing', 0}
+--         | {'missing', 0}, followed by the r read replies (false for a read that failed; the
+--         reads run after the append, whatever its outcome);
+--      or {'limited', 0, current, previous, ...} when the quota is over: nothing appended,
+--         nothing read.
+if quota_over then
+  return {'limited', 0, unpack(quota_counts)}
 end
-if ARGV[3] ~= '' then
-  local prior = redis.call('GET', KEYS[3])
+local events, meta, idem = KEYS[K + 1], KEYS[K + 2], KEYS[K + 3]
+local expected, status, prefix, ttl = ARGV[A + 1], ARGV[A + 2], ARGV[A + 3], ARGV[A + 4]
+local r = tonumber(ARGV[A + 5])
+local first_envelope = A + 6 + r
+
+local function answer(outcome, value)
+  local out = {outcome, value}
+  for j = 1, r do
+    local reply = redis.pcall(ARGV[A + 5 + j], KEYS[#KEYS - r + j])
+    if type(reply) == 'table' and reply.err then
+      reply = false
+    end
+    out[2 + j] = reply
+  end
+  return out
+end
+
+if redis.call('EXISTS', meta) == 0 then
+  return answer('missing', 0)
+end
+if prefix ~= '' then
+  local prior = redis.call('GET', idem)
   if prior then
-    return {'idem', prior}
+    return answer('idem', prior)
   end
 end
-local current = redis.call('XLEN', KEYS[1])
-if current ~= tonumber(ARGV[1]) then
-  return {'conflict', current}
+local current = redis.call('XLEN', events)
+if current ~= tonumber(expected) then
+  return answer('conflict', current)
 end
-local n = #ARGV - 4
+local n = #ARGV - first_envelope + 1
 for i = 1, n do
-  redis.call('XADD', KEYS[1], (current + i) .. '-0', 'e', ARGV[4 + i])
+  redis.call('XADD', events, (current + i) .. '-0', 'e', ARGV[first_envelope + i - 1])
 end
 local last = current + n
-redis.call('HSET', KEYS[2], 'version', last)
-if ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[2], 'status', ARGV[2])
+redis.call('HSET', meta, 'version', last)
+if status ~= '' then
+  redis.call('HSET', meta, 'status', status)
 end
-if ARGV[3] ~= '' then
-  redis.call('SET', KEYS[3], ARGV[3] .. '|' .. (current + 1) .. '|' .. last,
-             'EX', tonumber(ARGV[4]))
+if prefix ~= '' then
+  redis.call('SET', idem, prefix .. '|' .. (current + 1) .. '|' .. last, 'EX', tonumber(ttl))
 end
-return {'ok', last}
+return answer('ok', last)

@@ -1,0 +1,121 @@
+"""Sliding-window write counters, charged in Redis (the rate limiter's arithmetic).
+
+A :class:`Quota` names, for each identity it limits, the counter of the current window and the
+counter of the previous one, the identity's limit, the window's length and how far into the
+current window the request is. Charging it adds one to every current counter, whatever the
+outcome, and an identity is over when
+
+    previous × (1 − elapsed) + current  >  limit
+
+The same Lua prologue (:data:`PROLOGUE`) does it alone (:func:`charge`) or at the head of the
+append script (``EventStore.append(quota=...)``), where an identity over its limit stops the
+script before anything is appended: check and append are then one atomic call, one round trip.
+A quota is charged at most once (``charged``), however many appends a command's retries make.
+
+The arithmetic is done in the script only; the caller gets the counts back to say how long to
+wait (``service.api.ratelimit``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import redis
+
+#: KEYS[1..2n]: per identity, its current window's counter then its previous window's counter.
+#: ARGV[1] n (0: no quota; then nothing else of ARGV belongs to it); with n > 0: ARGV[2] window
+#: length (ms), ARGV[3] elapsed fraction of the current window, ARGV[4..3+n] the limits.
+#: Leaves ``quota_over`` (boolean), ``quota_counts`` ({current, previous} per identity,
+#: flattened) and ``K``, ``A``: how many KEYS and ARGV the quota used (the caller's start after).
+PROLOGUE = """
+local quota_n = tonumber(ARGV[1])
+local quota_over, quota_counts = false, {}
+local K, A = 0, 1
+if quota_n > 0 then
+  local elapsed = tonumber(ARGV[3])
+  for i = 1, quota_n do
+    local n = redis.call('INCR', KEYS[2 * i - 1])
+    if n == 1 then
+      redis.call('PEXPIRE', KEYS[2 * i - 1], 2 * tonumber(ARGV[2]))
+    end
+    local previous = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
+    quota_counts[2 * i - 1] = n
+    quota_counts[2 * i] = previous
+    if previous * (1 - elapsed) + n > tonumber(ARGV[3 + i]) then
+      quota_over = true
+    end
+  end
+  K, A = 2 * quota_n, 3 + quota_n
+end
+"""
+
+#: The quota alone. Returns {1 if over else 0, current, previous, ...}.
+CHARGE_LUA = PROLOGUE + """
+return {quota_over and 1 or 0, unpack(quota_counts)}
+"""
+
+
+@dataclass
+class Quota:
+    #: (current window's counter, previous window's counter) per identity
+    counters: tuple[tuple[str, str], ...]
+    limits: tuple[int, ...]
+    window_ms: int
+    #: how much of the current window has gone, in [0, 1)
+    elapsed: float
+    #: set once the counters have been charged (a quota is charged at most once)
+    charged: bool = field(default=False, compare=False)
+
+    def keys(self) -> list[str]:
+        return [k for pair in self.counters for k in pair]
+
+    def args(self) -> list:
+        return [len(self.limits), self.window_ms, repr(self.elapsed), *self.limits]
+
+    def split(self) -> list["Quota"]:
+        """One quota per identity (a cluster keeps each identity's counters in its own slot)."""
+        return [Quota((c,), (lim,), self.window_ms, self.elapsed)
+                for c, lim in zip(self.counters, self.limits)]
+
+
+#: no quota: the prologue's ARGV when the script is called without one
+NO_QUOTA_ARGS = [0]
+
+
+@dataclass(frozen=True)
+class Charged:
+    over: bool
+    #: (current count after this request, previous window's count) per identity
+    counts: tuple[tuple[int, int], ...]
+
+
+def pairs(flat) -> tuple[tuple[int, int], ...]:
+    flat = [int(x) for x in flat]
+    return tuple(zip(flat[0::2], flat[1::2]))
+
+
+class QuotaExceeded(Exception):
+    """A command was not appended: its quota is over (``charged.counts`` say by how much)."""
+
+    def __init__(self, quota: Quota, charged: Charged) -> None:
+        super().__init__("quota exceeded")
+        self.quota = quota
+        self.charged = charged
+
+
+def charge(script, quota: Quota, *, cluster: bool = False) -> Charged:
+    """Charge ``quota`` with ``script`` (``client.register_script(CHARGE_LUA)``): one call, or
+    one per identity on a cluster."""
+    parts = quota.split() if cluster else [quota]
+    quota.charged = True  # attempted once: a failed call is not repeated
+    over, counts = False, ()
+    for part in parts:
+        reply = script(keys=part.keys(), args=part.args())
+        over = over or bool(int(reply[0]))
+        counts += pairs(reply[1:])
+    return Charged(over, counts)
+
+
+def register(client: redis.Redis):
+    """The charge script on ``client``."""
+    return client.register_script(CHARGE_LUA)
