@@ -8,6 +8,7 @@ is short CPU work per request; long CPU work (bots) runs in RQ workers, not here
 """
 
 import os
+import socket
 
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = os.environ.get("WEB_WORKER_CLASS", "gevent")
@@ -30,6 +31,38 @@ control_socket_disable = True  # gunicorn 27: no shared ~/.gunicorn socket; chec
 # plain acyclic JSON data, freed by reference counting, so rarer full collections only delay
 # freeing reference cycles (exceptions, framework objects), not the states.
 gc_thresholds = os.environ.get("WEB_GC_THRESHOLDS", "7000,20,200")
+
+# Each worker listens on its own SO_REUSEPORT socket (gunicorn >= 23 binds them per worker), so
+# the kernel spreads new connections evenly over the workers. With one shared socket a worker
+# that wakes first takes every connection of a burst: a client pool's keep-alive connections
+# then all sit on one worker while the other idles (measured with bench/p1_throughput.py: a
+# worker at 0.0 s of CPU in half of the phases, the throughput one worker's). Kept off for unix
+# sockets, inherited sockets (systemd, re-exec) and port 0, where it does not apply (see
+# on_starting). A worker that stops drops the connections still queued on its socket.
+# WEB_REUSE_PORT=0 turns it off.
+reuse_port = os.environ.get("WEB_REUSE_PORT", "1") != "0"
+
+
+def on_starting(server):
+    """With ``reuse_port``: keep it only for TCP addresses with a port, and fail as a plain bind
+    would when the address is already taken (SO_REUSEPORT would otherwise let a second server
+    share the port silently)."""
+    if not server.cfg.reuse_port:
+        return
+    addresses = server.cfg.address
+    if (not hasattr(socket, "SO_REUSEPORT") or os.environ.get("LISTEN_FDS")
+            or os.environ.get("GUNICORN_FD")
+            or not all(isinstance(a, tuple) and a[1] for a in addresses)):
+        server.cfg.set("reuse_port", False)
+        return
+    for host, port in addresses:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, port))
+            except OSError as exc:
+                raise RuntimeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
 def post_worker_init(worker):
