@@ -29,7 +29,7 @@ from .engine.fold import forced_moves, start
 from .games import GAMES
 from . import clock as clock_mod
 from .replay import SHELL_EVENTS
-from .store.events import EventStore, StoredEvent
+from .store.events import EventStore, Loaded, StoredEvent
 from .store.quota import Quota, QuotaExceeded
 
 log = logging.getLogger("cartouche.gameplay")
@@ -65,9 +65,18 @@ class InvalidRequest(Exception):
         self.details = details or {}
 
 
+_last_second: tuple[int | None, str] = (None, "")  # the last whole second, formatted
+
+
 def rfc3339(ms: int) -> str:
-    return (datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds")
-            .replace("+00:00", "Z"))
+    """``ms`` (Unix epoch milliseconds) as ``2026-01-02T03:04:05.678Z``."""
+    global _last_second
+    second, milli = divmod(ms, 1000)
+    cached = _last_second  # a tuple, replaced whole: safe to share between threads
+    if cached[0] != second:
+        cached = _last_second = (
+            second, datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"))
+    return f"{cached[1]}.{milli:03d}Z"
 
 
 def token_digest(token: str) -> str:
@@ -331,21 +340,31 @@ class GameService:
 
     # -- loading --------------------------------------------------------------------------
     def _load_meta(self, game_id: str) -> dict:
+        meta = self._meta_hit(game_id)
+        if meta is None:
+            meta = self._remember(game_id, self.store.load(game_id, upto=1, after=1,
+                                                           with_meta=True))
+        return meta
+
+    def _meta_hit(self, game_id: str) -> dict | None:
         with self._meta_lock:
-            hit = self._meta.get(game_id)
-        if hit is not None:
-            return hit
-        raw = self.store.meta(game_id)
-        if raw is None:
+            return self._meta.get(game_id)
+
+    def _remember(self, game_id: str, loaded: Loaded) -> dict:
+        """Keep the game's meta and seed (both never change once created) from a load made
+        ``with_meta``; NotFound when there is no such game."""
+        raw = loaded.meta
+        if raw is None or loaded.first is None or loaded.seed is None:
             raise NotFound("game_not_found", f"no game {game_id!r}")
-        first = self.store.read(game_id, 0, 1)
         meta = {"type": raw["type"], "created_ms": int(raw["created_ms"]),
                 "created_version": int(raw["created_version"]),
-                "tokens": orjson.loads(raw["tokens"]), "created": first[0].envelope}
+                "tokens": orjson.loads(raw["tokens"]), "created": loaded.first.envelope}
         with self._meta_lock:
             self._meta[game_id] = meta
-            while len(self._meta) > self.cache.size:
-                self._meta.popitem(last=False)
+            self._seeds[game_id] = loaded.seed
+            for kept in (self._meta, self._seeds):
+                while len(kept) > self.cache.size:
+                    kept.popitem(last=False)
         return meta
 
     def _event(self, game: Game, stored: StoredEvent) -> dict:
@@ -366,19 +385,25 @@ class GameService:
         """The game at ``version`` (latest when None), from cache or snapshot plus replay."""
         if not _valid_id(game_id):
             raise NotFound("game_not_found", f"no game {game_id!r}")
-        meta = self._load_meta(game_id)
-        game = GAMES[meta["type"]]
+        meta = self._meta_hit(game_id)
         cached = self.cache.get(game_id)
         base_version, base, shell = 1, None, None
         if cached is not None and (version is None or cached[0] <= version):
             base_version, base, shell = cached
-            if version == base_version:
-                return Table(game_id, game, meta, base, base_version, shell)
-        if base is None:
-            snap = self.store.load_snapshot(game_id, version if version is not None else 2**62)
-            if snap is not None:
-                base_version, (base, shell) = snap[0], (snap[1]["state"], snap[1]["shell"])
-        stored = self.store.read(game_id, base_version, version)
+            if version == base_version and meta is not None:
+                return Table(game_id, GAMES[meta["type"]], meta, base, base_version, shell)
+        # one round trip: the meta and seed if this process has not kept them, then the
+        # events after the cached state, or else after the newest snapshot
+        loaded = self.store.load(game_id, upto=version,
+                                 after=base_version if base is not None else None,
+                                 with_meta=meta is None)
+        if meta is None:
+            meta = self._remember(game_id, loaded)
+        game = GAMES[meta["type"]]
+        if base is None and loaded.snapshot is not None:
+            base_version, snap = loaded.snapshot
+            base, shell = snap["state"], snap["shell"]
+        stored = loaded.events
         if base is None:
             base = self._initial(game, meta)
             shell = initial_shell(meta["created"]["data"])

@@ -56,6 +56,17 @@ class AppendResult:
     charged: Charged | None = None  # "limited": the quota's counts
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """A game as :meth:`EventStore.load` reads it, in one round trip."""
+
+    meta: dict[str, str] | None  # with_meta: the meta hash (None: there is no such game)
+    seed: str | None  # with_meta
+    first: StoredEvent | None  # with_meta: the creation event (version 1)
+    snapshot: tuple[int, dict] | None  # after=None: the newest snapshot at or below ``upto``
+    events: list[StoredEvent]  # from the snapshot (or ``after``, or version 1) to ``upto``
+
+
 class EventStore:
     def __init__(self, client: redis.Redis) -> None:
         self.r = client
@@ -64,6 +75,7 @@ class EventStore:
         self._charge = register_charge(client)
         self._create = client.register_script(_lua("create.lua"))
         self._load_snapshot = client.register_script(LOAD_SNAPSHOT_LUA)
+        self._load = client.register_script(_lua("load.lua"))
 
     # -- writes ---------------------------------------------------------------------------
     def create(self, game_id: str, meta: dict[str, str], seed_hex: str,
@@ -189,6 +201,35 @@ class EventStore:
             return []
         rows = self.r.xrange(keys.events(game_id), lo, hi, count=count)
         return self.entries(rows)
+
+    def load(self, game_id: str, *, upto: int | None = None, after: int | None = None,
+             with_meta: bool = False) -> Loaded:
+        """What rebuilding a game needs, in one read-only call: with ``with_meta``, its meta
+        hash, seed and creation event; then either the events after ``after`` or, when
+        ``after`` is None, the newest snapshot at or below ``upto`` and the events after it
+        (after version 1 without one); events up to ``upto`` (None: the latest)."""
+        reply = self._load(
+            keys=[keys.meta(game_id), keys.seed(game_id), keys.snapshot_versions(game_id),
+                  keys.snapshots(game_id), keys.events(game_id)],
+            args=["1" if with_meta else "", "" if upto is None else upto,
+                  "" if after is None else after])
+        if with_meta and not reply[0]:
+            return Loaded(None, None, None, None, [])
+        meta = seed = first = snapshot = None
+        if with_meta:
+            flat = reply[0]
+            meta = {flat[i].decode(): flat[i + 1].decode() for i in range(0, len(flat), 2)}
+            seed = reply[1].decode() if reply[1] else None
+            first = self._entry(reply[2]) if reply[2] else None
+        if reply[3]:
+            snapshot = (int(reply[3]), orjson.loads(reply[4]))
+        return Loaded(meta, seed, first, snapshot, [self._entry(row) for row in reply[5:]])
+
+    @staticmethod
+    def _entry(row) -> StoredEvent:
+        """A stream entry as a script returns it: [id, [field, value]]."""
+        rid, fields = row
+        return StoredEvent(int(rid.split(b"-", 1)[0]), orjson.loads(fields[1]))
 
     @staticmethod
     def entries(rows) -> list[StoredEvent]:

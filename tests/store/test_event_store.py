@@ -215,3 +215,24 @@ def test_a_quota_is_charged_even_for_a_missing_game_and_counts_every_identity(st
     q = Quota(q.counters, q.limits, 60_000, 0.0)
     res = store.append("nosuchgame", 0, [env(1)], quota=q)
     assert res.outcome == "limited" and res.charged.counts == ((2, 0), (2, 0))
+
+
+def test_load_reads_a_game_in_one_call(store):
+    gid = make(store)
+    store.append(gid, 1, [env(1), env(2)])
+    store.save_snapshot(gid, 3, {"state": {"s": 3}, "shell": {}})
+    store.append(gid, 3, [env(3), env(4)])
+    got = store.load(gid, with_meta=True)
+    assert got.meta["type"] == "diamant" and got.seed == "00" * 32
+    assert got.first.version == 1 and got.first.envelope["data"] == {"i": 0}
+    assert got.snapshot == (3, {"state": {"s": 3}, "shell": {}})
+    assert [e.version for e in got.events] == [4, 5]
+    # up to a version below the snapshot: no snapshot, the events after the creation
+    got = store.load(gid, upto=2)
+    assert got.meta is None and got.snapshot is None and [e.version for e in got.events] == [2]
+    # after a version the caller already has: no snapshot lookup
+    got = store.load(gid, after=4)
+    assert got.snapshot is None and [e.version for e in got.events] == [5]
+    assert store.load(gid, after=5).events == [] and store.load(gid, upto=1).events == []
+    missing = store.load("nosuchgame", with_meta=True)
+    assert missing.meta is None and missing.first is None and missing.events == []
