@@ -49,6 +49,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     api = api_pkg.CartoucheApi(app)
     api.register_converter(api_pkg.GameIdConverter, api_pkg.game_id_schema)
     api.register_blueprint(games.blp)
+    games.install_lean_views(app)
     api.register_blueprint(games.replays)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)

@@ -32,14 +32,18 @@ class JsonParser(FlaskParser):
         """A JSON body schema with a ``fast_load(body)`` (see ActionRequestSchema) is tried
         first: it accepts the common well-formed body, or answers None and the schema itself
         parses it (so every refusal is the schema's, word for word)."""
-        fast = getattr(argmap, "fast_load", None)
-        if fast is not None and location == "json":
-            body = self._raw_load_json(req if req is not None else self.get_default_request())
-            if body is not core.missing:
-                loaded = fast(body)
-                if loaded is not None:
-                    return loaded
+        if getattr(argmap, "fast_load", None) is not None and location == "json":
+            loaded = self.fast_body(req if req is not None else self.get_default_request(),
+                                    argmap)
+            if loaded is not None:
+                return loaded
         return super().parse(argmap, req, location=location, **kwargs)
+
+    def fast_body(self, req, schema: type[ma.Schema]):
+        """The JSON body as ``schema.fast_load`` loads it; None when there is no body or it
+        is not of the common shape (the schema must then parse it). Malformed JSON is a 400."""
+        body = self._raw_load_json(req)
+        return None if body is core.missing else schema.fast_load(body)
 
     def _get_schema(self, argmap, req):
         if isinstance(argmap, type) and issubclass(argmap, ma.Schema):
