@@ -86,8 +86,7 @@ def command(game: Game, state: State, seat: int, action: Action,
         raise NotYourTurn(game.not_awaited_reason(state, seat))
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise IllegalAction("malformed_action", "an action is an object with a string 'type'")
-    events = game.decide(state, seat, action, rng)
-    work = fold(game, clone(state), events)
+    events, work = game.decide_and_apply(state, seat, action, rng)
     events += forced_moves(game, work, rng)
     return events, work
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+import orjson
+
 State = dict[str, Any]
 Event = dict[str, Any]
 Action = dict[str, Any]
@@ -102,6 +104,17 @@ class Game:
 
     def apply(self, state: State, event: Event) -> None:
         raise NotImplementedError
+
+    def decide_and_apply(self, state: State, seat: int, action: Action,
+                         rng) -> tuple[list[Event], State]:
+        """``decide``, and the state after its events (``state`` untouched): by default a copy
+        with the events applied; a game whose ``decide`` already builds that state (by
+        ``apply``-ing each event it emits to a copy) may return it instead."""
+        events = self.decide(state, seat, action, rng)
+        after = orjson.loads(orjson.dumps(state))
+        for ev in events:
+            self.apply(after, ev)
+        return events, after
 
     # -- questions about a state ----------------------------------------------------------
     def is_over(self, state: State) -> bool:

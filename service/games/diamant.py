@@ -287,6 +287,11 @@ class Diamant(Game):
         return choice
 
     def decide(self, state: dict, seat: int, action: dict, rng) -> list[dict]:
+        return self.decide_and_apply(state, seat, action, rng)[0]
+
+    def decide_and_apply(self, state: dict, seat: int, action: dict, rng):
+        """``decide`` builds the state after its events as it goes (each through ``apply``):
+        return it rather than have the engine apply them all again."""
         choice = self._parse(action)
         if self.is_over(state) or seat not in self.awaiting(state):
             raise IllegalAction(self.not_awaited_reason(state, seat),
@@ -296,7 +301,7 @@ class Diamant(Game):
         self._emit(work, out, event("ChoiceCommitted", {"choice": choice}, seat))
         n = work["n"]
         if any(work["in_cave"][s] and work["choice"][s] is None for s in range(n)):
-            return out
+            return out, work
         choices = [work["choice"][s] if work["in_cave"][s] else None for s in range(n)]
         self._emit(work, out, event("ChoicesRevealed", {"choices": choices}))
         leavers = [s for s in range(n) if choices[s] == "return"]
@@ -315,7 +320,7 @@ class Diamant(Game):
             self._reveal(work, rng, out)
         else:
             self._end_round(work, "all_returned", None, rng, out)
-        return out
+        return out, work
 
     def apply(self, state: dict, ev: dict) -> None:
         t = ev["type"]

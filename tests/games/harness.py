@@ -48,8 +48,11 @@ def random_playout(game, players, options, seed: bytes, *, pick_seed: int = 0,
         for a in actions:
             assert_json_plain(a)
         before = clone(state)
-        g.act(seat, rnd.choice(actions))
+        events = g.act(seat, rnd.choice(actions))
         assert state == before, "command mutated its input state"
+        # the state a command returns (decide_and_apply, then forced moves) is its events
+        # applied to the state before, whichever way the game builds it
+        assert fold(game, clone(before), clone(events)) == g.state
     else:  # pragma: no cover
         raise AssertionError("game did not end")
     result = game.result(g.state)
