@@ -21,6 +21,10 @@ from .quota import register as register_charge
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
+#: the most events :meth:`EventStore.load` returns from its script (with snapshots every 100
+#: events a load rarely needs more; longer ranges come faster from XRANGE itself)
+LOAD_INLINE_EVENTS = 300
+
 
 #: The newest snapshot at or below a version, in one round trip (read-only):
 #: KEYS[1] snapshot versions (sorted set), KEYS[2] snapshots (hash), ARGV[1] highest version.
@@ -207,12 +211,13 @@ class EventStore:
         """What rebuilding a game needs, in one read-only call: with ``with_meta``, its meta
         hash, seed and creation event; then either the events after ``after`` or, when
         ``after`` is None, the newest snapshot at or below ``upto`` and the events after it
-        (after version 1 without one); events up to ``upto`` (None: the latest)."""
+        (after version 1 without one); events up to ``upto`` (None: the latest). More than
+        :data:`LOAD_INLINE_EVENTS` events are read by a second call, a plain ``XRANGE``."""
         reply = self._load(
             keys=[keys.meta(game_id), keys.seed(game_id), keys.snapshot_versions(game_id),
                   keys.snapshots(game_id), keys.events(game_id)],
             args=["1" if with_meta else "", "" if upto is None else upto,
-                  "" if after is None else after])
+                  "" if after is None else after, LOAD_INLINE_EVENTS])
         if with_meta and not reply[0]:
             return Loaded(None, None, None, None, [])
         meta = seed = first = snapshot = None
@@ -220,16 +225,17 @@ class EventStore:
             flat = reply[0]
             meta = {flat[i].decode(): flat[i + 1].decode() for i in range(0, len(flat), 2)}
             seed = reply[1].decode() if reply[1] else None
-            first = self._entry(reply[2]) if reply[2] else None
+            first = StoredEvent(1, orjson.loads(reply[2])) if reply[2] else None
+        base = after if after is not None else 1
         if reply[3]:
             snapshot = (int(reply[3]), orjson.loads(reply[4]))
-        return Loaded(meta, seed, first, snapshot, [self._entry(row) for row in reply[5:]])
-
-    @staticmethod
-    def _entry(row) -> StoredEvent:
-        """A stream entry as a script returns it: [id, [field, value]]."""
-        rid, fields = row
-        return StoredEvent(int(rid.split(b"-", 1)[0]), orjson.loads(fields[1]))
+            base = snapshot[0]
+        if int(reply[5]):  # the envelopes of versions base+1, base+2, ...
+            events = [StoredEvent(base + i, orjson.loads(raw))
+                      for i, raw in enumerate(reply[6:], 1)]
+        else:  # a long range: XRANGE's own reply is faster than one passed through Lua
+            events = self.read(game_id, base, upto)
+        return Loaded(meta, seed, first, snapshot, events)
 
     @staticmethod
     def entries(rows) -> list[StoredEvent]:

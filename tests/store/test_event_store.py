@@ -236,3 +236,16 @@ def test_load_reads_a_game_in_one_call(store):
     assert store.load(gid, after=5).events == [] and store.load(gid, upto=1).events == []
     missing = store.load("nosuchgame", with_meta=True)
     assert missing.meta is None and missing.first is None and missing.events == []
+
+
+def test_load_leaves_a_long_range_to_xrange_and_gets_the_same_events(store, monkeypatch):
+    from service.store import events as events_mod
+    gid = make(store)
+    store.append(gid, 1, [env(i) for i in range(1, 40)])
+    store.save_snapshot(gid, 10, {"state": {}, "shell": {}})
+    short = store.load(gid, with_meta=True)
+    monkeypatch.setattr(events_mod, "LOAD_INLINE_EVENTS", 5)
+    long = store.load(gid, with_meta=True)
+    assert long == short and [e.version for e in long.events] == list(range(11, 41))
+    assert [e.version for e in store.load(gid, upto=20).events] == list(range(11, 21))
+    assert [e.version for e in store.load(gid, after=30, upto=33).events] == [31, 32, 33]

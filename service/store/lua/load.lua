@@ -4,11 +4,14 @@
 -- ARGV[1] '1': also the meta hash, the seed and the creation event (version 1);
 -- ARGV[2] the highest version wanted ('' = the latest);
 -- ARGV[3] read the events after this version ('' = after the newest snapshot at or below
---         ARGV[2], else after version 1).
--- Returns {meta (flat field/value list) | false, seed | false, creation entry | false,
---          snapshot version | false, snapshot | false, entry, entry, ...}
--- (an entry as XRANGE gives it; a game without meta answers {false}).
-local out = {false, false, false, false, false}
+--         ARGV[2], else after version 1);
+-- ARGV[4] the most events returned here: more are left to a plain XRANGE by the caller (a
+--         script's reply passes through Lua tables, slower than XRANGE's for long ranges).
+-- Returns {meta (flat field/value list) | false, seed | false, creation envelope | false,
+--          snapshot version | false, snapshot | false, 1 if the events follow else 0,
+--          envelope, envelope, ...}: the envelopes of the versions after the base, in order
+-- (versions are dense: entry ids are <version>-0); a game without meta answers {false}.
+local out = {false, false, false, false, false, 1}
 if ARGV[1] == '1' then
   local meta = redis.call('HGETALL', KEYS[1])
   if #meta == 0 then
@@ -16,7 +19,8 @@ if ARGV[1] == '1' then
   end
   out[1] = meta
   out[2] = redis.call('GET', KEYS[2])
-  out[3] = redis.call('XRANGE', KEYS[5], '1-0', '1-0')[1] or false
+  local first = redis.call('XRANGE', KEYS[5], '1-0', '1-0')[1]
+  out[3] = first and first[2][2] or false
 end
 local upto = tonumber(ARGV[2])
 local after = tonumber(ARGV[3])
@@ -33,8 +37,12 @@ end
 if upto and upto <= after then
   return out
 end
+if (upto or redis.call('XLEN', KEYS[5])) - after > tonumber(ARGV[4]) then
+  out[6] = 0
+  return out
+end
 local rows = redis.call('XRANGE', KEYS[5], (after + 1) .. '-0', upto and (upto .. '-0') or '+')
 for i = 1, #rows do
-  out[5 + i] = rows[i]
+  out[6 + i] = rows[i][2][2]
 end
 return out
