@@ -124,3 +124,47 @@ def test_a_game_this_process_never_saw_is_loaded_in_one_round_trip(app, client):
     res = act(client, gid, tokens[0])
     assert res.status_code == 201, res.get_json()
     assert sent == ["EVALSHA", "EVALSHA"], sent  # the load, then the append
+
+
+def test_bodies_read_straight_from_the_server_keep_the_connection_in_step(live_url):
+    """Through gunicorn: a Content-Length body, a chunked one and an oversized one on one
+    keep-alive connection, each answered as the schema and the limits say."""
+    import json
+    import socket
+
+    import requests
+
+    res = requests.post(live_url + "/v1/games", json={
+        "type": "diamant", "players": [{"name": f"p{i}"} for i in range(3)]}, timeout=10)
+    gid, tokens = res.json()["id"], [s["token"] for s in res.json()["seats"]]
+    host, port = live_url.rsplit("/", 1)[1].split(":")
+    body = json.dumps({"action": {"type": "decide", "choice": "continue"}}).encode()
+    head = (f"POST /v1/games/{gid}/actions HTTP/1.1\r\nHost: x\r\n"
+            f"Content-Type: application/json\r\n")
+
+    def answer(sock) -> tuple[int, bytes]:
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            buf += sock.recv(65536)
+        header, rest = buf.split(b"\r\n\r\n", 1)
+        length = int([h.split(b":")[1] for h in header.split(b"\r\n")
+                      if h.lower().startswith(b"content-length")][0])
+        while len(rest) < length:
+            rest += sock.recv(65536)
+        return int(header.split()[1]), rest
+
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall((head + f"Authorization: Bearer {tokens[0]}\r\n"
+                      f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+        status, reply = answer(sock)
+        assert status == 201 and json.loads(reply)["events"][0]["seat"] == 0
+        sock.sendall((head + f"Authorization: Bearer {tokens[1]}\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n").encode()
+                     + f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n")
+        status, reply = answer(sock)
+        assert status == 201 and json.loads(reply)["events"][0]["seat"] == 1
+        big = b'{"action": {"type": "decide", "choice": "' + b"x" * 300_000 + b'"}}'
+        sock.sendall((head + f"Authorization: Bearer {tokens[2]}\r\n"
+                      f"Content-Length: {len(big)}\r\n\r\n").encode() + big)
+        status, reply = answer(sock)
+        assert status == 413 and json.loads(reply)["error"]["code"] == "body_too_large"
