@@ -77,6 +77,31 @@ def test_every_key_of_a_game_maps_to_one_slot():
         assert len({key_slot(k.encode()) for k in ks}) == 1
 
 
+def test_a_quota_on_a_cluster_is_charged_before_the_append(deployment):
+    """The event store on a cluster: rate-limit counters live in other slots than the game, so
+    a quota is charged by its own call (one per identity) before the append, with the same
+    outcomes as inside the script on a single server."""
+    from service.store.connect import client
+    from service.store.events import EventStore
+    from service.store.quota import Quota
+
+    store = EventStore(client(deployment["cluster"].url))
+    gid = "c1a55e7" + "0" * 13
+    env = {"type": "Test", "seat": None, "data": {}, "at": None, "schema": 1}
+    store.create(gid, {"type": "diamant", "created_ms": "1", "tokens": "[]",
+                       "status": "active", "created_version": "1"}, "00" * 32, [env])
+    counters = (("cartouche:rl:{tok:c1}:9", "cartouche:rl:{tok:c1}:8"),
+                ("cartouche:rl:{ip:c1}:9", "cartouche:rl:{ip:c1}:8"))
+    assert len({key_slot(c[0].encode()) for c in counters}
+               | {key_slot(keys.events(gid).encode())}) == 3
+    q = Quota(counters, (5, 1), 60_000, 0.0)
+    res = store.append(gid, 1, [env], quota=q, reads=[("XLEN", keys.events(gid))])
+    assert (res.outcome, res.version, res.reads) == ("ok", 2, (2,)) and q.charged
+    res = store.append(gid, 2, [env], quota=Quota(counters, (5, 1), 60_000, 0.0))
+    assert res.outcome == "limited" and res.charged.counts == ((2, 0), (2, 0))
+    assert store.version(gid) == 2
+
+
 class Client:
     """Alternates between the instances on every request."""
 
