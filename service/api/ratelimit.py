@@ -161,11 +161,6 @@ class RateLimiter:
         charged = quota_mod.charge(self._script, quota, cluster=self._cluster)
         return self.wait(quota, charged) if charged.over else None
 
-    def check(self, token: str | None, ip: str | None) -> float | None:
-        """Count one write for the token and the address; seconds to wait when either is over
-        its limit, else None."""
-        return self.charge(self.quota(token, ip))
-
 
 def _bearer(header: str | None) -> str | None:
     if not header:
