@@ -41,12 +41,11 @@ is the same as a playout through the rules module; it costs a fraction (tests ch
 :func:`playout` and the rules give the same totals for the same choices). ``for_simulation``
 drops the per-round breakdown, which only feeds views and result details.
 
-Scoring: :func:`fast_totals` is a lean re-implementation of the rules module's
-``score_kingdoms`` totals; :func:`totals` gives the same numbers for kingdoms as bitmasks (the
-order of a kingdom's cards never matters) from a per-kingdom profile (effective counts, the points
-of the cards that need no comparison, ...; memoized per mask) and memoizes each pair (both memos
-are bounded by ``MEMO_LIMIT`` entries and cleared when full). Tests check both against the rules
-on random kingdoms.
+Scoring: :func:`totals` gives the rules module's ``score_kingdoms`` totals for kingdoms as
+bitmasks (the order of a kingdom's cards never matters) from a per-kingdom profile (effective
+counts, the points of the cards that need no comparison, ...; memoized per mask) and memoizes
+each pair (both memos are bounded by ``MEMO_LIMIT`` entries and cleared when full). Tests check
+it against the rules on random kingdoms.
 
 Determinizer
 ------------
@@ -110,46 +109,6 @@ def _beats(a: int, b: int, ties: bool, strict: bool) -> bool:
     return a > b or (a == b and ties and (a > 0 or not strict))
 
 
-def fast_totals(k0, k1, strict: bool = False) -> list[int]:
-    """Round scores of two kingdoms (rules section 6), totals only."""
-    ks = (k0, k1)
-    ns = (_counts(k0), _counts(k1))
-    ties = (_NEST in k0, _NEST in k1)
-    totals = [0, 0]
-    best = [0, 0]
-    port = [False, False]
-    for p in (0, 1):
-        n, no, tie = ns[p], ns[1 - p], ties[p]
-        top = 0
-        tot = 0
-        for c in ks[p]:
-            _, kind, arg, pts = _INFO[c]
-            if kind == "EACH":
-                v = pts * n[arg]
-            elif kind == "MAJ":
-                v = pts if _beats(n[arg], no[arg], tie, strict) else 0
-            elif kind == "SET":
-                v = pts * min(n[s] for s in arg)
-            elif kind == "MISSING":
-                v = pts * n.count(0)
-            elif kind == "SINGLES":
-                v = pts if _beats(n.count(1), no.count(1), tie, strict) else 0
-            elif kind == "BEST":
-                port[p] = True
-                continue
-            else:
-                v = 0
-            tot += v
-            if v > top:
-                top = v
-        totals[p] = tot
-        best[p] = top
-    for p in (0, 1):
-        if port[p] and _beats(best[p], best[1 - p], ties[p], strict):
-            totals[p] += _INFO[_PORT][3]
-    return totals
-
-
 # -- scoring on bitmasks, memoized ---------------------------------------------------------
 
 #: card -> its bit in a kingdom mask (bits 1..18)
@@ -159,6 +118,20 @@ _STRICT_BIT = 1 << (2 * _MASK_BITS)
 #: Bound on each memo of :func:`totals` (cleared when full; the pair memo is ~25 MB full).
 MEMO_LIMIT = 100_000
 _memo: dict[int, tuple[int, int]] = {}
+
+
+def _situation(cards: int, m_me: int, m_opp: int, strict: bool) -> int:
+    """One int for (a set of cards, both kingdoms, strict): the key of the per-decision memos."""
+    key = cards | (m_me | m_opp << _MASK_BITS) << _MASK_BITS
+    return -key - 1 if strict else key
+
+
+def _remember(memo: dict, key: int, value):
+    """Store ``value`` in a memo bounded by ``MEMO_LIMIT`` (cleared when full)."""
+    if len(memo) >= MEMO_LIMIT:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def mask(cards) -> int:
@@ -187,8 +160,6 @@ def _profile(m: int) -> tuple:
     Molehill and Port present (memoized per mask)."""
     got = _profiles.get(m)
     if got is None:
-        if len(_profiles) >= MEMO_LIMIT:
-            _profiles.clear()
         cards = cards_of(m)
         n = tuple(_counts(cards))  # a tuple of ints: the GC need not track the entry
         own = top = 0
@@ -208,14 +179,13 @@ def _profile(m: int) -> tuple:
             own += v
             if v > top:
                 top = v
-        got = (n, n.count(1), bool(m & BIT[_NEST]), own, top, tuple(maj),
-               bool(m & BIT[_MOLE]), bool(m & BIT[_PORT]))
-        _profiles[m] = got
+        got = _remember(_profiles, m, (n, n.count(1), bool(m & BIT[_NEST]), own, top,
+                                       tuple(maj), bool(m & BIT[_MOLE]), bool(m & BIT[_PORT])))
     return got
 
 
 def _pair_totals(m0: int, m1: int, strict: bool) -> tuple[int, int]:
-    """:func:`fast_totals` from the two kingdoms' profiles (tests check they agree)."""
+    """Round scores (rules section 6) from the two kingdoms' profiles."""
     a, b = _profile(m0), _profile(m1)
     out = []
     tops = []
@@ -271,17 +241,10 @@ _relic: dict[int, tuple[int, int]] = {}
 def greedy_pick(hand, m_me: int, m_opp: int, strict: bool) -> int:
     """The greedy rule: the card with the best immediate round margin (lowest number on ties).
     Memoized on (hand, kingdoms)."""
-    h = 0
-    for c in hand:
-        h |= BIT[c]
-    key = h | (m_me | m_opp << _MASK_BITS) << _MASK_BITS
-    if strict:
-        key = -key - 1
+    key = _situation(mask(hand), m_me, m_opp, strict)
     got = _greedy.get(key)
     if got is None:
-        if len(_greedy) >= MEMO_LIMIT:
-            _greedy.clear()
-        got = _greedy[key] = _greedy_pick(sorted(hand), m_me, m_opp, strict)
+        got = _remember(_greedy, key, _greedy_pick(sorted(hand), m_me, m_opp, strict))
     return got
 
 
@@ -311,14 +274,10 @@ def best_relic(played, r_me, r_opp, strict: bool) -> tuple[int, int]:
 
 def _best_relic(played, m_me: int, m_opp: int, strict: bool) -> tuple[int, int]:
     """:func:`best_relic` with ``played`` sorted and relics as masks, memoized."""
-    key = mask(played) | (m_me | m_opp << _MASK_BITS) << _MASK_BITS
-    if strict:
-        key = -key - 1
+    key = _situation(mask(played), m_me, m_opp, strict)
     got = _relic.get(key)
     if got is None:
-        if len(_relic) >= MEMO_LIMIT:
-            _relic.clear()
-        got = _relic[key] = _relic_rule(played, m_me, m_opp, strict)
+        got = _remember(_relic, key, _relic_rule(played, m_me, m_opp, strict))
     return got
 
 

@@ -19,7 +19,6 @@ from service.ai.ismcts import search
 from service.engine import clone
 from service.engine.local import LocalGame
 from service.games import GAMES
-from service.games.tides_of_time import NUMBERS, score_kingdoms
 
 DIAMANT = GAMES["diamant"]
 TIDES = GAMES["tides-of-time"]
@@ -254,16 +253,6 @@ def test_diamant_heuristic_returns_when_the_risk_is_high():
     obs = _obs(g, 0)
     assert obs.view["path"][-1] == "RAM1"
     assert ai_diamant.heuristic(obs, random.Random(0))["choice"] == "return"
-
-
-def test_fast_scoring_agrees_with_the_rules():
-    rnd = random.Random(5)
-    for _ in range(400):
-        cards = rnd.sample(NUMBERS, rnd.randint(0, 14))
-        cut = rnd.randint(0, len(cards))
-        k0, k1 = cards[:cut], cards[cut:]
-        strict = rnd.random() < 0.3
-        assert ai_tides.fast_totals(k0, k1, strict) == score_kingdoms([k0, k1], strict)["totals"]
 
 
 def test_mcts_beats_random_at_tides():
