@@ -20,3 +20,17 @@ def create(client, n=3, seed=None, options=None, type_="diamant"):
 def act(client, gid, token, choice="continue", **extra):
     body = {"action": {"type": "decide", "choice": choice}, **extra}
     return client.post(f"/v1/games/{gid}/actions", json=body, headers=auth(token))
+
+
+def record_commands(r) -> list:
+    """Record the command names sent with ``r.execute_command`` from now on (the store's
+    scripts and single commands; its appends and loads do not pipeline)."""
+    sent = []
+    real = r.execute_command
+
+    def recording(*args, **kwargs):
+        sent.append(args[0].upper() if isinstance(args[0], str) else args[0])
+        return real(*args, **kwargs)
+
+    r.execute_command = recording
+    return sent

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from service.schemas import ActionRequestSchema, ActionResponseSchema
 
-from tests.api.helpers import act, create
+from tests.api.helpers import act, create, record_commands
 
 json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**60, 2**60),
                          st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=5))
@@ -113,14 +113,7 @@ def test_a_game_this_process_never_saw_is_loaded_in_one_round_trip(app, client):
     svc.cache.clear()
     svc._meta.clear()
     svc._seeds.clear()
-    sent = []
-    real = svc.store.r.execute_command
-
-    def recording(*args, **kwargs):
-        sent.append(args[0])
-        return real(*args, **kwargs)
-
-    svc.store.r.execute_command = recording
+    sent = record_commands(svc.store.r)
     res = act(client, gid, tokens[0])
     assert res.status_code == 201, res.get_json()
     assert sent == ["EVALSHA", "EVALSHA"], sent  # the load, then the append

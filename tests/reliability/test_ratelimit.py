@@ -17,7 +17,7 @@ from service.api import ratelimit
 from service.app import create_app
 from service.config import Config
 
-from tests.api.helpers import auth
+from tests.api.helpers import auth, record_commands
 
 
 IN_THE_APPEND, BEFORE = "counted in the append", "counted before the request"
@@ -175,19 +175,6 @@ def test_both_identities_are_counted_in_one_call_and_the_bench_baseline_is_not(
     assert calls == []
 
 
-def _commands(r):
-    """Record the commands sent on ``r`` (the store's client; its append does not pipeline)."""
-    sent = []
-    real = r.execute_command
-
-    def recording(*args, **kwargs):
-        sent.append(args[0].upper() if isinstance(args[0], str) else args[0])
-        return real(*args, **kwargs)
-
-    r.execute_command = recording
-    return sent
-
-
 def test_an_action_is_counted_in_its_append_one_round_trip(redis_url, queue_url):
     """Production wiring: an action's counting, limit check and append are one EVALSHA."""
     app, r, limiter = _app(redis_url, queue_url, IN_THE_APPEND, writes_per_minute=3,
@@ -195,7 +182,7 @@ def test_an_action_is_counted_in_its_append_one_round_trip(redis_url, queue_url)
     c = app.test_client()
     gid, tokens = _game(c)
     assert _act(c, gid, tokens[0]).status_code == 201  # warms this process's cache
-    sent = _commands(r)
+    sent = record_commands(r)
     assert _act(c, gid, tokens[1]).status_code == 201
     assert sent == ["EVALSHA"]
     tok = [k for k in r.scan_iter("cartouche:rl:{tok:*") if r.get(k)]
