@@ -111,7 +111,7 @@ def main() -> None:
                  "long": build(svc, args.long, rnd, "22" * 32)}
         build_s = time.perf_counter() - t0
         for g in games.values():
-            snap = svc.store.load_snapshot(g["id"], 2**62)
+            snap = svc.store.load(g["id"]).snapshot
             g["snapshot_version"] = snap[0] if snap else None
             g["replayed_cold"] = g["version"] - (snap[0] if snap else 1)
             g["view_bytes"] = len(client.get(f"/v1/games/{g['id']}",
@@ -147,7 +147,7 @@ def main() -> None:
             seat = rnd.choice(table.awaiting())
             action = rnd.choice(table.game.legal_actions(table.state, seat))
             svc.act(lg["id"], seat, action, None, None, body_digest({"action": action}))
-        snap = svc.store.load_snapshot(lg["id"], 2**62)
+        snap = svc.store.load(lg["id"]).snapshot
         worst = {"id": lg["id"], "token": lg["token"], "version": table.version,
                  "snapshot_version": snap[0] if snap else None,
                  "replayed_cold": table.version - (snap[0] if snap else 1)}

@@ -26,17 +26,6 @@ IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 LOAD_INLINE_EVENTS = 300
 
 
-#: The newest snapshot at or below a version, in one round trip (read-only):
-#: KEYS[1] snapshot versions (sorted set), KEYS[2] snapshots (hash), ARGV[1] highest version.
-LOAD_SNAPSHOT_LUA = """
-local found = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], '-inf', 'LIMIT', 0, 1)
-if #found == 0 then return false end
-local raw = redis.call('HGET', KEYS[2], found[1])
-if not raw then return false end
-return {found[1], raw}
-"""
-
-
 #: Replies a script returns flat that redis-py's command methods shape (``reads=``).
 _READ_SHAPES = {"HGETALL": lambda flat: dict(zip(flat[0::2], flat[1::2]))}
 
@@ -78,7 +67,6 @@ class EventStore:
         self._append = client.register_script(PROLOGUE + _lua("append.lua"))
         self._charge = register_charge(client)
         self._create = client.register_script(_lua("create.lua"))
-        self._load_snapshot = client.register_script(LOAD_SNAPSHOT_LUA)
         self._load = client.register_script(_lua("load.lua"))
 
     # -- writes ---------------------------------------------------------------------------
@@ -268,13 +256,6 @@ class EventStore:
         pipe.hset(keys.snapshots(game_id), str(version), orjson.dumps(state))
         pipe.zadd(keys.snapshot_versions(game_id), {str(version): version})
         pipe.execute()
-
-    def load_snapshot(self, game_id: str, upto: int) -> tuple[int, dict] | None:
-        found = self._load_snapshot(keys=[keys.snapshot_versions(game_id),
-                                          keys.snapshots(game_id)], args=[upto])
-        if not found:
-            return None
-        return int(found[0]), orjson.loads(found[1])
 
     def delete_snapshots(self, game_id: str) -> None:
         self.r.delete(keys.snapshots(game_id), keys.snapshot_versions(game_id))

@@ -112,11 +112,11 @@ def test_snapshots_round_trip_and_floor_lookup(store):
     gid = make(store)
     store.save_snapshot(gid, 10, {"v": 10})
     store.save_snapshot(gid, 20, {"v": 20})
-    assert store.load_snapshot(gid, 15) == (10, {"v": 10})
-    assert store.load_snapshot(gid, 25) == (20, {"v": 20})
-    assert store.load_snapshot(gid, 5) is None
+    assert store.load(gid, upto=15).snapshot == (10, {"v": 10})
+    assert store.load(gid, upto=25).snapshot == (20, {"v": 20})
+    assert store.load(gid, upto=5).snapshot is None
     store.delete_snapshots(gid)
-    assert store.load_snapshot(gid, 25) is None
+    assert store.load(gid, upto=25).snapshot is None
 
 
 @pytest.mark.redis
