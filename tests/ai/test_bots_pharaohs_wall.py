@@ -146,24 +146,33 @@ def _hidden_variant(state: dict, seat: int, rnd: random.Random) -> dict:
     return other
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_determinizer_never_reads_the_true_hidden_state(variant):
-    g = new_game(3, VARIANTS[variant], b"hidden-" + variant.encode())
-    rnd = random.Random(7)
-    checked = 0
-    while not GAME.is_over(g.state) and checked < 6:
+def _twin_observations(g, rnd: random.Random, picked, limit: int):
+    """Play ``g`` on with random legal moves; on each play turn where ``picked(turn_number)``,
+    yield the awaited seat's observation of the game and of a twin that differs only in what
+    that seat cannot see (at most ``limit`` pairs)."""
+    found = 0
+    while not GAME.is_over(g.state) and found < limit:
         seat = g.awaiting()[0]
-        if g.state["phase"] == "play" and g.state["turn_number"] % 7 == 0:
-            twin = _hidden_variant(g.state, seat, random.Random(checked))
+        if g.state["phase"] == "play" and picked(g.state["turn_number"]):
+            twin = _hidden_variant(g.state, seat, random.Random(found))
             assert twin != g.state
             a, b = obs_of(g, seat), obs_of(g, seat, twin)
             assert a == b  # the twin differs only in what the seat cannot see
-            assert bot.determinize(a, random.Random(42)) == bot.determinize(b, random.Random(42))
-            assert bot.heuristic(a, random.Random(1)) == bot.heuristic(b, random.Random(1))
-            samples = [bot.determinize(a, random.Random(k)) for k in range(4)]
-            assert any(s != samples[0] for s in samples)  # it does sample
-            checked += 1
+            yield a, b
+            found += 1
         g.act(seat, rnd.choice(g.legal(seat)))
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_determinizer_never_reads_the_true_hidden_state(variant):
+    g = new_game(3, VARIANTS[variant], b"hidden-" + variant.encode())
+    checked = 0
+    for a, b in _twin_observations(g, random.Random(7), lambda t: t % 7 == 0, 6):
+        assert bot.determinize(a, random.Random(42)) == bot.determinize(b, random.Random(42))
+        assert bot.heuristic(a, random.Random(1)) == bot.heuristic(b, random.Random(1))
+        samples = [bot.determinize(a, random.Random(k)) for k in range(4)]
+        assert any(s != samples[0] for s in samples)  # it does sample
+        checked += 1
     assert checked >= 3
 
 
@@ -383,16 +392,9 @@ def test_rollout_plays_a_best_one_ply_insert(monkeypatch):
 def test_mcts_never_reads_the_true_hidden_state():
     from service.ai.ismcts import search
     g = new_game(2, {"curse": True}, b"mcts-blind")
-    rnd = random.Random(6)
     checked = 0
-    while not GAME.is_over(g.state) and checked < 3:
-        seat = g.awaiting()[0]
-        if g.state["phase"] == "play" and g.state["turn_number"] % 9 == 4:
-            twin = _hidden_variant(g.state, seat, random.Random(checked))
-            a, b = obs_of(g, seat), obs_of(g, seat, twin)
-            assert a == b
-            assert search(a, bot, random.Random(8), budget_ms=None, iterations=60) == \
-                search(b, bot, random.Random(8), budget_ms=None, iterations=60)
-            checked += 1
-        g.act(seat, rnd.choice(g.legal(seat)))
+    for a, b in _twin_observations(g, random.Random(6), lambda t: t % 9 == 4, 3):
+        assert search(a, bot, random.Random(8), budget_ms=None, iterations=60) == \
+            search(b, bot, random.Random(8), budget_ms=None, iterations=60)
+        checked += 1
     assert checked == 3
