@@ -151,6 +151,13 @@ def finished_games(viewer_url):
 
 # ---------------------------------------------------------------------- the checks
 
+def expect(locator):
+    """Playwright's retrying assertions (no page-side eval: the viewer's CSP forbids it)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
 def wait_version(p, v, timeout=15000):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -241,17 +248,31 @@ def test_follows_a_live_game(vpage, viewer_url):
     wait_version(page, view["version"], timeout=10000)
     # the board and the label's "latest" are drawn from separate answers: both get there
     label = f"v {view['version']} / {view['version']}"
-    pg.wait_for_function(f"document.querySelector('#version-label').innerText === {label!r}",
-                         timeout=5000)
+    expect(pg.locator("#version-label")).to_have_text(label, timeout=5000)
     view = play(viewer_url, gid, tokens, rnd)
     assert view["status"] == "finished"
     wait_version(page, view["version"], timeout=10000)
-    pg.wait_for_function("!document.querySelector('#live') || document.querySelector('#live').hidden",
-                         timeout=10000)
+    expect(pg.locator("#live")).to_be_hidden(timeout=10000)
     assert "finished" in pg.inner_text("#status-bar")
     # a server without the stream endpoint makes the browser log one failed request; nothing else
     errors = [e for e in page.errors if "events/stream" not in e]
     assert errors == [], errors
+
+
+def test_the_live_badge_shows_while_the_stream_is_still_connecting(vpage, viewer_url):
+    gid, tokens = create(viewer_url, "diamant", {}, 3, "badge")
+    view = play(viewer_url, gid, tokens, random.Random(3), stop_after=2)
+    pg = vpage.page
+    held = []
+    pg.route("**/events/stream*", lambda route: held.append(route))  # held until released
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, view["version"])
+    assert held, "the page did not open the stream"
+    assert pg.locator("#live").is_visible()
+    assert pg.inner_text("#live-text") == "live (connecting)"
+    held[0].continue_()
+    expect(pg.locator("#live-text")).to_have_text("live (stream)", timeout=10000)
+    assert vpage.errors == [], vpage.errors
 
 
 def test_static_files_are_served_with_their_types(viewer_url):

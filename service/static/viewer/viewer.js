@@ -826,6 +826,8 @@
     const id = app.id;
     const live = { es: null, poll: null, safety: null, listened: new Set(), timer: null };
     app.live = live;
+    // shown at once: the page follows the game from now on, whichever way it gets the news
+    setLive("live (connecting)");
     const startPolling = () => {
       if (app.live !== live || live.poll) return;
       setLive("live (polling)");
