@@ -11,7 +11,9 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import redis
+from redis.backoff import ExponentialWithJitterBackoff
 from redis.cluster import ClusterNode, RedisCluster
+from redis.retry import Retry
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
 
@@ -37,4 +39,6 @@ def client(url: str, *, timeout: float = 5.0, max_connections: int = 2000,
     return RedisCluster(startup_nodes=nodes, ssl=CLUSTER_SCHEMES[scheme],
                         username=parts.username, password=parts.password,
                         socket_timeout=read_timeout, socket_connect_timeout=timeout,
-                        max_connections=max_connections, cluster_error_retry_attempts=3)
+                        max_connections=max_connections,
+                        # a moved slot or a failed-over master: three tries, 10 ms to 1 s apart
+                        retry=Retry(ExponentialWithJitterBackoff(base=0.01, cap=1), 3))
