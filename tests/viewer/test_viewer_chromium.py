@@ -267,6 +267,10 @@ def test_the_live_badge_shows_while_the_stream_is_still_connecting(vpage, viewer
     pg.route("**/events/stream*", lambda route: held.append(route))  # held until released
     pg.goto(f"{viewer_url}/viewer?game={gid}")
     wait_version(vpage, view["version"])
+    for _ in range(100):  # the route's callback runs while Playwright is waiting on something
+        if held:
+            break
+        pg.wait_for_timeout(50)
     assert held, "the page did not open the stream"
     assert pg.locator("#live").is_visible()
     assert pg.inner_text("#live-text") == "live (connecting)"
