@@ -25,7 +25,7 @@ load. Per phase it also reports the CPU per request of the gunicorn workers, of 
 and of the load generator (``/proc``), and the Redis commands per request (``INFO
 commandstats``): the figures that say where the difference comes from on a shared machine.
 
-    .venv/bin/python bench/p1_throughput.py [--clients 32] [--seconds 8] [--rounds 3]
+    .venv/bin/python bench/p1_throughput.py [--clients 32] [--seconds 8] [--rounds 5]
 
 Prints a human summary, then one JSON line (the last line of output).
 """
@@ -40,6 +40,8 @@ import random
 import statistics
 import sys
 import time
+
+import orjson
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -165,7 +167,7 @@ async def run_service(url: str, clients: int, seconds: float, pool: list[dict],
                     pending, done = await resync(c, game)
                     continue
                 types = {}
-                for ev in json.loads(body)["events"]:
+                for ev in orjson.loads(body)["events"]:  # the generator's CPU is the machine's
                     types.setdefault(ev["type"], ev)
                 if "GameEnded" in types:
                     done = True
@@ -280,7 +282,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--seconds", type=float, default=8.0)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--paced-fraction", type=float, default=0.5,
                     help="paced rounds: this fraction of the service's saturated throughput")
