@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-import orjson
-
 State = dict[str, Any]
 Event = dict[str, Any]
 Action = dict[str, Any]
@@ -110,11 +108,10 @@ class Game:
         """``decide``, and the state after its events (``state`` untouched): by default a copy
         with the events applied; a game whose ``decide`` already builds that state (by
         ``apply``-ing each event it emits to a copy) may return it instead."""
+        from .fold import clone, fold  # fold.py builds on this module
+
         events = self.decide(state, seat, action, rng)
-        after = orjson.loads(orjson.dumps(state))
-        for ev in events:
-            self.apply(after, ev)
-        return events, after
+        return events, fold(self, clone(state), events)
 
     # -- questions about a state ----------------------------------------------------------
     def is_over(self, state: State) -> bool:
