@@ -360,12 +360,16 @@ class GameService:
                 "created_version": int(raw["created_version"]),
                 "tokens": orjson.loads(raw["tokens"]), "created": loaded.first.envelope}
         with self._meta_lock:
-            self._meta[game_id] = meta
-            self._seeds[game_id] = loaded.seed
-            for kept in (self._meta, self._seeds):
-                while len(kept) > self.cache.size:
-                    kept.popitem(last=False)
+            self._keep(self._meta, game_id, meta)
+            self._keep(self._seeds, game_id, loaded.seed)
         return meta
+
+    def _keep(self, kept: OrderedDict, game_id: str, value) -> None:
+        """Keep ``value`` in one of the per-game memos (meta, seed), bounded like the state
+        cache, oldest out first. The caller holds ``_meta_lock``."""
+        kept[game_id] = value
+        while len(kept) > self.cache.size:
+            kept.popitem(last=False)
 
     def _event(self, game: Game, stored: StoredEvent) -> dict:
         env = stored.envelope
@@ -827,9 +831,7 @@ class GameService:
         if seed is None:
             raise NotFound("game_not_found", f"no game {game_id!r}")
         with self._meta_lock:
-            self._seeds[game_id] = seed
-            while len(self._seeds) > self.cache.size:
-                self._seeds.popitem(last=False)
+            self._keep(self._seeds, game_id, seed)
         return seed
 
     # -- reads ----------------------------------------------------------------------------
