@@ -220,12 +220,9 @@ def totals(m0: int, m1: int, strict: bool) -> tuple[int, int]:
         key |= _STRICT_BIT
     got = _memo.get(key)
     if got is None:
-        if len(_memo) >= MEMO_LIMIT:
-            _memo.clear()
-        got = _pair_totals(m0, m1, strict)
-        _memo[key] = got
+        got = _remember(_memo, key, _pair_totals(m0, m1, strict))
         other = m1 | m0 << _MASK_BITS
-        _memo[other | _STRICT_BIT if strict else other] = (got[1], got[0])
+        _remember(_memo, other | _STRICT_BIT if strict else other, (got[1], got[0]))
     return got
 
 
