@@ -125,7 +125,23 @@ def _verify(doc: Any) -> int:
     if want != have:
         raise Divergence(1, "creation_differs", {"expected": want, "logged": have})
     state = game.initial(players, normalized)
-    forked = data.get("forked_from")
+    holder = [state]
+    for version, produced, logged in _commands(game, seed, events, holder):
+        _compare(produced, logged, version)
+    state = holder[0]
+    result = doc.get("result")
+    if game.is_over(state) and result is not None and result != game.result(state):
+        raise Divergence(len(events), "result_differs",
+                         {"expected": game.result(state), "logged": result})
+    return len(events)
+
+
+def _commands(game, seed: bytes, events: list[dict], holder: list):
+    """Re-derive ``events`` (an export's log) command by command from the seed and each
+    command's record: yields ``(first version, events derived, events logged)``; the state
+    after the last command is left in ``holder[0]``."""
+    state = holder[0]
+    forked = events[0]["data"].get("forked_from")
     if forked:
         # Inherited events came from the parent's seed: replayed, not re-derived.
         upto = forked["version"]
@@ -136,7 +152,7 @@ def _verify(doc: Any) -> int:
         pos = upto
     else:
         setup = start(game, state, Rng(seed, 1))
-        _compare(setup, events[1:1 + len(setup)], 2)
+        yield 2, setup, events[1:1 + len(setup)]
         pos = 1 + len(setup)
     while pos < len(events):
         first = events[pos]
@@ -153,9 +169,11 @@ def _verify(doc: Any) -> int:
                 produced = game.resign(state, cmd["seat"]) or []
                 fold(game, state, produced)
                 forced = forced_moves(game, state, Rng(seed, version))
-                _compare(produced + forced, group[1:], version + 1)
+                yield version, [group[0]] + produced + forced, group
             elif any(e["type"] not in SHELL_EVENTS for e in group):
                 raise Divergence(version, "shell_command_with_game_events")
+            else:
+                yield version, group, group
         else:
             try:
                 produced, state = command(game, state, cmd["seat"], cmd["action"],
@@ -163,13 +181,24 @@ def _verify(doc: Any) -> int:
             except (IllegalAction, NotYourTurn) as exc:
                 raise Divergence(version, "recorded_action_rejected",
                                  {"error": getattr(exc, "code", None) or exc.reason}) from None
-            _compare(produced, group, version)
+            holder[0] = state
+            yield version, produced, group
         pos = end
-    result = doc.get("result")
-    if game.is_over(state) and result is not None and result != game.result(state):
-        raise Divergence(len(events), "result_differs",
-                         {"expected": game.result(state), "logged": result})
-    return len(events)
+
+
+def rederive(doc: dict) -> list[dict]:
+    """Every event after the creation event of the export ``doc``, derived again from its seed
+    and command records (shell events as logged). Raises :class:`Divergence` when a recorded
+    command is refused."""
+    game = GAMES[doc["type"]]
+    events = doc["events"]
+    data = events[0]["data"]
+    state = game.initial(data["players"], data["options"])
+    out: list[dict] = []
+    for _version, produced, _logged in _commands(game, bytes.fromhex(doc["seed"]), events,
+                                                 [state]):
+        out.extend(produced)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
