@@ -4,7 +4,7 @@
                           [--iterations K] [--seed S] [--sims-seconds SEC]
 
 For every registered game type (or those given with ``--types``) it plays ``N`` games per
-matchup, every seat choosing from :func:`service.ai.observe` only:
+matchup, every seat choosing from :func:`service.engine.bots.observe` only:
 
 * games that can be played by 2 seats: ``mcts`` vs ``heuristic`` and ``heuristic`` vs ``random``,
   the two levels alternating seats from game to game;
@@ -19,14 +19,13 @@ decision points of one heuristic game, next to a baseline measured in the same r
 points: plain uniform-random playouts (determinize + random moves to the end, no tree, no
 policy) per second; the ratio makes figures comparable across machines and loads.
 
-A game whose ``service/ai/<module>.py`` does not exist yet is skipped with a note. A progress
+A game without bot hooks (``Game.bots``) is skipped with a note. A progress
 bar goes to stderr; the last stdout line is one JSON object with every figure.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import math
 import os
@@ -38,11 +37,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from service.ai import choose, observe  # noqa: E402
-from service.ai.ismcts import search, step  # noqa: E402
+from service.engine.bots import choose, observe  # noqa: E402
+from service.engine.ismcts import search, step  # noqa: E402
 from service.engine.local import LocalGame  # noqa: E402
 from service.engine.rng import SimRng  # noqa: E402
-from service.games import GAMES, MODULES  # noqa: E402
+from service.games import GAMES  # noqa: E402
 
 MAX_STEPS = 20_000
 
@@ -85,17 +84,6 @@ class Progress:
         sys.stderr.flush()
 
 
-def ai_module(module_name: str):
-    """The game's AI module, or None when ``service/ai/<module>.py`` does not exist (yet)."""
-    full = f"service.ai.{module_name}"
-    try:
-        return importlib.import_module(full)
-    except ModuleNotFoundError as exc:
-        if exc.name == full:
-            return None
-        raise
-
-
 def seat_plan(game) -> tuple[int, bool]:
     """(number of seats, True for a 2-seat duel)."""
     if game.min_players <= 2 <= game.max_players:
@@ -121,8 +109,7 @@ def play_one(game, levels: list[str], seed: bytes, rnd: random.Random, budget_ms
         level = levels[seat]
         t0 = time.perf_counter()
         if level == "mcts" and iterations is not None and len(obs.legal) > 1:
-            from service.ai import module_for
-            action = search(obs, module_for(game), rnd, budget_ms=None, iterations=iterations)
+            action = search(obs, game.bots, rnd, budget_ms=None, iterations=iterations)
         else:
             action = choose(level, obs, rnd, budget_ms=budget_ms)
         if len(obs.legal) > 1:
@@ -205,22 +192,18 @@ def main(argv=None) -> int:
                     help="seconds for each ISMCTS and baseline speed measurement (0: skip)")
     args = ap.parse_args(argv)
 
-    by_type = {}
-    for name in MODULES:
-        game = importlib.import_module(f"service.games.{name}").GAME
-        by_type[game.type_id] = (name, game)
-    types = args.types or list(by_type)
-    unknown = [t for t in types if t not in by_type]
+    types = args.types or list(GAMES)
+    unknown = [t for t in types if t not in GAMES]
     if unknown:
-        ap.error(f"unknown game types: {unknown}; known: {list(by_type)}")
+        ap.error(f"unknown game types: {unknown}; known: {list(GAMES)}")
 
     plan = []
     notes: dict[str, str] = {}
     for tid in types:
-        name, game = by_type[tid]
-        mod = ai_module(name)
+        game = GAMES[tid]
+        name, mod = tid, game.bots
         if mod is None:
-            notes[tid] = f"skipped: service/ai/{name}.py does not exist yet"
+            notes[tid] = f"skipped: {tid} has no bot hooks"
             continue
         n, duel = seat_plan(game)
         plan.append((tid, name, game, mod, n, duel))

@@ -1,21 +1,21 @@
 """Benchmark P4 (issue 9): ISMCTS simulation rate and the time of one bot decision.
 
-No server: bots are pure functions of an observation (``service.ai``). Decision points come from
+No server: bots are pure functions of an observation (``service.engine.bots``). Decision points come from
 one heuristic game per game type (``bench/arena.py``'s ``decision_points``: the observations a
 seat really gets, only those with more than one legal action).
 
-1. Simulations per second of ``service.ai.ismcts.search`` for Diamant and Tides of Time (30
+1. Simulations per second of ``service.engine.ismcts.search`` for Diamant and Tides of Time (30
    iterations per call, cycling over up to 40 decision points), next to a baseline measured in the
    same run on the same points: plain uniform-random playouts (determinize + random moves to the
    end, no tree, no policy). Both are reported per wall-clock second and per CPU second of this
    process (``time.process_time``: robust when other processes share the cores). Target: >= 2,000
    simulations per second.
-2. The time of one decision at default settings, ``service.ai.choose(level, obs)`` (no budget
+2. The time of one decision at default settings, ``service.engine.bots.choose(level, obs)`` (no budget
    given: the mcts level uses ``DEFAULT_BUDGET_MS``), for every game type and level, over
    several decision points each; the time of building the observation (``observe``) is reported
    apart. Target: every decision <= 1 s.
 
-If ``service/ai/ismcts.py`` (or a game's AI module) is missing, that part is skipped with a note.
+If ``service/engine/ismcts.py`` (or a game's AI module) is missing, that part is skipped with a note.
 
     .venv/bin/python bench/p4_bots.py [--seconds 3] [--points 6] [--mcts-points 4]
 
@@ -25,7 +25,6 @@ Prints a human summary, then one JSON line (the last line of output).
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import random
@@ -36,22 +35,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _harness import machine, ratio  # noqa: E402
-from arena import ai_module, decision_points, seat_plan  # noqa: E402
+from arena import decision_points, seat_plan  # noqa: E402
 
-from service.ai import DEFAULT_BUDGET_MS, LEVELS, choose, observe  # noqa: E402
+from service.engine.bots import DEFAULT_BUDGET_MS, LEVELS, choose, observe  # noqa: E402
 from service.engine.local import LocalGame  # noqa: E402
-from service.games import GAMES, MODULES  # noqa: E402
+from service.games import GAMES  # noqa: E402
 
 SIM_GAMES = ("diamant", "tides-of-time")
 TARGET_SIMS = 2000
 TARGET_DECISION_S = 1.0
-
-
-def module_name(game) -> str:
-    for name in MODULES:
-        if importlib.import_module(f"service.games.{name}").GAME is game:
-            return name
-    raise KeyError(game.type_id)
 
 
 def rate(fn, points, seconds: float, per_call: int) -> tuple[float, float]:
@@ -69,16 +61,16 @@ def rate(fn, points, seconds: float, per_call: int) -> tuple[float, float]:
 
 def sims(args) -> dict:
     try:
-        from service.ai.ismcts import search, step  # noqa: F401
+        from service.engine.ismcts import search, step  # noqa: F401
         from service.engine.rng import SimRng
     except ModuleNotFoundError as exc:
-        return {"skipped": f"service/ai/ismcts.py is missing ({exc})"}
+        return {"skipped": f"service/engine/ismcts.py is missing ({exc})"}
     out = {}
     for tid in SIM_GAMES:
         game = GAMES[tid]
-        mod = ai_module(module_name(game))
-        if mod is None or not hasattr(mod, "determinize"):
-            out[tid] = {"skipped": f"no AI module with a determinizer for {tid}"}
+        mod = game.bots
+        if mod is None:
+            out[tid] = {"skipped": f"{tid} has no bot hooks"}
             continue
         n, _ = seat_plan(game)
         points = decision_points(game, mod, n, f"p4-{tid}".encode())
@@ -88,10 +80,7 @@ def sims(args) -> dict:
             search(obs, mod, rnd, budget_ms=None, iterations=30)
 
         def playout(obs):
-            state = mod.determinize(obs, rnd)
-            prep = getattr(mod, "for_simulation", None)
-            if prep is not None:
-                state = prep(state)
+            state = mod.for_simulation(mod.determinize(obs, rnd))
             rng = SimRng(rnd)
             for _ in range(20_000):
                 if game.is_over(state):
@@ -114,10 +103,10 @@ def sims(args) -> dict:
 def decisions(args) -> dict:
     out = {}
     for tid, game in GAMES.items():
-        mod = ai_module(module_name(game))
+        mod = game.bots
         n, _ = seat_plan(game)
         if mod is None:
-            out[tid] = {"skipped": f"service/ai/{module_name(game)}.py is missing"}
+            out[tid] = {"skipped": f"{tid} has no bot hooks"}
             continue
         # decision points of one heuristic game, with the log each seat saw
         g = LocalGame(game, [{"name": f"h{i}"} for i in range(n)], {}, f"p4d-{tid}".encode())

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from .engine.bots import LEVELS
+
 POLICIES = ("auto", "bot", "forfeit")
 MIN_MS, MAX_MS = 100, 7 * 24 * 3600 * 1000
 
@@ -53,8 +55,8 @@ def normalize(clock) -> dict | None:
         raise ClockError("invalid_clock", "a clock needs per_decision_ms or initial_ms")
     if out["timeout"] not in POLICIES:
         raise ClockError("invalid_clock", f"timeout must be one of {', '.join(POLICIES)}")
-    if out["bot_level"] not in ("random", "heuristic", "mcts"):
-        raise ClockError("invalid_clock", "bot_level must be random, heuristic or mcts")
+    if out["bot_level"] not in LEVELS:
+        raise ClockError("invalid_clock", f"bot_level must be one of {', '.join(LEVELS)}")
     return out
 
 

@@ -23,9 +23,9 @@ from typing import Any, Callable, Sequence
 import orjson
 
 from .engine import ALL, Game, IllegalAction, InvalidOptions, NotYourTurn, Rng, Viewer
-from .engine import clone, command, commitment, event, fold, visible
+from .engine import clone, command, commitment, event, forfeit, visible
 from .engine.local import creation_event
-from .engine.fold import forced_moves, start
+from .engine.fold import start
 from .games import GAMES
 from . import clock as clock_mod
 from .replay import SHELL_EVENTS
@@ -278,7 +278,7 @@ class GameService:
                                  f"{game.name} takes {game.min_players} to {game.max_players} "
                                  f"players, not {len(players)}",
                                  {"min": game.min_players, "max": game.max_players})
-        from .ai import available
+        from .engine.bots import available
 
         for seat, p in enumerate(players):
             if p.get("bot") and not available(game, p["bot"]["level"]):
@@ -662,14 +662,12 @@ class GameService:
     def _forfeit(self, table: Table, seat: int, reason: str):
         """The rules' consequence of leaving, or (for games that cannot go on without the
         seat) the end of the game with that seat last."""
-        events = table.game.resign(table.state, seat)
         controllers = list(table.shell["controllers"])
         controllers[seat] = "left"
-        if events:
-            after = fold(table.game, clone(table.state), events)
-            # seats left with a single legal action have it played, as after any command
-            events += forced_moves(table.game, after,
-                                   Rng(bytes.fromhex(self._seed(table.id)), table.version + 1))
+        left = forfeit(table.game, table.state, seat,
+                       Rng(bytes.fromhex(self._seed(table.id)), table.version + 1))
+        if left is not None:
+            events, after = left
             marker = event("SeatForfeited", {"reason": reason, "game_continues": True}, seat)
             return self._append(table, [marker] + events, after,
                                 self._next_shell(table, after, {seat}, controllers=controllers),
@@ -698,7 +696,7 @@ class GameService:
         return self._run(table, seat, action)[0] == "ok"
 
     def _bot_action(self, table: Table, seat: int, level: str, budget_ms: int | None):
-        from .ai import choose, observe
+        from .engine.bots import choose, observe
 
         rnd = random.Random(f"{table.id}:{table.version}:{seat}")
         if level == "random":  # needs nothing but the seat's own legal actions

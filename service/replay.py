@@ -12,8 +12,8 @@ import json
 import sys
 from typing import Any, Iterable
 
-from .engine import (IllegalAction, NotYourTurn, Rng, command, commitment, fold,
-                     forced_moves, start)
+from .engine import (IllegalAction, NotYourTurn, Rng, command, commitment, fold, forfeit,
+                     start)
 from .engine.local import creation_event
 from .games import GAMES
 
@@ -166,10 +166,10 @@ def _commands(game, seed: bytes, events: list[dict], holder: list):
             raise Divergence(version, "missing_command_record")
         if "shell" in cmd:
             if cmd["shell"] == "forfeit" and len(group) > 1:
-                produced = game.resign(state, cmd["seat"]) or []
-                fold(game, state, produced)
-                forced = forced_moves(game, state, Rng(seed, version))
-                yield version, [group[0]] + produced + forced, group
+                left = forfeit(game, state, cmd["seat"], Rng(seed, version))
+                produced, state = left if left is not None else ([], state)
+                holder[0] = state
+                yield version, [group[0]] + produced, group
             elif any(e["type"] not in SHELL_EVENTS for e in group):
                 raise Divergence(version, "shell_command_with_game_events")
             else:
@@ -180,7 +180,8 @@ def _commands(game, seed: bytes, events: list[dict], holder: list):
                                           Rng(seed, version))
             except (IllegalAction, NotYourTurn) as exc:
                 raise Divergence(version, "recorded_action_rejected",
-                                 {"error": getattr(exc, "code", None) or exc.reason}) from None
+                                 {"error": exc.reason if isinstance(exc, NotYourTurn)
+                                  else exc.code}) from None
             holder[0] = state
             yield version, produced, group
         pos = end

@@ -23,6 +23,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from ..engine.bots import LEVELS
 from ..client import DEFAULT_URL, ApiError, Client, StreamItem
 from . import render
 
@@ -196,7 +197,7 @@ def _follow(c: Ctx, api: Client, game_id: str, you: int | None, interactive: boo
 @click.argument("game")
 @click.option("--seats", type=int, default=None, help="number of seats (default: the game's "
               "smallest table with at least 2 players)")
-@click.option("--vs", "level", type=click.Choice(["random", "heuristic", "mcts"]),
+@click.option("--vs", "level", type=click.Choice(LEVELS),
               default="random", show_default=True, help="the bots' level")
 @click.option("--clock", type=float, default=None,
               help="seconds per decision (timeout: the game's automatic move)")

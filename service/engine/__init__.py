@@ -1,12 +1,14 @@
 """What every game shares: the decider contract, the public RNG, replay and forced moves."""
 
-from .fold import NotYourTurn, clone, command, evolve, fold, forced_moves, start, visible
-from .game import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, State, Viewer,
-                   competition_ranks, event, redact, require, sees, standard_result)
+from .fold import (NotYourTurn, clone, command, evolve, fold, forced_moves, forfeit, start,
+                   visible)
+from .game import (ALL, Action, CodedError, Event, Game, IllegalAction, InvalidOptions, State,
+                   Viewer, competition_ranks, event, redact, require, sees, standard_result)
 from .rng import Rng, commitment
 
 __all__ = [
-    "ALL", "Action", "Event", "Game", "IllegalAction", "InvalidOptions", "NotYourTurn", "Rng",
-    "State", "Viewer", "clone", "command", "commitment", "competition_ranks", "event", "evolve",
-    "fold", "forced_moves", "redact", "require", "sees", "standard_result", "start", "visible",
+    "ALL", "Action", "CodedError", "Event", "Game", "IllegalAction", "InvalidOptions",
+    "NotYourTurn", "Rng", "State", "Viewer", "clone", "command", "commitment",
+    "competition_ranks", "event", "evolve", "fold", "forced_moves", "forfeit", "redact",
+    "require", "sees", "standard_result", "start", "visible",
 ]

@@ -11,16 +11,15 @@ from typing import Iterable
 
 import orjson
 
-from .game import ALL, Action, Event, Game, IllegalAction, State, Viewer
+from .game import ALL, Action, CodedError, Event, Game, IllegalAction, State, Viewer
 
 
-class NotYourTurn(Exception):
+class NotYourTurn(CodedError):
     """The seat is not awaited now (HTTP 409 ``not_your_turn``, reason in ``details.code``)."""
 
     def __init__(self, reason: str, message: str = "the game is not waiting for this seat") -> None:
-        super().__init__(message)
+        super().__init__("not_your_turn", message, {"code": reason})
         self.reason = reason
-        self.message = message
 
 
 #: Safety net against a game that keeps forcing moves forever.
@@ -89,6 +88,17 @@ def command(game: Game, state: State, seat: int, action: Action,
     events, work = game.decide_and_apply(state, seat, action, rng)
     events += forced_moves(game, work, rng)
     return events, work
+
+
+def forfeit(game: Game, state: State, seat: int, rng) -> tuple[list[Event], State] | None:
+    """The rules' consequence of ``seat`` leaving (``Game.resign``) and any forced moves after
+    it, with the state after them (``state`` untouched); None when the game cannot go on
+    without the seat."""
+    events = game.resign(state, seat)
+    if not events:
+        return None
+    after = fold(game, clone(state), events)
+    return events + forced_moves(game, after, rng), after
 
 
 def visible(game: Game, ev: Event, viewer: Viewer, over: bool) -> Event | None:

@@ -41,28 +41,28 @@ def event(type_: str, data: dict | None = None, seat: int | None = None) -> Even
     return {"type": type_, "seat": seat, "data": data if data is not None else {}}
 
 
-class IllegalAction(Exception):
+class CodedError(Exception):
+    """The base of every error Cartouche answers a client with: a stable snake_case ``code``, a
+    human ``message`` and JSON-plain ``details``. The HTTP status of each subclass is set in one
+    table (``service.api.errors``), never at the raise."""
+
+    def __init__(self, code: str, message: str, details: dict | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+
+class IllegalAction(CodedError):
     """An awaited seat's action breaks a rule (HTTP 422 ``illegal_action``).
 
     ``code`` is the rule-specific snake_case code served as ``details.code``. The message must not
     reveal anything the acting seat may not see.
     """
 
-    def __init__(self, code: str, message: str, details: dict | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.details = details or {}
 
-
-class InvalidOptions(Exception):
+class InvalidOptions(CodedError):
     """Creation options (including ``options.setup``) are not acceptable (HTTP 422)."""
-
-    def __init__(self, code: str, message: str, details: dict | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.details = details or {}
 
 
 class Game:
@@ -80,6 +80,11 @@ class Game:
     variants: list[dict] = []
     #: JSON Schema per action type (served by GET /v1/game-types).
     action_schemas: dict[str, dict] = {}
+    #: Place in the catalog (GET /v1/game-types lists games by it, then by id).
+    catalog_position: int = 1000
+    #: The bot hooks (:class:`service.engine.bots.BotHooks`) for the ``heuristic`` and ``mcts``
+    #: levels, attached by the game's package; None when only ``random`` bots can play it.
+    bots: Any = None
 
     # -- creation -------------------------------------------------------------------------
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:

@@ -1,21 +1,57 @@
-"""The rules: one module (or package) per game, pure, no I/O. ``GAMES`` is the registry."""
+"""The games this server hosts: one package per game in this folder, each exposing ``GAME``.
+
+The registry is derived from the folders (nothing lists the game ids by hand): every package
+here is loaded, then any package named in ``CARTOUCHE_GAME_PACKAGES`` (comma-separated dotted
+names, e.g. a game kept outside this tree), through the same :func:`load_package`.
+"""
 
 from __future__ import annotations
 
 import importlib
+import os
+import pkgutil
+from types import ModuleType
 
 from ..engine import Game
 
-#: Modules of the games this server hosts, in catalog order.
-MODULES = ("pharaohs_wall", "scarabya", "tides_of_time", "diamant", "papyrus")
-
+#: type id -> game, in catalog order (``Game.catalog_position``, then id).
 GAMES: dict[str, Game] = {}
+#: type id -> the package the game lives in (its ``render`` module is looked up there).
+PACKAGES: dict[str, str] = {}
 
 
-def register(game: Game) -> Game:
-    GAMES[game.type_id] = game
+def load_package(name: str) -> Game:
+    """Import the game package ``name`` (dotted) and register its ``GAME``."""
+    module: ModuleType = importlib.import_module(name)
+    game = getattr(module, "GAME", None)
+    if not isinstance(game, Game) or not game.type_id:
+        raise TypeError(f"{name} has no GAME (a service.engine.Game with a type_id)")
+    known = PACKAGES.get(game.type_id)
+    if known is not None and known != name:
+        raise ValueError(f"game type {game.type_id!r} is declared by {known} and {name}")
+    PACKAGES[game.type_id] = name
+    everything = {**GAMES, game.type_id: game}
+    GAMES.clear()
+    GAMES.update(sorted(everything.items(), key=lambda kv: (kv[1].catalog_position, kv[0])))
     return game
 
 
-for _name in MODULES:
-    register(importlib.import_module(f"{__name__}.{_name}").GAME)
+def render_module(type_id: str) -> ModuleType | None:
+    """The game's text rendering for the CLI (``<package>.render``), or None."""
+    package = PACKAGES.get(type_id)
+    if package is None:
+        return None
+    try:
+        return importlib.import_module(f"{package}.render")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{package}.render":
+            raise
+        return None
+
+
+for _info in pkgutil.iter_modules(__path__):
+    if _info.ispkg:
+        load_package(f"{__name__}.{_info.name}")
+for _name in filter(None, (n.strip() for n in
+                           os.environ.get("CARTOUCHE_GAME_PACKAGES", "").split(","))):
+    load_package(_name)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-BOT_LEVELS = ("random", "heuristic", "mcts")
-GAME_TYPES = ("pharaohs-wall", "scarabya", "tides-of-time", "diamant", "papyrus")
+from ..engine.bots import LEVELS as BOT_LEVELS
+from ..games import GAMES
+
+GAME_TYPES = tuple(GAMES)
 
 
 class JsonInteger(fields.Integer):

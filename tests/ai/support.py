@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from service.ai import observe
+from service.engine.bots import observe
 from service.engine.local import LocalGame
 
 
@@ -35,7 +35,7 @@ def play(game, levels: list[str], options: dict, seed: bytes, *, check=None,
 
     The awaited seat is ``awaiting[(step * stride) % len(awaiting)]``; every ``check_every``
     steps ``check(g, seat, step)`` runs for every seat first."""
-    from service.ai import choose
+    from service.engine.bots import choose
 
     g = new_game(game, len(levels), options, seed)
     rnd = random.Random(rnd_seed)

@@ -1,6 +1,6 @@
 """Bot levels for Diamant and Tides of Time, and the ISMCTS core (issue 7, part 2).
 
-Everything a bot gets is an :class:`service.ai.Observation` built by :func:`service.ai.observe`
+Everything a bot gets is an :class:`service.engine.bots.Observation` built by :func:`service.engine.bots.observe`
 from the true state through ``view``/``visible``; these tests check that the bots only ever play
 legal actions from it, that the determinizers sample states consistent with it, and that they
 never depend on the true hidden state.
@@ -12,10 +12,10 @@ import random
 
 import pytest
 
-from service.ai import choose, module_for, observe
-from service.ai import diamant as ai_diamant
-from service.ai import tides_of_time as ai_tides
-from service.ai.ismcts import search
+from service.engine.bots import choose, observe
+from service.games.diamant import bots as ai_diamant
+from service.games.tides_of_time import bots as ai_tides
+from service.engine.ismcts import search
 from service.engine import clone
 from service.engine.local import LocalGame
 from service.games import GAMES
@@ -37,7 +37,7 @@ def _bot_action(level, obs, rnd):
     if level == "mcts":
         if len(obs.legal) == 1:
             return obs.legal[0]
-        return search(obs, module_for(obs.game), rnd, budget_ms=None, iterations=MCTS_ITERATIONS)
+        return search(obs, obs.game.bots, rnd, budget_ms=None, iterations=MCTS_ITERATIONS)
     return choose(level, obs, rnd)
 
 
@@ -76,7 +76,7 @@ def test_tides_levels_play_whole_games(level):
 def test_mcts_is_deterministic_for_a_seed():
     g = LocalGame(TIDES, _players(2), {}, b"det")
     obs = _obs(g, 0)
-    mod = module_for(TIDES)
+    mod = TIDES.bots
     a = search(obs, mod, random.Random(7), budget_ms=None, iterations=40)
     b = search(obs, mod, random.Random(7), budget_ms=None, iterations=40)
     assert a == b and a in obs.legal
@@ -95,7 +95,7 @@ def test_mcts_respects_a_time_budget():
 # -- determinizers: consistent with the observation ----------------------------------------
 
 def _check_determinizations(g, seat, obs, samples=3):
-    mod = module_for(g.game)
+    mod = g.game.bots
     for k in range(samples):
         sampled = mod.determinize(obs, random.Random(k))
         assert g.game.view(sampled, seat) == obs.view
@@ -166,8 +166,8 @@ def _same_bot_outputs(obs_a, obs_b, mod):
         assert mod.determinize(obs_a, random.Random(k)) == mod.determinize(obs_b, random.Random(k))
     for level in ("heuristic", "mcts"):
         if level == "mcts":
-            a = search(obs_a, mod, random.Random(11), budget_ms=None, iterations=30)
-            b = search(obs_b, mod, random.Random(11), budget_ms=None, iterations=30)
+            a = search(obs_a, mod.BOTS, random.Random(11), budget_ms=None, iterations=30)
+            b = search(obs_b, mod.BOTS, random.Random(11), budget_ms=None, iterations=30)
         else:
             a = choose(level, obs_a, random.Random(11))
             b = choose(level, obs_b, random.Random(11))

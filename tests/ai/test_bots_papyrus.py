@@ -11,9 +11,9 @@ import statistics
 
 import pytest
 
-from service.ai import choose, module_for
+from service.engine.bots import choose
 from tests.ai import support
-from service.ai import papyrus as bot
+from service.games.papyrus import bots as bot
 from service.engine.fold import clone, command
 from service.engine.local import LocalGame
 from service.engine.rng import SimRng
@@ -65,7 +65,7 @@ def play(levels: list[str], options: dict, seed: bytes, *, check_every: int = 0,
 
 
 def test_module_registered():
-    assert module_for(GAME) is bot
+    assert GAME.bots is bot.BOTS
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
@@ -243,14 +243,14 @@ def test_heuristic_scores_clearly_more_than_random():
 
 
 def test_mcts_plays_a_complete_short_game():
-    ismcts = pytest.importorskip("service.ai.ismcts")
+    ismcts = pytest.importorskip("service.engine.ismcts")
     g = new_game(2, {"god_deck_size": 8, "turn_limit": 40}, b"pap-mcts")
     rnd = random.Random(7)
     while not GAME.is_over(g.state):
         seat = g.awaiting()[0]
         obs = obs_of(g, seat)
         if seat == 0:
-            action = ismcts.search(obs, bot, rnd, budget_ms=10**6, iterations=20)
+            action = ismcts.search(obs, bot.BOTS, rnd, budget_ms=10**6, iterations=20)
         else:
             action = choose("heuristic", obs, rnd)
         assert action in obs.legal

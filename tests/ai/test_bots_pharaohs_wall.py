@@ -9,10 +9,10 @@ import random
 
 import pytest
 
-from service.ai import choose, module_for
-from service.ai.ismcts import action_key, step
+from service.engine.bots import choose
+from service.engine.ismcts import action_key, step
 from tests.ai import support
-from service.ai import pharaohs_wall as bot
+from service.games.pharaohs_wall import bots as bot
 from service.engine.fold import clone
 from service.engine.local import LocalGame
 from service.engine.rng import SimRng
@@ -37,7 +37,7 @@ def play(levels: list[str], options: dict, seed: bytes, *, check_every: int = 0,
 
 
 def test_module_registered():
-    assert module_for(GAME) is bot
+    assert GAME.bots is bot.BOTS
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -224,14 +224,14 @@ def test_heuristic_beats_random_two_seats():
 
 
 def test_mcts_plays_a_complete_game():
-    ismcts = pytest.importorskip("service.ai.ismcts")
+    ismcts = pytest.importorskip("service.engine.ismcts")
     g = new_game(2, {"curse": True}, b"mcts")
     rnd = random.Random(5)
     while not GAME.is_over(g.state):
         seat = g.awaiting()[0]
         obs = obs_of(g, seat)
         if seat == 0 and len(obs.legal) > 1:
-            action = ismcts.search(obs, bot, rnd, budget_ms=10**6, iterations=30)
+            action = ismcts.search(obs, bot.BOTS, rnd, budget_ms=10**6, iterations=30)
         else:
             action = choose("random", obs, rnd)
         assert action in obs.legal
@@ -332,9 +332,8 @@ def test_search_cuts_simulations_at_the_horizon(variant):
     """Mid-game, every simulation stops when the observer is about to insert for the
     ``HORIZON_ROUNDS``-th time and is scored by ``evaluate``; when the wall fills up before that,
     every simulation plays to the final result instead."""
-    from types import SimpleNamespace
 
-    from service.ai.ismcts import search
+    from service.engine.ismcts import search
     plies = 2 * bot.HORIZON_ROUNDS
     for target, expect_cuts in ((12, True), (49 - plies + 1, False)):
         for k in range(20):  # a game with a real decision at ``target`` filled cells
@@ -357,9 +356,11 @@ def test_search_cuts_simulations_at_the_horizon(variant):
             cut.append(clone(state))
             return bot.evaluate(game, state, s)
 
-        mod = SimpleNamespace(rollout=bot.rollout, determinize=bot.determinize,
-                              for_simulation=bot.for_simulation, horizon=bot.horizon,
-                              evaluate=evaluate)
+        class Recording(bot.Bots):
+            pass
+
+        mod = Recording()
+        mod.evaluate = evaluate
         action = search(obs, mod, random.Random(5), budget_ms=None, iterations=30)
         assert action in obs.legal
         if expect_cuts:
@@ -390,11 +391,11 @@ def test_rollout_plays_a_best_one_ply_insert(monkeypatch):
 
 
 def test_mcts_never_reads_the_true_hidden_state():
-    from service.ai.ismcts import search
+    from service.engine.ismcts import search
     g = new_game(2, {"curse": True}, b"mcts-blind")
     checked = 0
     for a, b in _twin_observations(g, random.Random(6), lambda t: t % 9 == 4, 3):
-        assert search(a, bot, random.Random(8), budget_ms=None, iterations=60) == \
-            search(b, bot, random.Random(8), budget_ms=None, iterations=60)
+        assert search(a, bot.BOTS, random.Random(8), budget_ms=None, iterations=60) == \
+            search(b, bot.BOTS, random.Random(8), budget_ms=None, iterations=60)
         checked += 1
     assert checked == 3

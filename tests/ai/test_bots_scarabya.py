@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from service.ai import choose, module_for
+from service.engine.bots import choose
 from tests.ai import support
-from service.ai import scarabya as bot
+from service.games.scarabya import bots as bot
 from service.engine.fold import clone
 from service.engine.local import LocalGame
 from service.games.scarabya import GAME, LETTERS
@@ -38,7 +38,7 @@ def play(levels: list[str], options: dict, seed: bytes, *, check: bool = False,
 
 
 def test_module_registered():
-    assert module_for(GAME) is bot
+    assert GAME.bots is bot.BOTS
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))
@@ -144,7 +144,7 @@ def test_heuristic_beats_random_two_seats():
 
 @pytest.mark.parametrize("options", [{}, {"mode": "duel"}])
 def test_mcts_plays_a_complete_game(options):
-    ismcts = pytest.importorskip("service.ai.ismcts")
+    ismcts = pytest.importorskip("service.engine.ismcts")
     g = new_game(2, options, b"mcts")
     rnd = random.Random(5)
     while not GAME.is_over(g.state):
@@ -152,7 +152,7 @@ def test_mcts_plays_a_complete_game(options):
         seat = aw[-1]
         obs = obs_of(g, seat)
         if seat == 0 and len(obs.legal) > 1:
-            action = ismcts.search(obs, bot, rnd, budget_ms=10**6, iterations=30)
+            action = ismcts.search(obs, bot.BOTS, rnd, budget_ms=10**6, iterations=30)
         else:
             action = choose("random", obs, rnd)
         assert action in obs.legal
@@ -206,7 +206,7 @@ def _sim_state(g, seat, rnd_seed=0):
 
 @pytest.mark.parametrize("options", [{}, {"mode": "duel"}])
 def test_horizon_cuts_after_the_decided_card_and_evaluate_is_a_share(options):
-    from service.ai.ismcts import step
+    from service.engine.ismcts import step
     from service.engine.rng import SimRng
 
     g = new_game(2, options, b"hooks")
@@ -272,7 +272,7 @@ def test_fast_playout_scores_what_the_rules_score():
 
 def GAME_step(state, seat, action):
     """One command without the engine's forced moves (a trace holds every placement)."""
-    from service.ai.ismcts import step
+    from service.engine.ismcts import step
     from service.engine.rng import SimRng
 
     step(GAME, state, seat, action, SimRng(random.Random(0)), False)
@@ -281,7 +281,7 @@ def GAME_step(state, seat, action):
 
 def test_mcts_decision_does_not_depend_on_the_true_hidden_state():
     """Same observation, different hidden deck order and hidden commitment: same answer."""
-    ismcts = pytest.importorskip("service.ai.ismcts")
+    ismcts = pytest.importorskip("service.engine.ismcts")
     g = new_game(2, {}, b"hidden-mcts")
     rnd = random.Random(8)
     checked = 0
@@ -297,8 +297,8 @@ def test_mcts_decision_does_not_depend_on_the_true_hidden_state():
             twin["deck"] = twin["revealed"] + hidden[::-1]
             a, b = obs_of(g, 0), obs_of(g, 0, twin)
             assert a == b
-            pick_a = ismcts.search(a, bot, random.Random(1), budget_ms=None, iterations=60)
-            pick_b = ismcts.search(b, bot, random.Random(1), budget_ms=None, iterations=60)
+            pick_a = ismcts.search(a, bot.BOTS, random.Random(1), budget_ms=None, iterations=60)
+            pick_b = ismcts.search(b, bot.BOTS, random.Random(1), budget_ms=None, iterations=60)
             assert pick_a == pick_b and pick_a in a.legal
             checked += 1
         for s in g.awaiting():
@@ -325,22 +325,23 @@ def test_determinizations_of_one_observation_are_independent():
 
 @pytest.mark.parametrize("options", [{}, {"mode": "duel"}])
 def test_mcts_is_reproducible_for_a_seed(options):
-    from service.ai.ismcts import search
+    from service.engine.ismcts import search
 
     g = new_game(2, options, b"repro")
     for _ in range(3):
         seat = g.awaiting()[0]
         g.act(seat, g.legal(seat)[len(g.legal(seat)) // 2])
     obs = obs_of(g, g.awaiting()[0])
-    picks = [search(obs, bot, random.Random(7), budget_ms=None, iterations=80) for _ in range(2)]
-    picks.append(search(obs_of(g, g.awaiting()[0]), bot, random.Random(7), budget_ms=None,
+    picks = [search(obs, bot.BOTS, random.Random(7), budget_ms=None, iterations=80)
+             for _ in range(2)]
+    picks.append(search(obs_of(g, g.awaiting()[0]), bot.BOTS, random.Random(7), budget_ms=None,
                         iterations=80))
     assert picks[0] == picks[1] == picks[2] and picks[0] in obs.legal
 
 
 @pytest.mark.parametrize("n,options", [(3, {}), (1, {"mode": "solo"})])
 def test_mcts_plays_complete_games_with_other_seat_counts(n, options):
-    from service.ai.ismcts import search
+    from service.engine.ismcts import search
 
     g = new_game(n, options, b"mcts-%d" % n)
     rnd = random.Random(6)
@@ -348,7 +349,7 @@ def test_mcts_plays_complete_games_with_other_seat_counts(n, options):
         seat = g.awaiting()[-1]
         obs = obs_of(g, seat)
         if seat == 0 and len(obs.legal) > 1:
-            action = search(obs, bot, rnd, budget_ms=None, iterations=25)
+            action = search(obs, bot.BOTS, rnd, budget_ms=None, iterations=25)
         else:
             action = choose("heuristic", obs, rnd)
         assert action in obs.legal

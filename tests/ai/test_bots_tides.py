@@ -4,13 +4,12 @@ ISMCTS hooks (``horizon``, ``evaluate``, ``for_simulation``)."""
 from __future__ import annotations
 
 import random
-from types import SimpleNamespace
 
 import pytest
 
-from service.ai import observe
-from service.ai import tides_of_time as ai
-from service.ai.ismcts import search
+from service.engine.bots import observe
+from service.games.tides_of_time import bots as ai
+from service.engine.ismcts import search
 from service.engine import clone
 from service.engine.fold import command
 from service.engine.local import LocalGame
@@ -255,9 +254,8 @@ def test_search_cuts_simulations_at_the_horizon(phase):
         cut.append(clone(state))
         return ai.evaluate(game, state, seat)
 
-    mod = SimpleNamespace(**{k: getattr(ai, k) for k in
-                             ("rollout", "determinize", "for_simulation", "horizon")},
-                          evaluate=evaluate)
+    mod = ai.Bots()
+    mod.evaluate = evaluate
     action = search(obs, mod, random.Random(3), budget_ms=None, iterations=40)
     assert action in obs.legal
     assert len(cut) == 40

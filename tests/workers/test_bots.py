@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from service.ai import available
+from service.engine.bots import available
 from service.games import GAMES
 
 from tests.api.helpers import act, auth

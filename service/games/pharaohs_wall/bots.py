@@ -1,7 +1,7 @@
 """Pharaoh's Wall bots: the heuristic level, the rollout policy, the determinizer and the ISMCTS
 hooks (``for_simulation``, ``horizon``, ``evaluate``).
 
-Everything here reads either an :class:`~service.ai.Observation` (``heuristic``,
+Everything here reads either an :class:`~service.engine.bots.Observation` (``heuristic``,
 ``determinize``) or a full simulation state that is already a determinization (``rollout`` and
 the hooks). Nothing touches the true state of a real game.
 
@@ -52,7 +52,7 @@ acting seat's own pharaoh from that state; 10 % of inserts are uniformly random 
 simulations diverse. Curse rounds, victims, gifts and the end phase are played as by the heuristic.
 An insert that forms no pair changes nobody's worth (gain 0) and is not simulated; pairs are found
 with :func:`pairs_at` (the rules' ``find_pairs`` over precomputed neighbours). Inside a search the
-rollout is the opponents' model (``service.ai.ismcts``: the tree branches on the observer only).
+rollout is the opponents' model (``service.engine.ismcts``: the tree branches on the observer only).
 
 The mcts level: a short horizon and a static evaluation (ISMCTS hooks)
 ----------------------------------------------------------------------
@@ -104,10 +104,10 @@ from math import comb, exp
 
 import orjson
 
-from ..games.pharaohs_wall import (ANIMALS, CARD_IDS, CARDS, CELLS, CURSE_IDS, CURSES,
+from .rules import (ANIMALS, CARD_IDS, CARDS, CELLS, CURSE_IDS, CURSES,
                                    DIRECTIONS8, GAME, HEIGHT, PHARAOH_BONUS, PHARAOHS,
                                    SARCOPHAGI, TIERS, WIDTH, find_pairs, segment_matches)
-from . import Observation
+from ...engine.bots import BotHooks, Observation
 
 EYE_EV: dict[int, float] = {
     e: sum(SARCOPHAGI[s]["value"] for s in TIERS[e - 1]) / len(TIERS[e - 1]) for e in (1, 2, 3)}
@@ -804,3 +804,18 @@ def determinize(obs: Observation, rnd: random.Random) -> dict:
 
 __all__ = ["heuristic", "rollout", "determinize", "for_simulation", "horizon", "evaluate",
            "GAME"]
+
+
+class Bots(BotHooks):
+    """This game's bot hooks (:class:`~service.engine.bots.BotHooks`)."""
+
+    cuts_simulations = True
+    heuristic = staticmethod(heuristic)
+    determinize = staticmethod(determinize)
+    rollout = staticmethod(rollout)
+    for_simulation = staticmethod(for_simulation)
+    horizon = staticmethod(horizon)
+    evaluate = staticmethod(evaluate)
+
+
+BOTS = Bots()

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..engine import (ALL, Game, IllegalAction, InvalidOptions, clone, event, redact, sees,
+from ...engine import (ALL, Game, IllegalAction, InvalidOptions, clone, event, redact, sees,
                       standard_result)
 
 TREASURES: list[tuple[str, int]] = [
@@ -91,6 +91,7 @@ def canonical_restricted(cards) -> list[str]:
 
 class Diamant(Game):
     type_id = "diamant"
+    catalog_position = 4
     name = "Diamant"
     min_players = 3
     max_players = 8

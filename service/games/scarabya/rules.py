@@ -49,7 +49,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Sequence
 
-from ..engine import (ALL, Game, IllegalAction, InvalidOptions, clone, event, redact, sees,
+from ...engine import (ALL, Game, IllegalAction, InvalidOptions, clone, event, redact, sees,
                       standard_result)
 
 # ---------------------------------------------------------------------------------------------
@@ -365,6 +365,7 @@ def _bad(code: str, message: str, **details) -> InvalidOptions:
 
 class Scarabya(Game):
     type_id = "scarabya"
+    catalog_position = 2
     name = "Scarabya"
     min_players = 1
     max_players = 4

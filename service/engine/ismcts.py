@@ -2,7 +2,7 @@
 
 One search answers one decision of the observing seat ``obs.seat``. Every iteration:
 
-1. **Determinize**: ``state = mod.determinize(obs, rnd)`` — a full engine state consistent with
+1. **Determinize**: ``state = hooks.determinize(obs, rnd)`` — a full engine state consistent with
    the observation (hidden cards, deck order, other seats' committed-but-unrevealed choices are
    sampled; the true state is never read).
 2. **Select / expand** down one tree keyed by the canonical JSON of actions (``orjson`` with
@@ -10,7 +10,7 @@ One search answers one decision of the observing seat ``obs.seat``. Every iterat
    *availability* count is incremented and UCB1 uses it instead of the parent's visit count
    (``ucb = mean + C * sqrt(ln(avail) / visits)``, ``C = 0.7``). The first time a legal action
    has never been tried it is expanded (one new node per iteration) and the tree phase ends.
-3. **Simulate** with ``mod.rollout`` (uniform random when the module has none), playing the
+3. **Simulate** with ``hooks.rollout`` (uniform random unless the game says otherwise), playing the
    game's own ``decide``/``apply`` on the determinization with a
    :class:`~service.engine.rng.SimRng` — what :func:`service.engine.command` does, applied in
    place on the iteration's private state (no extra clone per command). Forced moves are not
@@ -20,7 +20,7 @@ One search answers one decision of the observing seat ``obs.seat``. Every iterat
 4. **Backpropagate** the observer's reward along the visited nodes.
 
 Opponent modelling (documented choice): the tree branches on the observer's own decisions only.
-Every other seat, in the tree phase as in the simulation, plays ``mod.rollout`` from its own seat
+Every other seat, in the tree phase as in the simulation, plays ``hooks.rollout`` from its own seat
 in the determinization. This is the "opponents follow the rollout policy" variant: it never lets
 an opponent's simultaneous (hidden) choice leak into the observer's node statistics, and it needs
 one tree instead of one per seat. When several seats are awaited at once (simultaneous phases),
@@ -28,13 +28,13 @@ the other seats commit first, then the observer (rollout policies never read oth
 choices).
 
 Reward (documented choice): the observer's share of the win at the end of the game — ``1/k`` when
-the observer is one of ``k`` winners, else ``0``. A module may cap the simulation depth with two
-optional hooks: ``horizon(state) -> key`` (the simulation stops as soon as the key differs from
-its value at the start of the iteration, e.g. Diamant: the round number) and
+the observer is one of ``k`` winners, else ``0``. The game's :class:`~service.engine.bots.BotHooks` may cap the simulation depth
+(``cuts_simulations``): ``horizon(state) -> key`` (the simulation stops as soon as the key differs
+from its value at the start of the iteration, e.g. Diamant: the round number) and
 ``evaluate(game, state, seat) -> float in [0, 1]`` (the estimated win share at such a cut-off).
-Modules without them are simulated to the end of the game. A third optional hook,
-``for_simulation(state) -> state``, may drop parts of a determinization that only feed views and
-result details (e.g. Tides' per-round breakdown) so that the rules' own clones stay cheap.
+Without it every simulated game is played to its end. ``for_simulation(state) -> state`` may drop
+parts of a determinization that only feed views and result details (e.g. Tides' per-round
+breakdown) so that the rules' own clones stay cheap.
 
 Budget: ``iterations`` (exact count, deterministic for a given ``rnd``) and/or ``budget_ms``
 (wall clock). With ``iterations`` and ``budget_ms=None`` the search is fully deterministic. The
@@ -50,8 +50,8 @@ from typing import Any
 
 import orjson
 
-from ..engine.fold import forced_moves
-from ..engine.rng import SimRng
+from .fold import forced_moves
+from .rng import SimRng
 
 #: UCB1 exploration constant (rewards are in [0, 1]).
 EXPLORATION = 0.7
@@ -91,11 +91,7 @@ def win_share(game, state: dict, seat: int) -> float:
     return 1.0 / len(winners) if seat in winners else 0.0
 
 
-def _random_policy(game, state, seat, legal, rnd):
-    return legal[rnd.randrange(len(legal))]
-
-
-def search(obs, mod, rnd: random.Random, budget_ms: float | None,
+def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
            iterations: int | None = None) -> dict[str, Any]:
     """The observer's action for ``obs`` after an ISMCTS search (see the module docstring)."""
     legal = obs.legal
@@ -105,11 +101,11 @@ def search(obs, mod, rnd: random.Random, budget_ms: float | None,
         raise ValueError("search needs iterations or budget_ms")
     game = obs.game
     me = obs.seat
-    rollout = getattr(mod, "rollout", None) or _random_policy
-    horizon = getattr(mod, "horizon", None)
-    evaluate = getattr(mod, "evaluate", None)
-    prepare = getattr(mod, "for_simulation", None)
-    determinize = mod.determinize
+    rollout = hooks.rollout
+    horizon = hooks.horizon if hooks.cuts_simulations else None
+    evaluate = hooks.evaluate
+    prepare = hooks.for_simulation
+    determinize = hooks.determinize
     is_over = game.is_over
     awaiting = game.awaiting
     legal_actions = game.legal_actions
@@ -126,9 +122,7 @@ def search(obs, mod, rnd: random.Random, budget_ms: float | None,
         if deadline is not None and done > 0 and time.perf_counter() >= deadline:
             break
         done += 1
-        state = determinize(obs, rnd)
-        if prepare is not None:
-            state = prepare(state)
+        state = prepare(determinize(obs, rnd))
         rng = SimRng(rnd)
         start_key = horizon(state) if horizon is not None else None
         node = root
@@ -181,10 +175,8 @@ def search(obs, mod, rnd: random.Random, budget_ms: float | None,
         if reward is None:
             if is_over(state):
                 reward = win_share(game, state, me)
-            elif evaluate is not None:
+            else:  # MAX_SIM_STEPS reached
                 reward = evaluate(game, state, me)
-            else:  # pragma: no cover - MAX_SIM_STEPS reached
-                reward = 0.5
         for n in path:
             n.visits += 1
             n.total += reward
@@ -203,11 +195,11 @@ def search(obs, mod, rnd: random.Random, budget_ms: float | None,
     return legal[order[best_key]]
 
 
-def simulations_per_second(obs, mod, rnd: random.Random, seconds: float = 1.0) -> float:
+def simulations_per_second(obs, hooks, rnd: random.Random, seconds: float = 1.0) -> float:
     """Iterations per second of :func:`search` on ``obs`` (bench helper)."""
     t0 = time.perf_counter()
     n = 0
     while time.perf_counter() - t0 < seconds:
-        search(obs, mod, rnd, budget_ms=None, iterations=50)
+        search(obs, hooks, rnd, budget_ms=None, iterations=50)
         n += 50
     return n / (time.perf_counter() - t0)

@@ -92,9 +92,9 @@ from functools import lru_cache
 
 import orjson
 
-from ..games.scarabya import (FULL, GAME, LETTERS, NOT_COL0, NOT_COL9, ROUNDS, cells_of, enclosed,
+from .rules import (FULL, GAME, LETTERS, NOT_COL0, NOT_COL9, ROUNDS, cells_of, enclosed,
                               flood, layout_masks, legal_masks, mask_of, neighbours, occupied)
-from . import Observation
+from ...engine.bots import BotHooks, Observation
 
 NEAR = (0.6, 0.9, 1.5, 2.4, 0.0)
 LOOKAHEAD = 0.5
@@ -406,7 +406,7 @@ def determinize(obs: Observation, rnd: random.Random) -> dict:
 
 
 # --------------------------------------------------------------------------------------------
-# optional ISMCTS hooks (service/ai/ismcts.py): one card in the rules, then a fast playout
+# optional ISMCTS hooks (service/engine/ismcts.py): one card in the rules, then a fast playout
 
 #: the rules simulate this many mission cards (the one being decided included); the simulation
 #: is then cut and evaluated
@@ -553,3 +553,18 @@ def evaluate(game, state: dict, seat: int) -> float:
 
 __all__ = ["heuristic", "rollout", "determinize", "for_simulation", "horizon", "evaluate",
            "GAME"]
+
+
+class Bots(BotHooks):
+    """This game's bot hooks (:class:`~service.engine.bots.BotHooks`)."""
+
+    cuts_simulations = True
+    heuristic = staticmethod(heuristic)
+    determinize = staticmethod(determinize)
+    rollout = staticmethod(rollout)
+    for_simulation = staticmethod(for_simulation)
+    horizon = staticmethod(horizon)
+    evaluate = staticmethod(evaluate)
+
+
+BOTS = Bots()

@@ -38,8 +38,9 @@ from __future__ import annotations
 import math
 import random
 
-from ..engine import clone
-from ..games.diamant import (CANONICAL, RELIC_VALUES, RELICS, ROUNDS, TRAP_TYPE, TRAP_TYPES,
+from ...engine import clone
+from ...engine.bots import BotHooks
+from .rules import (CANONICAL, RELIC_VALUES, RELICS, ROUNDS, TRAP_TYPE, TRAP_TYPES,
                              TREASURE_VALUE)
 
 RETURN = {"type": "decide", "choice": "return"}
@@ -255,3 +256,17 @@ def evaluate(game, state: dict, seat: int) -> float:
 
 __all__ = ["heuristic", "rollout", "determinize", "horizon", "evaluate", "leave_margin",
            "public_deck", "TRAP_TYPES"]
+
+
+class Bots(BotHooks):
+    """This game's bot hooks (:class:`~service.engine.bots.BotHooks`)."""
+
+    cuts_simulations = True
+    heuristic = staticmethod(heuristic)
+    determinize = staticmethod(determinize)
+    rollout = staticmethod(rollout)
+    horizon = staticmethod(horizon)
+    evaluate = staticmethod(evaluate)
+
+
+BOTS = Bots()

@@ -53,7 +53,8 @@ import heapq
 import random
 from typing import Any
 
-from ..games.papyrus.data import (BAG_COUNTS, BUILTIN_BOARD, BUILTIN_BOARD_DOC, COLOURS,
+from ...engine.bots import BotHooks
+from .data import (BAG_COUNTS, BUILTIN_BOARD, BUILTIN_BOARD_DOC, COLOURS,
                                   EVENT_COUNTS, EVENTS, GLYPHS, GOD, GODS, KINDS,
                                   MOVEMENT_COUNTS, SCARAB_POINTS, SONS, SONS_BONUS, SPELLING,
                                   TIEBREAK_GOD, Board)
@@ -488,7 +489,7 @@ def _decide(me: _Me, legal: list[dict]) -> dict:
 
 
 # --------------------------------------------------------------------------------------------
-# the interface of service.ai
+# the interface of service.engine.bots
 
 
 def heuristic(obs, rnd: random.Random) -> dict[str, Any]:
@@ -741,7 +742,7 @@ def determinize(obs, rnd: random.Random) -> dict:
 
 
 # --------------------------------------------------------------------------------------------
-# optional ISMCTS hooks (service/ai/ismcts.py): simulate a few rounds, then evaluate
+# optional ISMCTS hooks (service/engine/ismcts.py): simulate a few rounds, then evaluate
 
 #: a simulation stops after this many rounds (turns of every seat) and is evaluated
 HORIZON_ROUNDS = 6
@@ -791,3 +792,18 @@ def evaluate(game, state: dict, seat: int) -> float:
     top = max(proj)
     ws = [math.exp((x - top) / EVAL_POINTS) for x in proj]
     return ws[seat] / sum(ws)
+
+
+class Bots(BotHooks):
+    """This game's bot hooks (:class:`~service.engine.bots.BotHooks`)."""
+
+    cuts_simulations = True
+    heuristic = staticmethod(heuristic)
+    determinize = staticmethod(determinize)
+    rollout = staticmethod(rollout)
+    for_simulation = staticmethod(for_simulation)
+    horizon = staticmethod(horizon)
+    evaluate = staticmethod(evaluate)
+
+
+BOTS = Bots()

@@ -31,7 +31,7 @@ Rollout policy (inside simulations, on a determinized state, never reading the o
 pending choice): the greedy rule, epsilon-greedy with ``EPSILON = 0.25`` uniform random picks;
 relic choices as the heuristic.
 
-Simulation hooks (``service.ai.ismcts``): ``horizon`` cuts a simulation at the end of the current
+Simulation hooks (``service.engine.ismcts``): ``horizon`` cuts a simulation at the end of the current
 round's draft (when the fifth, forced pick is due; for a relic decision, when the next round
 starts); ``evaluate`` then plays the rest of the game once with the same rollout policy on a lean
 copy of the state (:func:`playout`: plain lists and bitmasks, no events, no copies of the whole
@@ -65,7 +65,8 @@ from __future__ import annotations
 
 import random
 
-from ..games.tides_of_time import (CARDS, DRAFT, NUMBERS, PICKS_PER_ROUND, RELIC, ROUNDS,
+from ...engine.bots import BotHooks
+from .rules import (CARDS, DRAFT, NUMBERS, PICKS_PER_ROUND, RELIC, ROUNDS,
                                    SUITS)
 
 EPSILON = 0.25
@@ -630,3 +631,18 @@ def determinize(obs, rnd: random.Random) -> dict:
         pending[opp] = act["card"] if act["type"] == "pick" else \
             {"keep": act["keep"], "remove": act["remove"]}
     return state
+
+
+class Bots(BotHooks):
+    """This game's bot hooks (:class:`~service.engine.bots.BotHooks`)."""
+
+    cuts_simulations = True
+    heuristic = staticmethod(heuristic)
+    determinize = staticmethod(determinize)
+    rollout = staticmethod(rollout)
+    for_simulation = staticmethod(for_simulation)
+    horizon = staticmethod(horizon)
+    evaluate = staticmethod(evaluate)
+
+
+BOTS = Bots()

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, State, Viewer,
+from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, State, Viewer,
                       clone, event, redact, sees, standard_result)
 
 # ---------------------------------------------------------------------------------------------
@@ -274,6 +274,7 @@ _CARD_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 18}
 
 class TidesOfTime(Game):
     type_id = "tides-of-time"
+    catalog_position = 3
     name = "Tides of Time"
     min_players = 2
     max_players = 2

@@ -6,23 +6,20 @@ same command path as a human.
 Levels (api.md): ``random`` (uniform legal action), ``heuristic`` (a documented per-game
 strategy), ``mcts`` (information-set MCTS over states sampled by a per-game determinizer).
 
-Per game, ``service/ai/<module>.py`` (module name as in ``service/games``) provides:
-
-* ``heuristic(obs, rnd) -> action`` — the heuristic level, from the observation only;
-* ``rollout(game, state, seat, legal, rnd) -> action`` — a fast policy on a *full* state, used
-  inside simulations (where the state is a determinization, never the true one);
-* ``determinize(obs, rnd) -> state`` — a full engine state consistent with the observation,
-  sampled with ``rnd`` (a ``random.Random``); it must never read anything but ``obs``.
+A game that fields the ``heuristic`` and ``mcts`` levels gives its bots a :class:`BotHooks`
+(``service/games/<game>/bots.py``, attached as ``Game.bots`` by the game's package); every game
+gets ``random``.
 """
 
 from __future__ import annotations
 
-import importlib
 import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import ALL, Game, visible
+from .fold import visible
+from .game import ALL, Action, Game, State
+from .ismcts import search
 
 LEVELS = ("random", "heuristic", "mcts")
 #: Default thinking budget of the mcts level per decision.
@@ -63,24 +60,51 @@ def observe(game: Game, created: dict, events: list[dict], state: dict, seat: in
                        legal=game.legal_actions(state, seat), version=version)
 
 
-def module_for(game: Game):
-    from ..games import GAMES, MODULES
+class BotHooks:
+    """What a game gives its bots: the protocol :func:`choose` and the ISMCTS search call.
 
-    for name in MODULES:
-        if importlib.import_module(f"service.games.{name}").GAME is game:
-            return importlib.import_module(f"{__name__}.{name}")
-    raise KeyError(game.type_id)
+    ``heuristic`` and ``determinize`` are required; the rest have defaults. Every hook reads only
+    what it is given: an observation, or a full state that is a determinization (never the true
+    state of a running game).
+    """
+
+    #: Whether :meth:`horizon` and :meth:`evaluate` cut simulations short (else every simulated
+    #: game is played to its end).
+    cuts_simulations = False
+
+    def heuristic(self, obs: "Observation", rnd: random.Random) -> Action:
+        """The heuristic level's action, from the observation only."""
+        raise NotImplementedError
+
+    def determinize(self, obs: "Observation", rnd: random.Random) -> State:
+        """A full engine state consistent with ``obs``, sampled with ``rnd``."""
+        raise NotImplementedError
+
+    def rollout(self, game: Game, state: State, seat: int, legal: list[Action],
+                rnd: random.Random) -> Action:
+        """A fast policy on a full (determinized) state: uniform random by default."""
+        return legal[rnd.randrange(len(legal))]
+
+    def for_simulation(self, state: State) -> State:
+        """``state`` without what only views and result details read (cheaper to copy)."""
+        return state
+
+    def horizon(self, state: State) -> Any:
+        """A key; a simulation stops when it differs from its value at the iteration's start
+        (used only when :attr:`cuts_simulations`)."""
+        return None
+
+    def evaluate(self, game: Game, state: State, seat: int) -> float:
+        """``seat``'s estimated win share in [0, 1] at a cut-off (when
+        :attr:`cuts_simulations`, or a simulation that ran too long)."""
+        return 0.5
 
 
 def available(game: Game, level: str) -> bool:
     """Whether this server can field a bot of ``level`` for ``game``."""
     if level == "random":
         return True
-    try:
-        module_for(game)
-    except (KeyError, ModuleNotFoundError):
-        return False
-    return level in LEVELS
+    return level in LEVELS and game.bots is not None
 
 
 def choose(level: str, obs: Observation, rnd: random.Random | None = None,
@@ -91,10 +115,9 @@ def choose(level: str, obs: Observation, rnd: random.Random | None = None,
         return obs.legal[0]
     if level == "random":
         return rnd.choice(obs.legal)
-    mod = module_for(obs.game)
+    hooks = obs.game.bots
+    if hooks is None or level not in LEVELS:
+        raise ValueError(f"no {level!r} bot for {obs.game.type_id}")
     if level == "heuristic":
-        return mod.heuristic(obs, rnd)
-    if level == "mcts":
-        from .ismcts import search
-        return search(obs, mod, rnd, budget_ms=budget_ms or DEFAULT_BUDGET_MS)
-    raise ValueError(f"unknown bot level {level!r}")
+        return hooks.heuristic(obs, rnd)
+    return search(obs, hooks, rnd, budget_ms=budget_ms or DEFAULT_BUDGET_MS)

@@ -1,0 +1,1297 @@
+"""Papyrus The Game (type ``papyrus``): rules spec ``shared/rules/papyrus.md``.
+
+Standard game (2-5 seats on the board of section 2.6 or a client map) and the solo variant
+(section 10: 1 seat, or its 2-5 seat form). Data (alphabet and bag, God cards, Event cards,
+movement cards, the built-in board) lives in ``data/*.json`` and is validated at import by
+:mod:`.data`.
+
+Canonical orders (every shuffle starts from one of these; ``rng.shuffle`` is the engine's
+Fisher-Yates from the top index down; index 0 is the top of a deck / the next tile of the bag):
+
+* movement deck: the kinds in card order light, darkness, nature, water, eye, each repeated as
+  often as its count (24, 24, 24, 24, 14);
+* God deck: the 36 god ids in the order of table 2.4 (amon-ra, hathor, ..., ptah);
+* event deck: the event ids in the order of table 2.5, each repeated count times;
+* bag: the glyph ids in the order of table 2.3, each repeated ``tiles`` times.
+
+Reshuffles list the pile in the same canonical order (restricted to its contents) first: the
+movement discard pile, the glyph discard pile (into the bag), the event discard pile.
+
+Exact sequence of rng calls:
+
+1. ``create``, standard variant: ``rng.shuffle`` of the movement deck, then of the God deck, then
+   of the event deck, then of the bag, each skipped when ``options.setup`` gives that order
+   (``setup.god_deck`` is a permutation of all 36 ids; the first ``god_deck_size`` are in play,
+   the shuffle likewise shuffles all 36 and keeps the first ``god_deck_size``). Solo variant:
+   only the God deck, then the bag (same skipping rule). Dealing, seat 0 first, is from the tops
+   and uses no randomness.
+2. During play the only rng calls are reshuffles, each one ``rng.shuffle`` of the canonical
+   listing of the discard pile, made at the moment a draw finds its pile empty and the discard
+   pile non-empty: movement (draw_movement, Gift of the Nile), bag (exchange from the bag,
+   conquest refill, Scribe's Gift, Temple Offering on an empty market, Wisdom of Thoth, solo
+   purchase), event deck (arrival on an Event space). The reshuffled order is written into the
+   ``MovementReshuffled`` / ``BagRefilled`` / ``EventDeckReshuffled`` event.
+
+Events are fine grained (see :meth:`Papyrus.apply`); every random outcome is in them.
+
+Resignation (spec 12.4; :meth:`Papyrus.resign`, called by the shell when a seat forfeits):
+
+* one ``PlayerResigned`` event (seat = the resigner, data ``gods`` / ``movement`` / ``glyphs`` /
+  ``dropped``): the seat gets ``resigned = True`` and leaves the turn order; its God cards in hand
+  join ``gods_out`` (out of the game, never reshuffled, unseen like the cards left out at
+  setup), its movement cards go to the movement discard pile, its tiles to the glyph discard
+  pile, its pawn is removed (``pawn = None``), a pending skip is cleared, it leaves the
+  final-round list, and a pending decision of the seat (event decision or capacity discard) is
+  dropped (``dropped`` names its kind). Conquests stay (score, scarabs, owners).
+* ``visible``: other seats and spectators see ``gods`` as a count only (God cards in hand are
+  secret, section 11); the movement cards and tiles land on public discard piles, so their
+  counts stay visible.
+* resigning on one's turn: an Event card still in play goes to the event discard pile
+  (``EventDiscarded``), then ``TurnEnded`` (the interrupted turn counts for ``turn_limit``) and
+  the turn passes to the next non-resigned seat (or the next final-round seat, or the game ends
+  when the final round or the turn limit is done). Off turn, the current turn goes on.
+* standard game: when one non-resigned seat is left, ``GameEnded{reason: "resignation"}`` follows
+  at once and that seat wins.
+* solo variant, 2-5 seats (10.2): every player plays alone against the Pharaoh, so the others
+  go on even when a single one is left; the game ends (``GameEnded{reason: "resignation"}``)
+  only when nobody is left. Resigning is a loss (10.1): a resigned seat is never a winner.
+  A 1-seat solo game returns None (the shell ends it).
+* ``result``: the non-resigned seats are ranked as before (competition ranking on the section 9
+  key, or the solo margin key); the resigned seats come after them, ordered among themselves by
+  the same key (score first) with competition ranking.
+
+No randomness is used (``resign`` has no rng): nothing is drawn or reshuffled.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ...engine import (ALL, Game, IllegalAction, InvalidOptions, clone, competition_ranks, event,
+                       redact, sees)
+from . import data as D
+from .data import (BAG_COUNTS, CAPACITY, COLOURS, DRAW_MOVEMENT, EVENT, EVENT_COUNTS, EVENTS,
+                   GLYPH_INDEX, GLYPHS, GOD, GODS, KINDS, MOVEMENT_COUNTS, SCARAB_POINTS, SONS,
+                   SONS_BONUS, SPELLING, START, TIEBREAK_GOD, Board, canonical_events,
+                   canonical_glyphs, canonical_movement, validate_board)
+
+__all__ = ["GAME", "Papyrus"]
+
+BUILTIN_BOARD_ID = D.BUILTIN_BOARD.id
+MAX_TURN_LIMIT = 1_000_000
+_board_cache: dict[str, Board] = {}
+
+
+def _zero(keys: Sequence[str]) -> dict[str, int]:
+    return {k: 0 for k in keys}
+
+
+def _glyph_list(ms: dict[str, int]) -> list[str]:
+    return [g for g in GLYPHS for _ in range(ms.get(g, 0))]
+
+
+def _count(items: list[str], keys: Sequence[str]) -> dict[str, int]:
+    out = _zero(keys)
+    for x in items:
+        out[x] += 1
+    return out
+
+
+def _multisets(counts: list[tuple[str, int]], k: int) -> list[list[str]]:
+    """Every multiset of size ``k`` drawn from ``counts`` (in the given key order)."""
+    out: list[list[str]] = []
+
+    def rec(i: int, left: int, acc: list[str]) -> None:
+        if left == 0:
+            out.append(list(acc))
+            return
+        if i == len(counts):
+            return
+        key, have = counts[i]
+        for take in range(min(have, left), -1, -1):
+            rec(i + 1, left - take, acc + [key] * take)
+
+    rec(0, k, [])
+    out.sort(key=lambda ms: [GLYPH_INDEX.get(x, KINDS.index(x) if x in KINDS else 0)
+                             for x in ms])
+    return out
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _bad_opt(code: str, message: str, **details: Any) -> InvalidOptions:
+    return InvalidOptions(code, message, details or None)
+
+
+def _illegal(code: str, message: str, **details: Any) -> IllegalAction:
+    return IllegalAction(code, message, details or None)
+
+
+class _Ctx:
+    """A working clone of the state; every emitted event is applied at once."""
+
+    def __init__(self, game: "Papyrus", state: dict, rng) -> None:
+        self.game = game
+        self.s = clone(state)
+        self.rng = rng
+        self.events: list[dict] = []
+
+    def emit(self, type_: str, data: dict | None = None, seat: int | None = None) -> None:
+        ev = event(type_, data, seat)
+        self.game.apply(self.s, ev)
+        self.events.append(ev)
+
+
+GLYPH_SCHEMA = {"type": "string", "enum": list(GLYPHS)}
+CARDS_SCHEMA = {"type": "object", "additionalProperties": False,
+                "properties": {k: {"type": "integer", "minimum": 0} for k in KINDS}}
+
+
+class Papyrus(Game):
+    type_id = "papyrus"
+    catalog_position = 5
+    name = "Papyrus The Game"
+    min_players = 1
+    max_players = 5
+    options_schema = {
+        "type": "object",
+        "properties": {
+            "variant": {"type": "string", "enum": ["standard", "solo"], "default": "standard"},
+            "first_player": {"type": "integer", "minimum": 0, "maximum": 4, "default": 0},
+            "god_deck_size": {"type": "integer", "minimum": 3, "maximum": 36, "default": 36,
+                              "description": "at least 3 x players"},
+            "board": {"oneOf": [{"type": "string", "enum": [BUILTIN_BOARD_ID]},
+                                {"type": "object",
+                                 "required": ["id", "nodes", "paths"],
+                                 "properties": {"id": {"type": "string"},
+                                                "name": {"type": "string"},
+                                                "colours": {"type": "array"},
+                                                "nodes": {"type": "array"},
+                                                "paths": {"type": "array"}}}],
+                      "default": BUILTIN_BOARD_ID},
+            "turn_limit": {"type": "integer", "minimum": 0, "maximum": MAX_TURN_LIMIT,
+                           "default": 0},
+            "setup": {"type": "object", "additionalProperties": False, "properties": {
+                "movement_deck": {"type": "array", "items": {"type": "string", "enum": list(KINDS)},
+                                  "minItems": 110, "maxItems": 110},
+                "god_deck": {"type": "array", "items": {"type": "string", "enum": list(GODS)},
+                             "minItems": 36, "maxItems": 36},
+                "event_deck": {"type": "array", "items": {"type": "string", "enum": list(EVENTS)},
+                               "minItems": 40, "maxItems": 40},
+                "bag": {"type": "array", "items": GLYPH_SCHEMA, "minItems": 300,
+                        "maxItems": 300}}},
+            "clock": {"type": "object"},
+        },
+        "additionalProperties": False,
+    }
+    variants = [
+        {"id": "standard", "name": "Standard game (2-5 players)",
+         "options": {"variant": "standard"}},
+        {"id": "solo", "name": "Solo variant (1 player, or 2-5 each against the Pharaoh)",
+         "options": {"variant": "solo"}},
+    ]
+    action_schemas = {
+        "draw_movement": {"type": "object", "required": ["type"], "additionalProperties": False,
+                          "properties": {"type": {"const": "draw_movement"}}},
+        "move": {"type": "object", "required": ["type", "path", "cards"],
+                 "additionalProperties": False,
+                 "properties": {"type": {"const": "move"}, "path": {"type": "string"},
+                                "cards": CARDS_SCHEMA}},
+        "exchange": {"type": "object", "required": ["type", "pay", "take"],
+                     "additionalProperties": False,
+                     "properties": {"type": {"const": "exchange"}, "pay": GLYPH_SCHEMA,
+                                    "take": {"type": "string",
+                                             "enum": ["bag"] + list(GLYPHS)}}},
+        "event_choice": {"type": "object", "required": ["type"], "additionalProperties": False,
+                         "maxProperties": 2, "minProperties": 2,
+                         "properties": {
+                             "type": {"const": "event_choice"},
+                             "take": GLYPH_SCHEMA,
+                             "return": {"oneOf": [GLYPH_SCHEMA,
+                                                  {"type": "array", "items": GLYPH_SCHEMA,
+                                                   "minItems": 1, "maxItems": 2}]},
+                             "path": {"type": ["string", "null"]},
+                             "discard": CARDS_SCHEMA,
+                             "god": {"type": ["string", "null"]}}},
+        "discard_excess": {"type": "object", "required": ["type", "glyphs"],
+                           "additionalProperties": False,
+                           "properties": {"type": {"const": "discard_excess"},
+                                          "glyphs": {"type": "array", "items": GLYPH_SCHEMA}}},
+        "form_god": {"type": "object", "required": ["type", "god"], "additionalProperties": False,
+                     "properties": {"type": {"const": "form_god"},
+                                    "god": {"type": "string", "enum": list(GODS)}}},
+        "buy_glyph": {"type": "object", "required": ["type"], "additionalProperties": False,
+                      "properties": {"type": {"const": "buy_glyph"}}},
+        "discard_glyph": {"type": "object", "required": ["type", "glyph"],
+                          "additionalProperties": False,
+                          "properties": {"type": {"const": "discard_glyph"},
+                                         "glyph": GLYPH_SCHEMA}},
+    }
+
+    STANDARD_ACTIONS = ("draw_movement", "move", "exchange", "event_choice", "discard_excess")
+    SOLO_ACTIONS = ("form_god", "buy_glyph", "discard_glyph")
+
+    # ------------------------------------------------------------------------------------
+    # options
+
+    def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
+        if not isinstance(options, dict):
+            raise _bad_opt("invalid_options", "options must be an object")
+        n = len(players)
+        allowed = {"variant", "first_player", "god_deck_size", "board", "turn_limit", "setup",
+                   "clock"}
+        for key in options:
+            if key not in allowed:
+                raise _bad_opt("unknown_option", "unknown option", option=str(key)[:64])
+        variant = options.get("variant", "standard")
+        if variant not in ("standard", "solo") or not isinstance(variant, str):
+            raise _bad_opt("invalid_variant", "variant is 'standard' or 'solo'")
+        if variant == "standard" and not 2 <= n <= 5:
+            raise _bad_opt("invalid_player_count", "the standard game needs 2-5 players",
+                           players=n, min=2, max=5)
+        if variant == "solo" and not 1 <= n <= 5:
+            raise _bad_opt("invalid_player_count", "the solo variant takes 1-5 players",
+                           players=n, min=1, max=5)
+        first = options.get("first_player", 0)
+        if not _is_int(first) or not 0 <= first < n:
+            raise _bad_opt("invalid_first_player", "first_player must be a seat", max=n - 1)
+        size = options.get("god_deck_size", 36)
+        if not _is_int(size) or not max(3, 3 * n) <= size <= 36:
+            raise _bad_opt("invalid_god_deck_size", "god_deck_size out of range",
+                           min=max(3, 3 * n), max=36)
+        limit = options.get("turn_limit", 0)
+        if not _is_int(limit) or not 0 <= limit <= MAX_TURN_LIMIT:
+            raise _bad_opt("invalid_turn_limit", "turn_limit must be an integer >= 0",
+                           min=0, max=MAX_TURN_LIMIT)
+        setup = options.get("setup", None)
+        norm_setup: dict = {}
+        if setup is not None:
+            if not isinstance(setup, dict):
+                raise _bad_opt("invalid_setup", "setup must be an object", field="setup")
+            specs = {"movement_deck": MOVEMENT_COUNTS, "god_deck": {g: 1 for g in GODS},
+                     "event_deck": EVENT_COUNTS, "bag": BAG_COUNTS}
+            for key, value in setup.items():
+                if key not in specs:
+                    raise _bad_opt("invalid_setup", "unknown setup field", field=str(key)[:64])
+                want = specs[key]
+                if not isinstance(value, list) or len(value) != sum(want.values()):
+                    raise _bad_opt("invalid_setup", "wrong length", field=key,
+                                   expected_length=sum(want.values()))
+                have: dict[str, int] = {}
+                for x in value:
+                    if not isinstance(x, str) or x not in want:
+                        raise _bad_opt("invalid_setup", "unknown item", field=key)
+                    have[x] = have.get(x, 0) + 1
+                if have != {k: v for k, v in want.items() if v}:
+                    raise _bad_opt("invalid_setup", "not a permutation of the components",
+                                   field=key)
+                norm_setup[key] = list(value)
+        in_play = norm_setup["god_deck"][:size] if "god_deck" in norm_setup else list(GODS)
+        board = options.get("board", BUILTIN_BOARD_ID)
+        if isinstance(board, str):
+            if board != BUILTIN_BOARD_ID:
+                raise _bad_opt("unknown_board", "unknown built-in board",
+                               boards=[BUILTIN_BOARD_ID])
+            norm_board: Any = BUILTIN_BOARD_ID
+        else:
+            norm_board = validate_board(board, in_play)
+        out = {"variant": variant, "first_player": first, "god_deck_size": size,
+               "board": norm_board, "turn_limit": limit}
+        if norm_setup:
+            out["setup"] = norm_setup
+        if "clock" in options:
+            out["clock"] = options["clock"]
+        return out
+
+    # ------------------------------------------------------------------------------------
+    # creation
+
+    def initial(self, players: Sequence[dict], options: dict) -> dict:
+        n = len(players)
+        solo = options["variant"] == "solo"
+        board = None if options["board"] == BUILTIN_BOARD_ID else options["board"]
+        start = None if solo else self._board_from(board).start
+        return {
+            "variant": options["variant"],
+            "n": n,
+            "names": [p.get("name") for p in players],
+            "first_player": options["first_player"],
+            "god_deck_size": options["god_deck_size"],
+            "turn_limit": options["turn_limit"],
+            "setup": "custom" if options.get("setup") else "standard",
+            "board": board,
+            "seats": [{"pawn": start, "movement": _zero(KINDS), "gods": [],
+                       "holder": _zero(GLYPHS), "score": 0, "scarabs": 0, "conquered": [],
+                       "skip": False, "paid": 0, "resigned": False} for _ in range(n)],
+            "movement_deck": [], "movement_discard": _zero(KINDS),
+            "god_deck": [], "gods_out": [],
+            "event_deck": [], "event_discard": _zero(EVENTS), "event_card": None,
+            "bag": [], "glyph_discard": _zero(GLYPHS), "market": _zero(GLYPHS),
+            "owners": {}, "current": None, "pending": None, "final": None, "turns": 0,
+            "over": False, "end_reason": None, "options_setup": options.get("setup") or {},
+        }
+
+    def create(self, state: dict, rng) -> list[dict]:
+        setup = state.get("options_setup") or {}
+        solo = state["variant"] == "solo"
+        ctx = _Ctx(self, state, rng)
+
+        def order(key: str, canonical: list[str]) -> list[str]:
+            if key in setup:
+                return list(setup[key])
+            return rng.shuffled(canonical)
+
+        movement = [] if solo else order("movement_deck", canonical_movement())
+        gods = order("god_deck", list(GODS))
+        events = [] if solo else order("event_deck", canonical_events())
+        bag = order("bag", canonical_glyphs())
+        size = state["god_deck_size"]
+        ctx.emit("DecksShuffled", {"movement_deck": movement, "god_deck": gods[:size],
+                                   "gods_out": gods[size:], "event_deck": events, "bag": bag})
+        m, g, t = START["movement"], START["gods"], START["glyphs"]
+        for seat in range(state["n"]):
+            s = ctx.s
+            ctx.emit("HandDealt", {"movement": [] if solo else s["movement_deck"][:m],
+                                   "gods": s["god_deck"][:g], "glyphs": s["bag"][:t]}, seat)
+        ctx.emit("TurnStarted", {}, state["first_player"])
+        return ctx.events
+
+    # ------------------------------------------------------------------------------------
+    # helpers on states
+
+    def _board_from(self, doc: dict | None) -> Board:
+        if doc is None:
+            return D.BUILTIN_BOARD
+        key = repr(doc)
+        board = _board_cache.get(key)
+        if board is None:
+            if len(_board_cache) > 64:
+                _board_cache.clear()
+            board = _board_cache[key] = Board(doc)
+        return board
+
+    def board(self, state: dict) -> Board:
+        return self._board_from(state["board"])
+
+    @staticmethod
+    def _resigned(state: dict, i: int) -> bool:
+        """Seat ``i`` has resigned (states built without the flag, e.g. by a bot's
+        determinization, still mark a standard-game resigner by its removed pawn)."""
+        p = state["seats"][i]
+        return bool(p.get("resigned")) or (state["variant"] != "solo" and p["pawn"] is None)
+
+    def _next_active(self, state: dict, cur: int) -> int | None:
+        n = state["n"]
+        for i in range(1, n + 1):
+            c = (cur + i) % n
+            if not self._resigned(state, c):
+                return c
+        return None
+
+    @staticmethod
+    def _has_spelling(holder: dict[str, int], god: str) -> bool:
+        return all(holder[g] >= k for g, k in SPELLING[god].items())
+
+    # ------------------------------------------------------------------------------------
+    # apply
+
+    def apply(self, state: dict, ev: dict) -> None:
+        t, d, seat = ev["type"], ev["data"], ev.get("seat")
+        s = state
+        p = s["seats"][seat] if isinstance(seat, int) else None
+        if t == "DecksShuffled":
+            s["movement_deck"] = list(d["movement_deck"])
+            s["god_deck"] = list(d["god_deck"])
+            s["gods_out"] = list(d["gods_out"])
+            s["event_deck"] = list(d["event_deck"])
+            s["bag"] = list(d["bag"])
+            s["options_setup"] = None
+        elif t == "HandDealt":
+            del s["movement_deck"][:len(d["movement"])]
+            del s["god_deck"][:len(d["gods"])]
+            del s["bag"][:len(d["glyphs"])]
+            for k in d["movement"]:
+                p["movement"][k] += 1
+            p["gods"].extend(d["gods"])
+            for x in d["glyphs"]:
+                p["holder"][x] += 1
+        elif t == "TurnStarted":
+            s["current"] = seat
+            if s["final"] and seat in s["final"]["remaining"]:
+                s["final"]["remaining"].remove(seat)
+        elif t == "TurnSkipped":
+            s["current"] = seat
+            p["skip"] = False
+            s["turns"] += 1
+            if s["final"] and seat in s["final"]["remaining"]:
+                s["final"]["remaining"].remove(seat)
+        elif t == "TurnEnded":
+            s["turns"] += 1
+        elif t == "MovementDrawn":
+            del s["movement_deck"][:len(d["cards"])]
+            for k in d["cards"]:
+                p["movement"][k] += 1
+        elif t == "MovementReshuffled":
+            s["movement_deck"] = list(d["deck"])
+            s["movement_discard"] = _zero(KINDS)
+        elif t in ("PawnMoved", "MovementDiscarded"):
+            for k, v in d["cards"].items():
+                p["movement"][k] -= v
+                s["movement_discard"][k] += v
+            if t == "PawnMoved":
+                p["pawn"] = d["to"]
+        elif t in ("GodConquered", "GodFormed"):
+            god = d["god"]
+            s["owners"][god] = seat
+            p["score"] += d["value"]
+            p["scarabs"] += 1
+            p["conquered"].append(god)
+            p["gods"].remove(god)
+            for x in d["spelling"]:
+                p["holder"][x] -= 1
+                s["glyph_discard"][x] += 1
+        elif t == "GodDrawn":
+            p["gods"].append(s["god_deck"].pop(0))
+        elif t == "GodSwapped":
+            p["gods"].remove(d["put"])
+            s["god_deck"].append(d["put"])
+            p["gods"].append(s["god_deck"].pop(0))
+        elif t == "GlyphsDrawn":
+            del s["bag"][:len(d["glyphs"])]
+            for x in d["glyphs"]:
+                p["holder"][x] += 1
+        elif t == "BagRefilled":
+            s["bag"] = list(d["bag"])
+            s["glyph_discard"] = _zero(GLYPHS)
+        elif t == "GlyphsToMarket":
+            for x in d["glyphs"]:
+                p["holder"][x] -= 1
+                s["market"][x] += 1
+        elif t == "GlyphsDiscarded":
+            for x in d["glyphs"]:
+                p["holder"][x] -= 1
+                s["glyph_discard"][x] += 1
+        elif t == "GlyphTakenFromMarket":
+            s["market"][d["glyph"]] -= 1
+            p["holder"][d["glyph"]] += 1
+        elif t == "GlyphBought":
+            p["paid"] += 1
+        elif t == "EventDrawn":
+            s["event_deck"].pop(0)
+            s["event_card"] = d["card"]
+        elif t == "EventDeckReshuffled":
+            s["event_deck"] = list(d["deck"])
+            s["event_discard"] = _zero(EVENTS)
+        elif t == "EventDiscarded":
+            s["event_discard"][d["card"]] += 1
+            s["event_card"] = None
+        elif t == "SkipNextTurn":
+            p["skip"] = True
+        elif t == "DecisionPending":
+            s["pending"] = {"seat": seat, **d}
+        elif t == "DecisionResolved":
+            s["pending"] = None
+        elif t == "FinalRoundStarted":
+            s["final"] = {"trigger": seat, "remaining": list(d["seats"])}
+        elif t == "PlayerResigned":
+            p["resigned"] = True
+            s["gods_out"].extend(p["gods"])
+            p["gods"] = []
+            for k, v in p["movement"].items():
+                s["movement_discard"][k] += v
+            p["movement"] = _zero(KINDS)
+            for x, v in p["holder"].items():
+                s["glyph_discard"][x] += v
+            p["holder"] = _zero(GLYPHS)
+            p["pawn"] = None
+            p["skip"] = False
+            if s["pending"] is not None and s["pending"]["seat"] == seat:
+                s["pending"] = None
+            if s["final"] and seat in s["final"]["remaining"]:
+                s["final"]["remaining"].remove(seat)
+        elif t == "GameEnded":
+            s["over"] = True
+            s["end_reason"] = d["reason"]
+            s["pending"] = None
+        else:  # pragma: no cover - decide never emits anything else
+            raise ValueError(f"unknown event {t}")
+
+    # ------------------------------------------------------------------------------------
+    # questions
+
+    def is_over(self, state: dict) -> bool:
+        return bool(state["over"])
+
+    def awaiting(self, state: dict) -> list[int]:
+        if state["over"] or state["current"] is None:
+            return []
+        seat = state["pending"]["seat"] if state["pending"] is not None else state["current"]
+        if self._resigned(state, seat):  # pragma: no cover - resign passes the turn on
+            return []
+        return [seat]
+
+    def not_awaited_reason(self, state: dict, seat: int) -> str:
+        if state["over"]:
+            return "game_over"
+        return "not_your_turn"
+
+    # ------------------------------------------------------------------------------------
+    # legal actions
+
+    def legal_actions(self, state: dict, seat: int) -> list[dict]:
+        if seat not in self.awaiting(state):
+            return []
+        if state["variant"] == "solo":
+            return self._legal_solo(state, seat)
+        pend = state["pending"]
+        if pend is not None:
+            return self._legal_pending(state, seat, pend)
+        p = state["seats"][seat]
+        out: list[dict] = [{"type": "draw_movement"}]
+        board = self.board(state)
+        for pid in board.adjacent[p["pawn"]]:
+            for cards in self._payments(board.paths[pid]["squares"], p["movement"]):
+                out.append({"type": "move", "path": pid, "cards": cards})
+        out += self._legal_exchanges(state, p)
+        return out
+
+    @staticmethod
+    def _payments(need: dict[str, int], hand: dict[str, int]) -> list[dict[str, int]]:
+        total = sum(need.values())
+        colours = [c for c in COLOURS if need.get(c, 0)]
+        out: list[dict[str, int]] = []
+
+        def rec(i: int, acc: dict[str, int], paid: int) -> None:
+            if i == len(colours):
+                eye = total - paid
+                if eye <= hand["eye"]:
+                    cards = {k: v for k, v in acc.items() if v}
+                    if eye:
+                        cards["eye"] = eye
+                    out.append(cards)
+                return
+            c = colours[i]
+            for k in range(min(need[c], hand[c]), -1, -1):
+                acc[c] = k
+                rec(i + 1, acc, paid + k)
+            acc[c] = 0
+
+        rec(0, {c: 0 for c in colours}, 0)
+        return out
+
+    @staticmethod
+    def _bag_available(state: dict) -> bool:
+        return bool(state["bag"]) or any(state["glyph_discard"].values())
+
+    def _legal_exchanges(self, state: dict, p: dict) -> list[dict]:
+        out = []
+        bag = self._bag_available(state)
+        market = [g for g in GLYPHS if state["market"][g]]
+        for pay in GLYPHS:
+            if not p["holder"][pay]:
+                continue
+            if bag:
+                out.append({"type": "exchange", "pay": pay, "take": "bag"})
+            for take in market:
+                out.append({"type": "exchange", "pay": pay, "take": take})
+        return out
+
+    def _legal_pending(self, state: dict, seat: int, pend: dict) -> list[dict]:
+        p = state["seats"][seat]
+        kind = pend["kind"]
+        held = [(g, p["holder"][g]) for g in GLYPHS if p["holder"][g]]
+        if kind == "capacity":
+            return [{"type": "discard_excess", "glyphs": ms}
+                    for ms in _multisets(held, pend["count"])]
+        if kind == "temple-offering":
+            return [{"type": "event_choice", "take": g} for g in GLYPHS if state["market"][g]]
+        if kind == "wisdom-of-thoth":
+            return [{"type": "event_choice", "return": ms}
+                    for ms in _multisets(held, pend["count"])]
+        if kind == "tomb-robbers":
+            return [{"type": "event_choice", "return": g} for g, _ in held]
+        if kind == "sacred-barque":
+            board = self.board(state)
+            return ([{"type": "event_choice", "path": pid} for pid in board.adjacent[p["pawn"]]]
+                    + [{"type": "event_choice", "path": None}])
+        if kind == "sandstorm":
+            hand = [(k, p["movement"][k]) for k in KINDS if p["movement"][k]]
+            return [{"type": "event_choice",
+                     "discard": {k: v for k, v in _count(ms, KINDS).items() if v}}
+                    for ms in _multisets(hand, pend["count"])]
+        if kind == "divine-revelation":
+            return ([{"type": "event_choice", "god": g} for g in p["gods"]]
+                    + [{"type": "event_choice", "god": None}])
+        return []  # pragma: no cover
+
+    def _legal_solo(self, state: dict, seat: int) -> list[dict]:
+        p = state["seats"][seat]
+        pend = state["pending"]
+        if pend is not None:
+            return [{"type": "discard_glyph", "glyph": g} for g in GLYPHS if p["holder"][g]]
+        out = [{"type": "form_god", "god": g} for g in p["gods"]
+               if self._has_spelling(p["holder"], g)]
+        out.append({"type": "buy_glyph"})
+        return out
+
+    def timeout_action(self, state: dict, seat: int) -> dict:
+        p = state["seats"][seat]
+        last_held = [g for g in GLYPHS if p["holder"][g]]
+        pend = state["pending"]
+        if state["variant"] == "solo":
+            if pend is not None:
+                return {"type": "discard_glyph", "glyph": last_held[-1]}
+            return {"type": "buy_glyph"}
+        if pend is None:
+            return {"type": "draw_movement"}
+        kind = pend["kind"]
+
+        def give_up(k: int) -> list[str]:
+            hold = dict(p["holder"])
+            out = []
+            for _ in range(k):
+                g = [x for x in GLYPHS if hold[x]][-1]
+                hold[g] -= 1
+                out.append(g)
+            return sorted(out, key=GLYPH_INDEX.__getitem__)
+
+        if kind == "capacity":
+            return {"type": "discard_excess", "glyphs": give_up(pend["count"])}
+        if kind == "temple-offering":
+            return {"type": "event_choice",
+                    "take": next(g for g in GLYPHS if state["market"][g])}
+        if kind == "wisdom-of-thoth":
+            return {"type": "event_choice", "return": give_up(pend["count"])}
+        if kind == "tomb-robbers":
+            return {"type": "event_choice", "return": last_held[-1]}
+        if kind == "sacred-barque":
+            return {"type": "event_choice", "path": None}
+        if kind == "divine-revelation":
+            return {"type": "event_choice", "god": None}
+        if kind == "sandstorm":
+            hand = dict(p["movement"])
+            out: dict[str, int] = {}
+            for _ in range(pend["count"]):
+                k = next(x for x in KINDS if hand[x])
+                hand[k] -= 1
+                out[k] = out.get(k, 0) + 1
+            return {"type": "event_choice", "discard": {k: out[k] for k in KINDS if k in out}}
+        return self.legal_actions(state, seat)[0]  # pragma: no cover
+
+    # ------------------------------------------------------------------------------------
+    # decide
+
+    def decide(self, state: dict, seat: int, action: dict, rng) -> list[dict]:
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise _illegal("malformed_action", "an action is an object with a string 'type'")
+        if state["over"]:
+            raise _illegal("game_over", "the game is over")
+        if seat not in self.awaiting(state):
+            raise _illegal("not_your_turn", "the game is not waiting for this seat")
+        ctx = _Ctx(self, state, rng)
+        if state["variant"] == "solo":
+            self._decide_solo(ctx, seat, action)
+        else:
+            self._decide_standard(ctx, seat, action)
+        return ctx.events
+
+    # -- payload parsing --------------------------------------------------------------------
+
+    @staticmethod
+    def _fields(action: dict, *names: str) -> None:
+        for name in names:
+            if name not in action:
+                raise _illegal("missing_field", "a field is missing", field=name)
+        for key in action:
+            if key != "type" and key not in names:
+                raise _illegal("unexpected_field", "unexpected field", field=str(key)[:64])
+
+    @staticmethod
+    def _glyph(value: Any, field: str) -> str:
+        if not isinstance(value, str):
+            raise _illegal("invalid_field", "a glyph id is a string", field=field)
+        if value not in GLYPH_INDEX:
+            raise _illegal("unknown_glyph", "unknown glyph id", field=field)
+        return value
+
+    def _glyphs(self, value: Any, field: str, count: int) -> list[str]:
+        if not isinstance(value, list):
+            raise _illegal("invalid_field", "a list of glyph ids is expected", field=field)
+        if len(value) != count:
+            raise _illegal("wrong_glyph_count", "wrong number of glyphs", field=field,
+                           expected=count)
+        return [self._glyph(v, field) for v in value]
+
+    @staticmethod
+    def _cards(value: Any, field: str) -> dict[str, int]:
+        if not isinstance(value, dict):
+            raise _illegal("invalid_field", "cards are an object kind -> count", field=field)
+        out = _zero(KINDS)
+        for k, v in value.items():
+            if k not in KINDS:
+                raise _illegal("unknown_card_kind", "unknown movement card kind", field=field)
+            if not _is_int(v) or v < 0:
+                raise _illegal("invalid_field", "card counts are integers >= 0", field=field)
+            out[k] = v
+        return out
+
+    @staticmethod
+    def _need_in_holder(p: dict, glyphs: list[str]) -> None:
+        need = _count(glyphs, GLYPHS)
+        for g in GLYPHS:
+            if need[g] > p["holder"][g]:
+                raise _illegal("glyph_not_in_holder", "you do not hold these glyphs", glyph=g)
+
+    # -- standard -----------------------------------------------------------------------------
+
+    def _decide_standard(self, ctx: _Ctx, seat: int, action: dict) -> None:
+        s = ctx.s
+        t = action["type"]
+        if t not in self.STANDARD_ACTIONS:
+            raise _illegal("unknown_action", "unknown action type for this variant",
+                           allowed=list(self.STANDARD_ACTIONS))
+        pend = s["pending"]
+        p = s["seats"][seat]
+        if pend is not None:
+            if pend["kind"] == "capacity":
+                if t != "discard_excess":
+                    raise _illegal("capacity_exceeded",
+                                   "your holder is above capacity: discard_excess first",
+                                   excess=pend["count"])
+                self._fields(action, "glyphs")
+                glyphs = self._glyphs(action["glyphs"], "glyphs", pend["count"])
+                self._need_in_holder(p, glyphs)
+                ctx.emit("DecisionResolved", {"kind": "capacity"}, seat)
+                ctx.emit("GlyphsToMarket", {"glyphs": sorted(glyphs, key=GLYPH_INDEX.get),
+                                            "reason": "capacity"}, seat)
+            else:
+                if t != "event_choice":
+                    raise _illegal("decision_pending", "an event decision is pending",
+                                   kind=pend["kind"])
+                self._event_choice(ctx, seat, pend, action)
+        else:
+            if t in ("event_choice", "discard_excess"):
+                raise _illegal("nothing_pending", "there is no pending decision")
+            if t == "draw_movement":
+                self._fields(action)
+                self._draw_movement(ctx, seat, DRAW_MOVEMENT)
+            elif t == "move":
+                self._move(ctx, seat, action)
+            else:
+                self._exchange(ctx, seat, action)
+        self._settle(ctx)
+
+    def _move(self, ctx: _Ctx, seat: int, action: dict) -> None:
+        s = ctx.s
+        p = s["seats"][seat]
+        self._fields(action, "path", "cards")
+        pid = action["path"]
+        board = self.board(s)
+        if not isinstance(pid, str):
+            raise _illegal("invalid_field", "path is a path id", field="path")
+        if pid not in board.paths:
+            raise _illegal("unknown_path", "no such path", field="path")
+        if pid not in board.adjacent[p["pawn"]]:
+            raise _illegal("path_not_adjacent", "the path does not touch your space", path=pid)
+        pay = self._cards(action["cards"], "cards")
+        need = board.paths[pid]["squares"]
+        for c in COLOURS:
+            if pay[c] and not need.get(c, 0):
+                raise _illegal("colour_not_on_path", "this colour is not on the path", colour=c)
+        for c in COLOURS:
+            if pay[c] > need.get(c, 0):
+                raise _illegal("too_many_of_colour", "more cards than squares of a colour",
+                               colour=c, squares=need.get(c, 0))
+        if sum(pay.values()) != sum(need.values()):
+            raise _illegal("wrong_card_count", "play exactly one card per square",
+                           squares=sum(need.values()))
+        for k in KINDS:
+            if pay[k] > p["movement"][k]:
+                raise _illegal("card_not_in_hand", "you do not hold these cards", kind=k)
+        frm = p["pawn"]
+        to = board.other_end(pid, frm)
+        ctx.emit("PawnMoved", {"path": pid, "from": frm, "to": to,
+                               "cards": {k: pay[k] for k in KINDS if pay[k]}}, seat)
+        self._arrive(ctx, seat, to)
+
+    def _exchange(self, ctx: _Ctx, seat: int, action: dict) -> None:
+        s = ctx.s
+        p = s["seats"][seat]
+        self._fields(action, "pay", "take")
+        pay = self._glyph(action["pay"], "pay")
+        take = action["take"]
+        if take != "bag":
+            take = self._glyph(take, "take")
+        if not p["holder"][pay]:
+            raise _illegal("glyph_not_in_holder", "you do not hold this glyph", glyph=pay)
+        if take == "bag":
+            if not self._bag_available(s):
+                raise _illegal("no_glyph_source", "the bag and the glyph discard pile are empty")
+        elif not s["market"][take]:
+            raise _illegal("glyph_not_in_market", "this glyph was not face up in the market",
+                           glyph=take)
+        ctx.emit("GlyphsToMarket", {"glyphs": [pay], "reason": "exchange"}, seat)
+        if take == "bag":
+            self._draw_glyphs(ctx, seat, 1)
+        else:
+            ctx.emit("GlyphTakenFromMarket", {"glyph": take, "reason": "exchange"}, seat)
+
+    # -- drawing ----------------------------------------------------------------------------
+
+    def _draw_movement(self, ctx: _Ctx, seat: int, n: int) -> None:
+        s = ctx.s
+        while n > 0:
+            if not s["movement_deck"]:
+                if not any(s["movement_discard"].values()):
+                    return
+                deck = ctx.rng.shuffled(canonical_movement(s["movement_discard"]))
+                ctx.emit("MovementReshuffled", {"deck": deck})
+            cards = s["movement_deck"][:n]
+            ctx.emit("MovementDrawn", {"cards": cards}, seat)
+            n -= len(cards)
+
+    def _draw_glyphs(self, ctx: _Ctx, seat: int, n: int) -> int:
+        s = ctx.s
+        drawn = 0
+        while n > drawn:
+            if not s["bag"]:
+                if not any(s["glyph_discard"].values()):
+                    break
+                bag = ctx.rng.shuffled(canonical_glyphs(s["glyph_discard"]))
+                ctx.emit("BagRefilled", {"bag": bag})
+            glyphs = s["bag"][:n - drawn]
+            ctx.emit("GlyphsDrawn", {"glyphs": glyphs}, seat)
+            drawn += len(glyphs)
+        return drawn
+
+    # -- arrival, conquest, events -------------------------------------------------------------
+
+    def _arrive(self, ctx: _Ctx, seat: int, space: str) -> None:
+        s = ctx.s
+        p = s["seats"][seat]
+        node = self.board(s).nodes[space]
+        if node["kind"] == "pyramid":
+            god = node["god"]
+            if god in p["gods"] and self._has_spelling(p["holder"], god):
+                self._conquer(ctx, seat, god, "GodConquered")
+        elif node["kind"] == "event":
+            if not s["event_deck"]:
+                if not any(s["event_discard"].values()):
+                    return
+                deck = ctx.rng.shuffled(canonical_events(s["event_discard"]))
+                ctx.emit("EventDeckReshuffled", {"deck": deck})
+            card = s["event_deck"][0]
+            ctx.emit("EventDrawn", {"card": card, "space": space}, seat)
+            self._resolve_event(ctx, seat, card)
+
+    def _conquer(self, ctx: _Ctx, seat: int, god: str, type_: str) -> None:
+        s = ctx.s
+        p = s["seats"][seat]
+        spelling = _glyph_list(SPELLING[god])
+        ctx.emit(type_, {"god": god, "value": GOD[god]["value"], "spelling": spelling}, seat)
+        if s["god_deck"]:
+            ctx.emit("GodDrawn", {"god": s["god_deck"][0]}, seat)
+        if type_ == "GodConquered":
+            self._draw_glyphs(ctx, seat, len(spelling))
+        if not s["god_deck"] and not p["gods"] and s["final"] is None:
+            n = s["n"]
+            ctx.emit("FinalRoundStarted",
+                     {"seats": [(seat + i) % n for i in range(1, n)
+                                if not self._resigned(s, (seat + i) % n)]}, seat)
+
+    def _resolve_event(self, ctx: _Ctx, seat: int, card: str) -> None:
+        s = ctx.s
+        p = s["seats"][seat]
+        eff = EVENT[card]["effect"]
+        kind, n = eff["kind"], eff["n"]
+        if kind == "draw_movement":
+            self._draw_movement(ctx, seat, n)
+        elif kind == "draw_glyphs":
+            self._draw_glyphs(ctx, seat, n)
+        elif kind == "take_market":
+            if any(s["market"].values()):
+                ctx.emit("DecisionPending", {"kind": card, "count": 1, "card": card}, seat)
+                return
+            self._draw_glyphs(ctx, seat, n)
+        elif kind == "draw_and_return":
+            got = self._draw_glyphs(ctx, seat, n)
+            if got:
+                ctx.emit("DecisionPending", {"kind": card, "count": got, "card": card}, seat)
+                return
+        elif kind == "free_move":
+            ctx.emit("DecisionPending", {"kind": card, "count": 1, "card": card}, seat)
+            return
+        elif kind == "discard_movement":
+            total = sum(p["movement"].values())
+            if total > n:
+                ctx.emit("DecisionPending", {"kind": card, "count": n, "card": card}, seat)
+                return
+            if total:
+                ctx.emit("MovementDiscarded",
+                         {"cards": {k: v for k, v in p["movement"].items() if v}}, seat)
+        elif kind == "return_glyph":
+            if any(p["holder"].values()):
+                ctx.emit("DecisionPending", {"kind": card, "count": n, "card": card}, seat)
+                return
+        elif kind == "swap_god":
+            if s["god_deck"] and p["gods"]:
+                ctx.emit("DecisionPending", {"kind": card, "count": 1, "card": card}, seat)
+                return
+        elif kind == "skip_turn":
+            ctx.emit("SkipNextTurn", {}, seat)
+        self._finish_event(ctx, seat, card)
+
+    def _finish_event(self, ctx: _Ctx, seat: int, card: str) -> None:
+        ctx.emit("EventDiscarded", {"card": card})
+        self._capacity(ctx, seat)
+
+    def _capacity(self, ctx: _Ctx, seat: int) -> None:
+        excess = sum(ctx.s["seats"][seat]["holder"].values()) - CAPACITY
+        if excess > 0:
+            ctx.emit("DecisionPending", {"kind": "capacity", "count": excess, "card": None},
+                     seat)
+
+    def _event_choice(self, ctx: _Ctx, seat: int, pend: dict, action: dict) -> None:
+        s = ctx.s
+        p = s["seats"][seat]
+        kind = pend["kind"]
+        card = pend["card"]
+        if kind == "temple-offering":
+            self._fields(action, "take")
+            g = self._glyph(action["take"], "take")
+            if not s["market"][g]:
+                raise _illegal("glyph_not_in_market", "this glyph is not in the market", glyph=g)
+            ctx.emit("DecisionResolved", {"kind": kind}, seat)
+            ctx.emit("GlyphTakenFromMarket", {"glyph": g, "reason": kind}, seat)
+        elif kind == "wisdom-of-thoth":
+            self._fields(action, "return")
+            glyphs = self._glyphs(action["return"], "return", pend["count"])
+            self._need_in_holder(p, glyphs)
+            ctx.emit("DecisionResolved", {"kind": kind}, seat)
+            ctx.emit("GlyphsToMarket", {"glyphs": sorted(glyphs, key=GLYPH_INDEX.get),
+                                        "reason": kind}, seat)
+        elif kind == "tomb-robbers":
+            self._fields(action, "return")
+            g = self._glyph(action["return"], "return")
+            self._need_in_holder(p, [g])
+            ctx.emit("DecisionResolved", {"kind": kind}, seat)
+            ctx.emit("GlyphsToMarket", {"glyphs": [g], "reason": kind}, seat)
+        elif kind == "sandstorm":
+            self._fields(action, "discard")
+            cards = self._cards(action["discard"], "discard")
+            if sum(cards.values()) != pend["count"]:
+                raise _illegal("wrong_card_count", "discard exactly this many cards",
+                               expected=pend["count"])
+            for k in KINDS:
+                if cards[k] > p["movement"][k]:
+                    raise _illegal("card_not_in_hand", "you do not hold these cards", kind=k)
+            ctx.emit("DecisionResolved", {"kind": kind}, seat)
+            ctx.emit("MovementDiscarded", {"cards": {k: cards[k] for k in KINDS if cards[k]}},
+                     seat)
+        elif kind == "divine-revelation":
+            self._fields(action, "god")
+            god = action["god"]
+            if god is not None:
+                if not isinstance(god, str):
+                    raise _illegal("invalid_field", "god is a god id or null", field="god")
+                if god not in p["gods"]:
+                    raise _illegal("card_not_in_hand", "this God card is not in your hand")
+            ctx.emit("DecisionResolved", {"kind": kind, "declined": god is None}, seat)
+            if god is not None:
+                ctx.emit("GodSwapped", {"put": god, "drew": s["god_deck"][0]
+                                        if s["god_deck"] else god}, seat)
+        elif kind == "sacred-barque":
+            self._fields(action, "path")
+            pid = action["path"]
+            board = self.board(s)
+            if pid is not None:
+                if not isinstance(pid, str):
+                    raise _illegal("invalid_field", "path is a path id or null", field="path")
+                if pid not in board.paths:
+                    raise _illegal("unknown_path", "no such path", field="path")
+                if pid not in board.adjacent[p["pawn"]]:
+                    raise _illegal("path_not_adjacent", "the path does not touch your space",
+                                   path=pid)
+            ctx.emit("DecisionResolved", {"kind": kind, "declined": pid is None}, seat)
+            ctx.emit("EventDiscarded", {"card": card})
+            if pid is not None:
+                frm = p["pawn"]
+                to = board.other_end(pid, frm)
+                ctx.emit("PawnMoved", {"path": pid, "from": frm, "to": to, "cards": {},
+                                       "reason": kind}, seat)
+                self._arrive(ctx, seat, to)
+            return
+        self._finish_event(ctx, seat, card)
+
+    # -- turn flow --------------------------------------------------------------------------
+
+    def _settle(self, ctx: _Ctx) -> None:
+        s = ctx.s
+        if s["over"] or s["pending"] is not None:
+            return
+        self._end_turn(ctx)
+
+    def _end_turn(self, ctx: _Ctx) -> None:
+        s = ctx.s
+        ctx.emit("TurnEnded", {}, s["current"])
+        while True:
+            if s["turn_limit"] and s["turns"] >= s["turn_limit"]:
+                ctx.emit("GameEnded", {"reason": "turn_limit"})
+                return
+            if s["final"] is not None:
+                if not s["final"]["remaining"]:
+                    ctx.emit("GameEnded", {"reason": "final_round"})
+                    return
+                nxt = s["final"]["remaining"][0]
+            else:
+                nxt = self._next_active(s, s["current"])
+                if nxt is None:  # pragma: no cover - resign ends the game before that
+                    ctx.emit("GameEnded", {"reason": "resignation"})
+                    return
+            if s["seats"][nxt]["skip"]:
+                ctx.emit("TurnSkipped", {}, nxt)
+                continue
+            ctx.emit("TurnStarted", {}, nxt)
+            return
+
+    # -- solo -------------------------------------------------------------------------------
+
+    def _decide_solo(self, ctx: _Ctx, seat: int, action: dict) -> None:
+        s = ctx.s
+        p = s["seats"][seat]
+        t = action["type"]
+        if t not in self.SOLO_ACTIONS:
+            raise _illegal("unknown_action", "unknown action type for this variant",
+                           allowed=list(self.SOLO_ACTIONS))
+        pend = s["pending"]
+        if pend is not None and t != "discard_glyph":
+            raise _illegal("capacity_exceeded",
+                           "your holder is above capacity: discard_glyph first",
+                           excess=pend["count"])
+        if t == "discard_glyph":
+            if pend is None:
+                raise _illegal("nothing_pending", "there is no pending discard")
+            self._fields(action, "glyph")
+            g = self._glyph(action["glyph"], "glyph")
+            self._need_in_holder(p, [g])
+            ctx.emit("DecisionResolved", {"kind": "capacity"}, seat)
+            ctx.emit("GlyphsDiscarded", {"glyphs": [g], "reason": "capacity"}, seat)
+            if sum(p["holder"].values()) > CAPACITY:  # pragma: no cover - one tile at a time
+                ctx.emit("DecisionPending", {"kind": "capacity", "count": 1, "card": None},
+                         seat)
+                return
+            self._end_turn(ctx)
+        elif t == "form_god":
+            self._fields(action, "god")
+            god = action["god"]
+            if not isinstance(god, str):
+                raise _illegal("invalid_field", "god is a god id", field="god")
+            if god not in p["gods"]:
+                raise _illegal("card_not_in_hand", "this God card is not in your hand")
+            if not self._has_spelling(p["holder"], god):
+                raise _illegal("not_formable", "your holder lacks glyphs of this name")
+            self._conquer(ctx, seat, god, "GodFormed")
+            if not s["god_deck"] and not p["gods"]:
+                self._end_turn(ctx)
+        else:
+            self._fields(action)
+            ctx.emit("GlyphBought", {}, seat)
+            self._draw_glyphs(ctx, seat, 1)
+            excess = sum(p["holder"].values()) - CAPACITY
+            if excess > 0:
+                ctx.emit("DecisionPending", {"kind": "capacity", "count": excess,
+                                             "card": None}, seat)
+                return
+            self._end_turn(ctx)
+
+    # ------------------------------------------------------------------------------------
+    # resignation (spec 12.4; see the module docstring)
+
+    def resign(self, state: dict, seat: int) -> list[dict] | None:
+        if (state["over"] or not _is_int(seat) or not 0 <= seat < state["n"]
+                or self._resigned(state, seat)):
+            return None  # nothing the rules can do: the shell ends the game for the seat
+        solo = state["variant"] == "solo"
+        if solo and state["n"] == 1:
+            return None  # solo (10.1): resigning is a loss and ends the game
+        ctx = _Ctx(self, state, None)
+        s = ctx.s
+        p = s["seats"][seat]
+        on_turn = s["current"] == seat
+        pend = s["pending"]
+        ctx.emit("PlayerResigned", {
+            "gods": list(p["gods"]),
+            "movement": {k: p["movement"][k] for k in KINDS if p["movement"][k]},
+            "glyphs": {g: p["holder"][g] for g in GLYPHS if p["holder"][g]},
+            "dropped": pend["kind"] if pend is not None and pend["seat"] == seat else None,
+        }, seat)
+        if on_turn and s["event_card"] is not None:
+            ctx.emit("EventDiscarded", {"card": s["event_card"]})
+        active = [i for i in range(s["n"]) if not self._resigned(s, i)]
+        if (not solo and len(active) <= 1) or not active:
+            ctx.emit("GameEnded", {"reason": "resignation"})
+            return ctx.events
+        if on_turn:
+            self._end_turn(ctx)
+        return ctx.events
+
+    # ------------------------------------------------------------------------------------
+    # results
+
+    def _final_scores(self, state: dict) -> tuple[list[int], list[dict]]:
+        solo = state["variant"] == "solo"
+        scores, details = [], []
+        for p in state["seats"]:
+            sons = sum(1 for g in p["conquered"] if g in SONS)
+            bonus = 0 if solo else SONS_BONUS.get(min(sons, 4), 0)
+            total = p["score"] + SCARAB_POINTS * p["scarabs"] + bonus
+            d = {"track": p["score"], "scarabs": p["scarabs"],
+                 "scarab_points": SCARAB_POINTS * p["scarabs"], "sons_of_horus": sons,
+                 "sons_bonus": bonus, "amon_ra": TIEBREAK_GOD in p["conquered"],
+                 "conquered": [{"god": g, "value": GOD[g]["value"]} for g in p["conquered"]],
+                 "total": total}
+            if solo:
+                d["paid"] = p["paid"]
+                d["margin"] = total - p["paid"]
+                d["beats_pharaoh"] = total > p["paid"]
+            scores.append(total)
+            details.append(d)
+        return scores, details
+
+    def result(self, state: dict) -> dict | None:
+        if not state["over"]:
+            return None
+        scores, details = self._final_scores(state)
+        solo = state["variant"] == "solo"
+        resigned = [i for i in range(state["n"]) if self._resigned(state, i)]
+        active = [i for i in range(state["n"]) if i not in resigned]
+        for i, d in enumerate(details):
+            d["resigned"] = i in resigned
+        if solo:
+            keys = [(d["margin"], d["sons_of_horus"], int(d["amon_ra"])) for d in details]
+        else:
+            keys = [(sc, d["sons_of_horus"], int(d["amon_ra"]))
+                    for sc, d in zip(scores, details)]
+        ranks = [0] * state["n"]
+        for i, r in zip(active, competition_ranks([keys[i] for i in active])):
+            ranks[i] = r
+        for i, r in zip(resigned, competition_ranks([keys[i] for i in resigned])):
+            ranks[i] = len(active) + r
+        if solo:
+            winners = [i for i in active if details[i]["beats_pharaoh"]]
+        else:
+            winners = [i for i in active if ranks[i] == 1]
+        return {"scores": scores, "ranks": ranks, "winners": winners,
+                "details": {"seats": details, "end_reason": state["end_reason"],
+                            "turns": state["turns"], "resigned": resigned}}
+
+    # ------------------------------------------------------------------------------------
+    # information
+
+    def view(self, state: dict, viewer) -> dict:
+        over = state["over"]
+        solo = state["variant"] == "solo"
+        seats = []
+        for i, p in enumerate(state["seats"]):
+            mine = over or sees(viewer, i)
+            sons = sum(1 for g in p["conquered"] if g in SONS)
+            v = {"seat": i, "name": state["names"][i], "score": p["score"],
+                 "scarabs": p["scarabs"], "conquered": list(p["conquered"]),
+                 "sons_of_horus": sons,
+                 "movement_count": sum(p["movement"].values()),
+                 "gods_count": len(p["gods"]), "holder_count": sum(p["holder"].values()),
+                 "skip_next_turn": p["skip"], "resigned": self._resigned(state, i)}
+            if solo:
+                v["paid"] = p["paid"]
+            else:
+                v["pawn"] = p["pawn"]
+            if mine:
+                if not solo:
+                    v["movement"] = dict(p["movement"])
+                v["gods"] = list(p["gods"])
+                v["holder"] = dict(p["holder"])
+            seats.append(v)
+        pend = state["pending"]
+        out: dict = {
+            "variant": state["variant"],
+            "phase": "over" if over else ("decision" if pend else "turn"),
+            "turn": state["turns"] + (0 if over else 1),
+            "round": state["turns"] // state["n"] + (0 if over else 1),
+            "turns_played": state["turns"],
+            "turn_limit": state["turn_limit"],
+            "current": None if over else state["current"],
+            "first_player": state["first_player"],
+            "god_deck_size": state["god_deck_size"],
+            "setup": state["setup"],
+            "seats": seats,
+            "resigned": [i for i in range(state["n"]) if self._resigned(state, i)],
+            "scores": self._final_scores(state)[0],
+            "god_deck_count": len(state["god_deck"]),
+            "bag_count": len(state["bag"]),
+            "glyph_discard": dict(state["glyph_discard"]),
+            "owners": dict(state["owners"]),
+            "pending": dict(pend) if pend else None,
+            "final_round": ({"trigger": state["final"]["trigger"],
+                             "remaining": list(state["final"]["remaining"])}
+                            if state["final"] else None),
+            "end_reason": state["end_reason"],
+        }
+        if not solo:
+            out.update({
+                "board": clone(self.board(state).doc),
+                "market": dict(state["market"]),
+                "movement_deck_count": len(state["movement_deck"]),
+                "movement_discard": dict(state["movement_discard"]),
+                "event_deck_count": len(state["event_deck"]),
+                "event_discard": dict(state["event_discard"]),
+                "event_card": state["event_card"],
+            })
+        if over or viewer == ALL:
+            out["hidden"] = {"movement_deck": list(state["movement_deck"]),
+                             "god_deck": list(state["god_deck"]),
+                             "gods_out": list(state["gods_out"]),
+                             "event_deck": list(state["event_deck"]),
+                             "bag": list(state["bag"])}
+            if viewer == ALL and not over:
+                for i, p in enumerate(state["seats"]):
+                    seats[i]["movement"] = dict(p["movement"])
+                    seats[i]["gods"] = list(p["gods"])
+                    seats[i]["holder"] = dict(p["holder"])
+        if over:
+            out["result"] = self.result(state)
+        return out
+
+    def visible(self, ev: dict, viewer) -> dict | None:
+        t = ev["type"]
+        d = ev["data"]
+        seat = ev.get("seat")
+        if viewer == ALL:
+            return ev
+        if t == "DecksShuffled":
+            return redact(ev, replace={k: len(d[k]) for k in
+                                       ("movement_deck", "god_deck", "gods_out", "event_deck",
+                                        "bag")})
+        if t in ("MovementReshuffled", "EventDeckReshuffled"):
+            return redact(ev, replace={"deck": len(d["deck"])})
+        if t == "BagRefilled":
+            return redact(ev, replace={"bag": len(d["bag"])})
+        if isinstance(seat, int) and sees(viewer, seat):
+            return ev
+        if t == "PlayerResigned":
+            return redact(ev, replace={"gods": len(d["gods"])})
+        if t == "HandDealt":
+            return redact(ev, replace={k: len(d[k]) for k in ("movement", "gods", "glyphs")})
+        if t == "MovementDrawn":
+            return redact(ev, replace={"cards": len(d["cards"])})
+        if t == "GlyphsDrawn":
+            return redact(ev, replace={"glyphs": len(d["glyphs"])})
+        if t == "GodDrawn":
+            return redact(ev, drop=("god",))
+        if t == "GodSwapped":
+            return redact(ev, drop=("put", "drew"))
+        return ev
+
+
+GAME = Papyrus()

@@ -1,0 +1,8 @@
+"""Tides of Time: one folder holds the game — ``rules`` (the decider), ``bots`` (the hooks of the
+heuristic and mcts levels) and ``render`` (the CLI's text drawing)."""
+
+from .rules import *  # noqa: F401,F403 - the rules' public names, as ``service.games.tides_of_time.X``
+from .rules import GAME
+from .bots import BOTS
+
+GAME.bots = BOTS
