@@ -1,8 +1,8 @@
 """Benchmark P4 (issue 9): ISMCTS simulation rate and the time of one bot decision.
 
-No server: bots are pure functions of an observation (``service.engine.bots``). Decision points come from
-one heuristic game per game type (``bench/arena.py``'s ``decision_points``: the observations a
-seat really gets, only those with more than one legal action).
+No server: bots are pure functions of an observation (``service.engine.bots``). Decision points
+come from one heuristic game per game type (``bench/arena.py``'s ``decision_points``: the
+observations a seat really gets, only those with more than one legal action).
 
 1. Simulations per second of ``service.engine.ismcts.search`` for Diamant and Tides of Time (30
    iterations per call, cycling over up to 40 decision points), next to a baseline measured in the
@@ -10,12 +10,12 @@ seat really gets, only those with more than one legal action).
    end, no tree, no policy). Both are reported per wall-clock second and per CPU second of this
    process (``time.process_time``: robust when other processes share the cores). Target: >= 2,000
    simulations per second.
-2. The time of one decision at default settings, ``service.engine.bots.choose(level, obs)`` (no budget
-   given: the mcts level uses ``DEFAULT_BUDGET_MS``), for every game type and level, over
-   several decision points each; the time of building the observation (``observe``) is reported
+2. The time of one decision at default settings, ``service.engine.bots.choose(level, obs)``
+   (no budget given: the mcts level uses ``DEFAULT_BUDGET_MS``), for every game type and level,
+   over several decision points each; the time of building the observation (``observe``) is reported
    apart. Target: every decision <= 1 s.
 
-If ``service/engine/ismcts.py`` (or a game's AI module) is missing, that part is skipped with a note.
+A game without bot hooks is skipped with a note.
 
     .venv/bin/python bench/p4_bots.py [--seconds 3] [--points 6] [--mcts-points 4]
 

@@ -2,14 +2,18 @@
 
 Plain HTML, CSS and JavaScript from ``service/static/viewer/`` — no build step, no CDN. The page
 talks only to this service's public API (spectator view, no token), so its Content Security
-Policy allows nothing but this origin.
+Policy allows nothing but this origin. What it draws per game comes from the game modules:
+``GET /viewer/games.json`` serves each game's name and ``Game.public_tables()`` (card tables);
+the drawing code stays in ``viewer.js``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Flask, send_from_directory
+from flask import Flask, jsonify, send_from_directory
+
+from ..games import GAMES
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static" / "viewer"
 
@@ -40,6 +44,14 @@ def register(app: Flask) -> None:
     @app.get("/viewer/")
     def viewer_index():
         return _send("index.html")
+
+    @app.get("/viewer/games.json")
+    def viewer_games():
+        resp = jsonify({"types": {tid: {"name": g.name, "tables": g.public_tables()}
+                                  for tid, g in GAMES.items()}})
+        resp.headers["X-Content-Type-Options"] = "nosniff"
+        resp.headers["Content-Security-Policy"] = CSP
+        return resp
 
     @app.get("/viewer/<path:filename>")
     def viewer_asset(filename: str):

@@ -158,6 +158,11 @@ class Game:
         """
         return event
 
+    def public_tables(self) -> dict:
+        """The game's public reference data a client needs to draw it (card tables and the
+        like), JSON-plain; served to the viewer (``GET /viewer/games.json``)."""
+        return {}
+
     def upcast(self, event: Event, schema: int) -> Event:
         """Bring an event written with an older ``schema`` up to :attr:`event_schema`."""
         return event

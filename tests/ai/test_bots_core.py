@@ -1,7 +1,7 @@
 """Bot levels for Diamant and Tides of Time, and the ISMCTS core (issue 7, part 2).
 
-Everything a bot gets is an :class:`service.engine.bots.Observation` built by :func:`service.engine.bots.observe`
-from the true state through ``view``/``visible``; these tests check that the bots only ever play
+Everything a bot gets is an :class:`service.engine.bots.Observation` built by
+:func:`service.engine.bots.observe` from the true state through ``view``/``visible``; these tests check that the bots only ever play
 legal actions from it, that the determinizers sample states consistent with it, and that they
 never depend on the true hidden state.
 """

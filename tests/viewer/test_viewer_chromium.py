@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from service.games.tides_of_time import CARDS
+
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CARTOUCHE_CHROMIUM", "/usr/bin/chromium")
@@ -193,6 +195,10 @@ def test_step_through_a_finished_game(vpage, viewer_url, finished_games, shots, 
     assert "winner" in pg.inner_text("#status-bar") or "result" in pg.inner_text("#status-bar")
     final = board_html(page)
     assert pg.locator("#board svg, #board .tcard, #board .cave").count() > 0, "nothing drawn"
+    if type_ == "tides-of-time":  # card names come from the rules' table (/viewer/games.json)
+        names = {c["name"] for c in CARDS.values()}
+        drawn = pg.locator("#board .tcard .nm").all_inner_texts()
+        assert drawn and set(drawn) - {"hidden"} <= names, drawn
     pg.screenshot(path=str(shots / f"{label}-final.png"), full_page=True)
 
     # the slider
@@ -277,6 +283,20 @@ def test_the_live_badge_shows_while_the_stream_is_still_connecting(vpage, viewer
     held[0].continue_()
     expect(pg.locator("#live-text")).to_have_text("live (stream)", timeout=10000)
     assert vpage.errors == [], vpage.errors
+
+
+def test_the_game_data_comes_from_the_game_modules(viewer_url):
+    from service.games import GAMES as REGISTRY
+
+    r = requests.get(viewer_url + "/viewer/games.json", timeout=5)
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/json")
+    types = r.json()["types"]
+    assert list(types) == list(REGISTRY)
+    assert {t: d["name"] for t, d in types.items()} == {t: g.name for t, g in REGISTRY.items()}
+    cards = types["tides-of-time"]["tables"]["cards"]
+    assert {int(n): c["name"] for n, c in cards.items()} == {n: c["name"] for n, c in CARDS.items()}
+    assert cards["18"]["objective"] == "another card beats their best: 8"
+    assert types["pharaohs-wall"]["tables"]["left_facing"]["CAMEL"] == 4
 
 
 def test_static_files_are_served_with_their_types(viewer_url):

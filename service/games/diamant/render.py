@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
-from ...engine.text import compact, multiset, who
+from ...engine.text import who
 
 
 def action_label(action: dict) -> str | None:

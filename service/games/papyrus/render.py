@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 
 from ...engine.text import compact, multiset, who

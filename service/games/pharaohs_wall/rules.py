@@ -935,6 +935,9 @@ class PharaohsWall(Game):
         return self._score(state)
 
     # -- information ----------------------------------------------------------------------
+    def public_tables(self) -> dict:
+        return {"animals": list(ANIMALS), "left_facing": dict(_DATA["left_facing"])}
+
     def view(self, state: State, viewer: Viewer) -> dict:
         over = self.is_over(state)
         who = ALL if over else viewer

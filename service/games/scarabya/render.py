@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from ...engine.text import compact, multiset, who
+from ...engine.text import compact, who
 
 
 def action_label(action: dict) -> str | None:

@@ -31,8 +31,8 @@ Rollout policy (inside simulations, on a determinized state, never reading the o
 pending choice): the greedy rule, epsilon-greedy with ``EPSILON = 0.25`` uniform random picks;
 relic choices as the heuristic.
 
-Simulation hooks (``service.engine.ismcts``): ``horizon`` cuts a simulation at the end of the current
-round's draft (when the fifth, forced pick is due; for a relic decision, when the next round
+Simulation hooks (``service.engine.ismcts``): ``horizon`` cuts a simulation at the end of the
+current round's draft (when the fifth, forced pick is due; for a relic decision, when the next round
 starts); ``evaluate`` then plays the rest of the game once with the same rollout policy on a lean
 copy of the state (:func:`playout`: plain lists and bitmasks, no events, no copies of the whole
 state), its random choices seeded from the state itself (so ``evaluate`` is a pure function), and

@@ -7,9 +7,9 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from ...engine.text import compact, multiset, who
+from ...engine.text import who
 
-from .rules import CARDS
+from .rules import CARDS, objective
 
 
 def action_label(action: dict) -> str | None:
@@ -27,21 +27,7 @@ def tides_card(number: Any) -> str:
     if card is None:
         return str(number)
     suit = card["suit"] or "no suit"
-    return f"{number} {card['name']} [{suit}] {_tides_goal(card)}"
-
-
-def _tides_goal(card: dict) -> str:
-    k, p = card["kind"], card["params"]
-    return {
-        "MAJ": lambda: f"{p['points']} if most {p['suit']}",
-        "EACH": lambda: f"{p['points']} per {p['suit']}",
-        "SET": lambda: f"{p['points']} per set of {'+'.join(p['suits'])}",
-        "MISSING": lambda: f"{p['points']} per missing suit",
-        "SINGLES": lambda: f"{p['points']} if most single suits",
-        "BEST": lambda: f"{p['points']} if largest suit",
-        "TIES": lambda: "wins your ties",
-        "DOUBLE": lambda: "doubles your largest suit",
-    }.get(k, lambda: k)()
+    return f"{number} {card['name']} [{suit}] {objective(card)}"
 
 
 def draw(s: dict, names: list[str], you: int | None) -> list:

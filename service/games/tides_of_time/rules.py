@@ -99,6 +99,26 @@ CARDS: dict[int, dict[str, Any]] = {
     for number, cid, name, czech, suit, kind, params in _CARD_ROWS
 }
 NUMBERS: tuple[int, ...] = tuple(sorted(CARDS))
+
+
+def objective(card: dict[str, Any]) -> str:
+    """A card's scoring objective in a few words (section 2's table), for people reading it."""
+    p = card["params"]
+    kind = card["kind"]
+    if kind == "MAJ":
+        return f"most {p['suit']}: {p['points']}"
+    if kind == "EACH":
+        return f"{p['points']} per {p['suit']}"
+    if kind == "SET":
+        suits = "all five suits" if len(p["suits"]) == len(SUITS) else "+".join(p["suits"])
+        return f"{p['points']} per set of {suits}"
+    if kind == "MISSING":
+        return f"{p['points']} per missing suit"
+    if kind == "SINGLES":
+        return f"more single suits: {p['points']}"
+    if kind == "BEST":
+        return f"another card beats their best: {p['points']}"
+    return {"TIES": "wins every tie", "DOUBLE": "doubles your biggest suit"}[kind]
 CANONICAL_DECK: tuple[int, ...] = NUMBERS  # 1..18, the order every shuffle starts from
 
 #: Which card a rule refers to, by kind (each of these kinds exists on exactly one card).
@@ -602,6 +622,10 @@ class TidesOfTime(Game):
         return res
 
     # -- information ----------------------------------------------------------------------
+    def public_tables(self) -> dict:
+        return {"cards": {str(n): {"id": c["id"], "name": c["name"], "suit": c["suit"],
+                                   "objective": objective(c)} for n, c in CARDS.items()}}
+
     def view(self, state: State, viewer: Viewer) -> dict:
         over = state["phase"] == GAME_OVER
         # Spec 5.3.1: in the relic phase each seat has taken this round's 5 cards back into

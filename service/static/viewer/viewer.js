@@ -32,10 +32,11 @@
 
   const SEAT_COLOURS = ["#d32f2f", "#1e66c8", "#2e8b3a", "#e0a100", "#8e24aa", "#00838f"];
   const seatColour = (i) => SEAT_COLOURS[((i % SEAT_COLOURS.length) + SEAT_COLOURS.length) % SEAT_COLOURS.length];
-  const TYPE_NAMES = {
-    "pharaohs-wall": "Pharaoh's Wall", "scarabya": "Scarabya", "tides-of-time": "Tides of Time",
-    "diamant": "Diamant", "papyrus": "Papyrus",
-  };
+  // Each game's name and public tables (card tables and the like), from the game modules
+  // (GET /viewer/games.json); empty until loaded, and then drawing falls back to raw ids.
+  let GAME_DATA = {};
+  const typeName = (type) => (GAME_DATA[type] && GAME_DATA[type].name) || type;
+  const tables = (type) => (GAME_DATA[type] && GAME_DATA[type].tables) || {};
 
   // ------------------------------------------------------------------ API
   class ApiError extends Error {
@@ -85,7 +86,7 @@
         onclick: () => openGame(g.id),
       },
         h("td", { class: "mono", title: g.id, text: g.id.slice(0, 10) }),
-        h("td", { text: TYPE_NAMES[g.type] || g.type }),
+        h("td", { text: typeName(g.type) }),
         h("td", { class: `st-${g.status}`, text: g.status }),
         h("td", { text: g.version }),
         h("td", { class: "muted", text: g.created_ms ? new Date(g.created_ms).toLocaleString() : "" }),
@@ -149,7 +150,7 @@
 
   function renderHeader() {
     const g = app.head;
-    $("#game-title").textContent = `${TYPE_NAMES[g.type] || g.type} · ${g.id}`;
+    $("#game-title").textContent = `${typeName(g.type)} · ${g.id}`;
     const opts = Object.entries(g.options || {}).filter(([k, v]) => k !== "clock" && k !== "setup" && typeof v !== "object")
       .map(([k, v]) => `${k}=${v}`).join(", ");
     const players = (g.players || []).map((p) => `${p.name}${p.bot ? " (bot)" : ""}`).join(", ");
@@ -345,7 +346,6 @@
   const eventAt = (view) => app.events[view.version];
 
   // ------------------------------------------------------------------ Pharaoh's Wall
-  const PW_LEFT = { CAMEL: 4, MULE: 3, SNAKE: 4, IBIS: 3, CROCODILE: 4, FALCON: 3, CAT: 4 };
   const PW_COLOUR = {
     CAMEL: "#e8b651", MULE: "#a1887f", SNAKE: "#8bc34a", IBIS: "#81d4fa",
     CROCODILE: "#26a69a", FALCON: "#ff8a50", CAT: "#c58fdc",
@@ -354,7 +354,7 @@
     const m = /^H-([A-Z]+)-(\d+)$/.exec(id || "");
     if (!m) return { id, animal: null };
     const k = Number(m[2]);
-    return { id, animal: m[1], k, facing: k <= (PW_LEFT[m[1]] || 0) ? "LEFT" : "RIGHT" };
+    return { id, animal: m[1], k, facing: k <= ((tables("pharaohs-wall").left_facing || {})[m[1]] || 0) ? "LEFT" : "RIGHT" };
   }
   function pwArrow(x, y, facing, size) {
     const d = facing === "LEFT" ? -1 : 1;
@@ -592,29 +592,11 @@
   };
 
   // ------------------------------------------------------------------ Tides of Time
-  // number -> [id, name, suit, objective] (rules spec section 2)
-  const TT = {
-    1: ["kings_nest", "The Kings Nest", "palace", "wins every tie"],
-    2: ["ancient_divide", "The Ancient Divide", "palace", "MAJ stronghold: 7"],
-    3: ["eternal_palace", "The Eternal Palace", "palace", "3 per library"],
-    4: ["great_library", "Great Library of Ahmu", "library", "MAJ temple: 7"],
-    5: ["mana_well", "The Mana Well", "library", "9 per palace+stronghold+temple"],
-    6: ["citadel_of_prophets", "Citadel of the Prophets", "library", "3 per garden"],
-    7: ["golden_ziggurat", "The Golden Ziggurat", "garden", "MAJ palace: 7"],
-    8: ["gods_baths", "The Gods' Baths", "garden", "3 per stronghold"],
-    9: ["maze_of_the_damned", "Maze of the Damned", "garden", "13 per set of all five"],
-    10: ["eye_of_the_north", "The Eye of the North", "stronghold", "3 per missing suit"],
-    11: ["jinn_shackles", "The Jinn Shackles", "stronghold", "3 per temple"],
-    12: ["old_mans_pass", "Old Man's Pass", "stronghold", "MAJ library: 7"],
-    13: ["blood_tear_spring", "Blood-tear Spring", "temple", "MAJ garden: 7"],
-    14: ["sky_pillars", "The Sky Pillars", "temple", "5 per library+garden"],
-    15: ["vestibule", "The Vestibule", "temple", "3 per palace"],
-    16: ["molehill", "The Molehill", null, "more single suits: 8"],
-    17: ["roof_of_the_world", "The Roof of the World", null, "doubles your biggest suit"],
-    18: ["sapphire_port", "The Sapphire Port", null, "best card beats theirs: 8"],
-  };
+  // number -> {id, name, suit, objective} (the rules' card table, from the game module)
+  const ttInfo = (n) => (tables("tides-of-time").cards || {})[n];
   function ttCard(n, opts) {
-    const c = TT[n] || [String(n), `card ${n}`, null, ""];
+    const info = ttInfo(n);
+    const c = info ? [info.id, info.name, info.suit, info.objective] : [String(n), `card ${n}`, null, ""];
     const o = opts || {};
     return h("div", { class: `tcard suit-${c[2] || "none"}${o.relic ? " relic" : ""}`, "data-card": n, title: `${c[1]} (${c[2] || "no suit"}): ${c[3]}` },
       h("span", { class: "num", text: `${n} ${c[2] ? c[2] : "—"}` }),
@@ -663,7 +645,7 @@
       for (const r of rounds) {
         parts.push(h("details", {}, h("summary", { text: `round ${r.round}: card by card` }),
           seats.map((x, i) => h("div", { class: "kvline" }, seatTag(i), " ",
-            (r.per_card && r.per_card[i] || []).map((pc) => `${(TT[pc.card] || [pc.id, pc.id])[1]} ${pc.points}`).join(" · "),
+            (r.per_card && r.per_card[i] || []).map((pc) => `${(ttInfo(pc.card) || { name: pc.id }).name} ${pc.points}`).join(" · "),
             r.counts && r.counts[i] ? h("span", { class: "muted", text: `  (suits: ${Object.entries(r.counts[i]).map(([k, v]) => `${k} ${v}`).join(", ")})` }) : null))));
       }
     }
@@ -951,8 +933,9 @@
       else if (e.key === "End") { show(app.head.version); e.preventDefault(); }
     });
     window.addEventListener("popstate", () => routeFromUrl());
-    loadList();
-    routeFromUrl();
+    api("/viewer/games.json").then((body) => { GAME_DATA = (body && body.types) || {}; })
+      .catch(() => { GAME_DATA = {}; })
+      .then(() => { loadList(); routeFromUrl(); });
   }
 
   function routeFromUrl() {
