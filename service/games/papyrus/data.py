@@ -3,7 +3,9 @@
 ``game.json`` holds the alphabet and bag (``glyphs``), the God cards, the Event cards, the
 movement cards and the scoring constants (rules section 12.6). ``nile-rings-v1.json`` is the
 built-in board (section 2.6). A board supplied by a client (``options.board``) goes through the
-very same :func:`validate_board` and is rejected with a precise :class:`InvalidOptions` code.
+very same :data:`BOARD_SCHEMA` and :func:`validate_board` and is rejected with
+:class:`InvalidOptions` ``invalid_board`` (``details.option`` says where, ``details.expected`` or
+``details.reason`` what).
 """
 
 from __future__ import annotations

@@ -50,8 +50,9 @@ Illegal-action codes: unknown_action, wrong_phase, not_your_turn, missing_field,
 unexpected_field, invalid_field (wrong JSON type), card_not_in_hand, invalid_column,
 column_full, explorer_not_allowed, reserve_empty, reserve_not_empty, not_your_explorer,
 unknown_pillar, same_pillar, no_scarab, pillar_full, not_a_segment, invalid_victim,
-not_your_sarcophagus. Options: invalid_options, invalid_player_count, unknown_option,
-invalid_option, invalid_setup (``details.field`` and ``details.reason``).
+not_your_sarcophagus. Options (``service.engine.options``): invalid_options,
+invalid_player_count, unknown_option, invalid_option, invalid_setup (``details.option``, and
+``details.expected`` or ``details.reason``).
 
 With one animal per card every pair of a turn has the new card's animal (spec 14 item 4), so a
 turn has at most one pair group and the insert action's single ``explorer`` field covers it.
