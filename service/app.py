@@ -84,13 +84,14 @@ def _document_games(api) -> None:
     """Every game's options and action vocabulary as named JSON Schemas in the contract (the
     same schemas GET /v1/game-types serves), e.g. ``DiamantOptions``, ``DiamantActionDecide``."""
     from .games import GAMES
+    from .options import served_schema
 
     def camel(text: str) -> str:
         return "".join(part.capitalize() for part in text.replace("_", "-").split("-"))
 
     for game in GAMES.values():
         prefix = camel(game.type_id)
-        api.spec.components.schema(f"{prefix}Options", dict(game.options_schema))
+        api.spec.components.schema(f"{prefix}Options", served_schema(game))
         for action, schema in game.action_schemas.items():
             api.spec.components.schema(f"{prefix}Action{camel(action)}", dict(schema))
 

@@ -18,6 +18,30 @@ POLICIES = ("auto", "bot", "forfeit")
 MIN_MS, MAX_MS = 100, 7 * 24 * 3600 * 1000
 
 
+def _ms_schema(low: int) -> dict:
+    return {"type": ["integer", "null"], "minimum": low, "maximum": MAX_MS}
+
+
+#: JSON Schema of ``options.clock`` as :func:`normalize` accepts it; the catalog serves it in
+#: every game's options schema (``service.options.served_schema``).
+SCHEMA = {
+    "type": ["object", "null"],
+    "description": "a turn clock: a limit per decision, a Fischer bank (initial_ms, plus "
+                   "increment_ms per decision), or both; timeout says what happens to a seat "
+                   "that runs out",
+    "properties": {
+        "per_decision_ms": _ms_schema(MIN_MS),
+        "initial_ms": _ms_schema(MIN_MS),
+        "increment_ms": {**_ms_schema(0), "default": 0},
+        "timeout": {"enum": list(POLICIES), "default": "auto"},
+        "bot_level": {"enum": list(LEVELS), "default": "heuristic"},
+    },
+    "additionalProperties": False,
+    "anyOf": [{"required": [name], "properties": {name: {"type": "integer"}}}
+              for name in ("per_decision_ms", "initial_ms")],
+}
+
+
 class ClockError(ValueError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -36,8 +60,8 @@ def normalize(clock) -> dict | None:
     if unknown:
         raise ClockError("invalid_clock", f"unknown clock fields: {', '.join(unknown)}")
 
-    def ms(name, default=None, lo=MIN_MS):
-        value = clock.get(name, default)
+    def ms(name, lo=MIN_MS):
+        value = clock.get(name)
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= MAX_MS:
@@ -47,7 +71,7 @@ def normalize(clock) -> dict | None:
     out = {
         "per_decision_ms": ms("per_decision_ms"),
         "initial_ms": ms("initial_ms"),
-        "increment_ms": ms("increment_ms", 0, lo=0),
+        "increment_ms": ms("increment_ms", lo=0) or 0,  # null, like absent, is no increment
         "timeout": clock.get("timeout", "auto"),
         "bot_level": clock.get("bot_level", "heuristic"),
     }

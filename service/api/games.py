@@ -10,6 +10,7 @@ from ..gameplay import (CannotAbort, DeadlinePassed, GameService, IdempotencyKey
                         InvalidRequest, NotFound, SeatNotHuman, Table, VersionConflict,
                         body_digest)
 from ..games import GAMES
+from ..options import served_schema
 from . import Blueprint, json_response, ratelimit
 from .errors import ApiError, alt_errors
 
@@ -64,7 +65,7 @@ def game_types():
     return {"game_types": [{
         "id": g.type_id, "name": g.name, "min_players": g.min_players,
         "max_players": g.max_players, "variants": list(g.variants),
-        "options": g.options_schema, "actions": g.action_schemas,
+        "options": served_schema(g), "actions": g.action_schemas,
     } for g in GAMES.values()]}
 
 

@@ -93,7 +93,14 @@ class Game:
         Raise :class:`InvalidOptions` for anything wrong (including a bad ``options.setup``).
         The result is stored in the creation event, so it must be JSON-plain.
         """
-        return dict(options)
+        return self.checked_options(options)
+
+    def checked_options(self, options: Any) -> dict:
+        """``options`` checked against :attr:`options_schema`, its top-level defaults filled in
+        (:func:`service.engine.options.validate_options`); raises :class:`InvalidOptions`."""
+        from .options import validate_options  # options.py builds on this module
+
+        return validate_options(self.options_schema, options)
 
     def initial(self, players: Sequence[dict], options: dict) -> State:
         raise NotImplementedError

@@ -40,24 +40,24 @@ def test_defaults():
 
 
 @pytest.mark.parametrize("options,n,code", [
-    ({"variant": "coop"}, 2, "invalid_variant"),
-    ({"variant": ["solo"]}, 2, "invalid_variant"),
+    ({"variant": "coop"}, 2, "invalid_option"),
+    ({"variant": ["solo"]}, 2, "invalid_option"),
     ({}, 1, "invalid_player_count"),
     ({"variant": "solo"}, 6, "invalid_player_count"),
-    ({"first_player": 2}, 2, "invalid_first_player"),
-    ({"first_player": True}, 2, "invalid_first_player"),
-    ({"first_player": "0"}, 2, "invalid_first_player"),
-    ({"god_deck_size": 5}, 2, "invalid_god_deck_size"),
-    ({"god_deck_size": 37}, 2, "invalid_god_deck_size"),
-    ({"god_deck_size": 14}, 5, "invalid_god_deck_size"),
-    ({"variant": "solo", "god_deck_size": 2}, 1, "invalid_god_deck_size"),
-    ({"turn_limit": -1}, 2, "invalid_turn_limit"),
-    ({"turn_limit": 10**30}, 2, "invalid_turn_limit"),
-    ({"turn_limit": 1.5}, 2, "invalid_turn_limit"),
+    ({"first_player": 2}, 2, "invalid_option"),
+    ({"first_player": True}, 2, "invalid_option"),
+    ({"first_player": "0"}, 2, "invalid_option"),
+    ({"god_deck_size": 5}, 2, "invalid_option"),
+    ({"god_deck_size": 37}, 2, "invalid_option"),
+    ({"god_deck_size": 14}, 5, "invalid_option"),
+    ({"variant": "solo", "god_deck_size": 2}, 1, "invalid_option"),
+    ({"turn_limit": -1}, 2, "invalid_option"),
+    ({"turn_limit": 10**30}, 2, "invalid_option"),
+    ({"turn_limit": 1.5}, 2, "invalid_option"),
     ({"colour": "red"}, 2, "unknown_option"),
-    ({"board": "nile-rings-v2"}, 2, "unknown_board"),
+    ({"board": "nile-rings-v2"}, 2, "invalid_board"),
     ({"setup": []}, 2, "invalid_setup"),
-    ({"setup": {"deck": []}}, 2, "invalid_setup"),
+    ({"setup": {"deck": []}}, 2, "unknown_option"),
     ({"setup": {"god_deck": GODS[:35]}}, 2, "invalid_setup"),
     ({"setup": {"god_deck": GODS[:35] + GODS[:1]}}, 2, "invalid_setup"),
     ({"setup": {"god_deck": GODS[:35] + [None]}}, 2, "invalid_setup"),
@@ -65,6 +65,7 @@ def test_defaults():
     ({"setup": {"event_deck": canonical_events()[:-1] + ["gold"]}}, 2, "invalid_setup"),
     ({"setup": {"bag": canonical_glyphs()[:-1]}}, 2, "invalid_setup"),
     ({"variant": "solo", "setup": {"movement_deck": ["light"] * 110}}, 1, "invalid_setup"),
+    ({"clock": {"per_decision_ms": 1000}}, 2, "unknown_option"),  # the shell's, never the game's
 ])
 def test_invalid_options(options, n, code):
     bad(options, n, code)
@@ -127,53 +128,62 @@ def _mutated(fn):
     return doc
 
 
-@pytest.mark.parametrize("mutate,code", [
-    (lambda d: d.update(nodes="x"), "board_malformed"),
-    (lambda d: d.pop("id"), "board_malformed"),
-    (lambda d: d.update(extra=1), "board_malformed"),
-    (lambda d: d.update(colours=["light", "fire"]), "board_invalid_colour"),
-    (lambda d: d["nodes"].append({"id": "start", "kind": "event"}), "board_duplicate_node"),
-    (lambda d: d["nodes"].append({"id": "s2", "kind": "start"}), "board_start_count"),
-    (lambda d: d["nodes"][0].update(kind="event"), "board_start_count"),
-    (lambda d: d["nodes"].append({"id": "zz", "kind": "oasis"}), "board_invalid_node_kind"),
+@pytest.mark.parametrize("mutate,code,failed", [
+    (lambda d: d.update(nodes="x"), "invalid_board", "type"),
+    (lambda d: d.pop("id"), "invalid_board", "required"),
+    (lambda d: d.update(extra=1), "unknown_option", None),
+    (lambda d: d.update(colours=["light", "fire"]), "invalid_board", "enum"),
+    (lambda d: d["nodes"].append({"id": "start", "kind": "event"}), "invalid_board",
+     "duplicate_node"),
+    (lambda d: d["nodes"].append({"id": "s2", "kind": "start"}), "invalid_board", "start_count"),
+    (lambda d: d["nodes"][0].update(kind="event"), "invalid_board", "start_count"),
+    (lambda d: d["nodes"].append({"id": "zz", "kind": "oasis"}), "invalid_board", "enum"),
     (lambda d: d["nodes"].append({"id": "zz", "kind": "pyramid", "god": "zeus"}),
-     "board_unknown_god"),
+     "invalid_board", "enum"),
+    (lambda d: d["nodes"].append({"id": "zz", "kind": "pyramid"}), "invalid_board", "required"),
+    (lambda d: d["nodes"].append({"id": "zz", "kind": "event", "god": "horus"}),
+     "invalid_board", "not"),
     (lambda d: d["nodes"].append({"id": "zz", "kind": "pyramid", "god": "horus"}),
-     "board_duplicate_god"),
-    (lambda d: d["nodes"].pop(1), "board_god_missing"),
+     "invalid_board", "duplicate_god"),
+    (lambda d: d["nodes"].pop(1), "invalid_board", "god_missing"),
     (lambda d: d["paths"].append({"id": "q", "a": "start", "b": "nowhere",
-                                  "squares": {"light": 1}}), "board_unknown_node"),
+                                  "squares": {"light": 1}}), "invalid_board", "unknown_node"),
     (lambda d: d["paths"].append({"id": "q", "a": "e1", "b": "e1",
-                                  "squares": {"light": 1}}), "board_self_loop"),
+                                  "squares": {"light": 1}}), "invalid_board", "self_loop"),
     (lambda d: d["paths"].append({"id": "q", "a": "e1", "b": "start",
-                                  "squares": {"light": 1}}), "board_duplicate_path"),
+                                  "squares": {"light": 1}}), "invalid_board", "duplicate_path"),
     (lambda d: d["paths"].append({"id": "s0", "a": "e2", "b": "start",
-                                  "squares": {"light": 1}}), "board_duplicate_path_id"),
-    (lambda d: d["paths"][0].update(squares={}), "board_empty_path"),
-    (lambda d: d["paths"][0].update(squares={"light": 0}), "board_empty_path"),
-    (lambda d: d["paths"][0].update(squares={"gold": 1}), "board_invalid_colour"),
-    (lambda d: d["paths"][0].update(squares={"light": -1}), "board_invalid_squares"),
-    (lambda d: d["paths"][0].update(squares={"light": True}), "board_invalid_squares"),
-    (lambda d: d["paths"][0].update(squares={"light": 9, "water": 9}), "board_invalid_squares"),
+                                  "squares": {"light": 1}}), "invalid_board",
+     "duplicate_path_id"),
+    (lambda d: d["paths"][0].update(squares={}), "invalid_board", "empty_path"),
+    (lambda d: d["paths"][0].update(squares={"light": 0}), "invalid_board", "empty_path"),
+    (lambda d: d["paths"][0].update(squares={"gold": 1}), "unknown_option", None),
+    (lambda d: d["paths"][0].update(squares={"light": -1}), "invalid_board", "minimum"),
+    (lambda d: d["paths"][0].update(squares={"light": True}), "invalid_board", "type"),
+    (lambda d: d["paths"][0].update(squares={"light": 9, "water": 9}), "invalid_board",
+     "too_many_squares"),
     (lambda d: d.update(colours=["light", "water"]) or d["paths"][-1].update(
-        squares={"nature": 1}), "board_invalid_colour"),
-    (lambda d: d["paths"].pop(0), "board_god_unreachable"),
-    (lambda d: d["paths"].pop(), "board_not_connected"),
+        squares={"nature": 1}), "invalid_board", "not_a_board_colour"),
+    (lambda d: d["paths"].pop(0), "invalid_board", "god_unreachable"),
+    (lambda d: d["paths"].pop(), "invalid_board", "not_connected"),
     (lambda d: d["nodes"].extend({"id": f"n{i}", "kind": "event"} for i in range(300)),
-     "board_too_large"),
+     "invalid_board", "maxItems"),
 ])
-def test_invalid_boards(mutate, code):
-    bad({"board": _mutated(mutate)}, 2, code)
+def test_invalid_boards(mutate, code, failed):
+    details = bad({"board": _mutated(mutate)}, 2, code).details
+    assert details["option"].startswith("board")
+    if failed:
+        assert failed in (details.get("reason"), *details.get("expected", {}))
 
 
 def test_board_only_needs_the_gods_in_play_when_the_deck_is_fixed():
     doc = _mutated(lambda d: d["nodes"].pop(1) and d["paths"].pop(0))  # no amon-ra pyramid
-    bad({"board": doc}, 2, "board_god_missing")
+    bad({"board": doc}, 2, "invalid_board")
     order = [g for g in GODS if g != "amon-ra"] + ["amon-ra"]
     GAME.normalize_options({"board": doc, "god_deck_size": 35, "setup": {"god_deck": order}},
                            players(2))
-    bad({"board": doc, "god_deck_size": 36, "setup": {"god_deck": order}}, 2,
-        "board_god_missing")
+    assert bad({"board": doc, "god_deck_size": 36, "setup": {"god_deck": order}}, 2,
+               "invalid_board").details["reason"] == "god_missing"
 
 
 def test_builtin_board_document_is_valid_as_client_board():

@@ -612,7 +612,8 @@ BAD_OPTIONS = [
     ({"setup": {"pharaohs": ["P-CAT", "P-CAT"]}}, "invalid_setup"),
     ({"setup": {"pharaohs": ["P-CAT"]}}, "invalid_setup"),
     ({"setup": {"pharaohs": ["P-CAT", "P-DOG"]}}, "invalid_setup"),
-    ({"setup": {"extra": 1}}, "invalid_setup"),
+    ({"setup": {"extra": 1}}, "unknown_option"),
+    ({"clock": {"per_decision_ms": 1000}}, "unknown_option"),  # the shell's, never the game's
 ]
 
 
@@ -623,19 +624,36 @@ def test_invalid_options(options, code):
     assert exc.value.code == code
 
 
-@pytest.mark.parametrize("mutate,reason", [
-    (lambda s: s.update(CAMEL=["S08", "S01", "S15"]), "wrong_tier_order"),
-    (lambda s: s.update(CAMEL=list(s["MULE"])), "duplicate_id"),
-    (lambda s: s.update(CAMEL=["S01", "S08"]), "wrong_length"),
-    (lambda s: s.update(CAMEL=["S01", "S08", "S99"]), "unknown_id"),
-    (lambda s: s.pop("CAT"), "wrong_animals"),
+@pytest.mark.parametrize("mutate,option,failed", [
+    (lambda s: s.update(CAMEL=["S08", "S01", "S15"]), "CAMEL.0", "enum"),  # tier order
+    (lambda s: s.update(CAMEL=list(s["MULE"])), "MULE", "duplicate_id"),
+    (lambda s: s.update(CAMEL=["S01", "S08"]), "CAMEL", "minItems"),
+    (lambda s: s.update(CAMEL=["S01", "S08", "S99"]), "CAMEL.2", "enum"),
+    (lambda s: s.pop("CAT"), "CAT", "required"),
 ])
-def test_invalid_sarcophagi(mutate, reason):
+def test_invalid_sarcophagi(mutate, option, failed):
     sar = sarc_setup()
     mutate(sar)
     with pytest.raises(InvalidOptions) as exc:
         GAME.normalize_options({"setup": {"sarcophagi": sar}}, players(2))
-    assert exc.value.code == "invalid_setup" and exc.value.details["reason"] == reason
+    details = exc.value.details
+    assert exc.value.code == "invalid_setup" and details["option"] == f"setup.sarcophagi.{option}"
+    assert failed in (details.get("reason"), *details.get("expected", {}))
+
+
+@pytest.mark.parametrize("curse,setup,option,reason", [
+    (True, {"deck_order": CARD_IDS}, "setup.deck_order", "wrong_mode"),
+    (False, {"start_pile": CARD_IDS[:20], "main_pile": CARD_IDS[20:] + CURSE_IDS},
+     "setup.start_pile", "wrong_mode"),
+    (True, {"start_pile": CARD_IDS[:20], "main_pile": CARD_IDS[19:48] + CURSE_IDS},
+     "setup.main_pile", "duplicate_id"),
+    (False, {"pharaohs": ["P-CAT", "P-MULE", "P-IBIS"]}, "setup.pharaohs", "wrong_length"),
+])
+def test_setup_rules_the_schema_cannot_say(curse, setup, option, reason):
+    with pytest.raises(InvalidOptions) as exc:
+        GAME.normalize_options({"curse": curse, "setup": setup}, players(2))
+    assert exc.value.code == "invalid_setup"
+    assert exc.value.details["option"] == option and exc.value.details["reason"] == reason
 
 
 def test_invalid_player_count():

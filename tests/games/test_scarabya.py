@@ -638,12 +638,15 @@ def test_layout_only_setup_still_shuffles_deck():
 
 
 def test_mission_order_validation():
-    for order, reason in ((ORDER[:11], "length"), (ORDER + ["X"], "length"),
-                          (ORDER[:11] + ["X"], "duplicate"), (ORDER[:11] + ["Q"], "unknown_piece"),
-                          (ORDER[:11] + [1], "unknown_piece"), ("XLPIVYWFZUNT", "length"),
-                          ({"0": "X"}, "length")):
+    for order, option, failed in (
+            (ORDER[:11], "", "minItems"), (ORDER + ["X"], "", "maxItems"),
+            (ORDER[:11] + ["X"], "", "uniqueItems"), (ORDER[:11] + ["Q"], ".11", "enum"),
+            (ORDER[:11] + [1], ".11", "enum"), ("XLPIVYWFZUNT", "", "type"),
+            ({"0": "X"}, "", "type")):
         err = bad_options({"setup": {"mission_order": order}})
-        assert err.code == "invalid_mission_order" and err.details["reason"] == reason
+        assert err.code == "invalid_setup"
+        assert err.details["option"] == f"setup.mission_order{option}"
+        assert list(err.details["expected"]) == [failed]
 
 
 @pytest.mark.parametrize("options,players,code", [
@@ -652,8 +655,8 @@ def test_mission_order_validation():
     ({"mode": "solo"}, 2, "invalid_player_count"),
     ({"mode": "standard"}, 1, "invalid_player_count"),
     ({"mode": "standard"}, 5, "invalid_player_count"),
-    ({"mode": "coop"}, 2, "invalid_mode"),
-    ({"mode": 3}, 2, "invalid_mode"),
+    ({"mode": "coop"}, 2, "invalid_option"),
+    ({"mode": 3}, 2, "invalid_option"),
     ({"allow_reflection": "yes"}, 2, "invalid_option"),
     ({"allow_reflection": 1}, 2, "invalid_option"),
     ({"duel_games": 3}, 2, "invalid_option"),
@@ -662,7 +665,8 @@ def test_mission_order_validation():
     ({"solo_discard_loses": None}, 1, "invalid_option"),
     ({"colour": "red"}, 2, "unknown_option"),
     ({"setup": []}, 2, "invalid_setup"),
-    ({"setup": {"deck": []}}, 2, "unknown_setup_field"),
+    ({"setup": {"deck": []}}, 2, "unknown_option"),
+    ({"clock": {"per_decision_ms": 1000}}, 2, "unknown_option"),  # the shell's, never the game's
 ])
 def test_bad_options(options, players, code):
     assert bad_options(options, players).code == code
@@ -677,7 +681,7 @@ def test_v5_depends_on_allow_reflection_option(monkeypatch):
         calls.append(refl)
         return orig(rows_, refl)
 
-    monkeypatch.setattr(S, "layout_problem", spy)
+    monkeypatch.setattr(S.rules, "layout_problem", spy)  # the name the rules call
     GAME.normalize_options({"allow_reflection": False, "setup": {"layout": L1}}, [{"name": "a"}])
     assert calls == [False]
 

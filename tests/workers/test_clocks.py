@@ -182,3 +182,12 @@ def test_forfeit_in_a_game_that_goes_on_applies_the_rules_of_leaving(fake):
     assert [e["type"] for e in log].count("SeatForfeited") == 2
     assert any(e["type"] == "PlayerResigned" for e in log)
     assert verify(client.get(f"/v1/games/{gid}/export").get_json())["valid"]
+
+
+def test_a_null_increment_is_no_increment():
+    from service import clock
+
+    c = clock.normalize({"initial_ms": 1000, "increment_ms": None})
+    assert c["increment_ms"] == 0
+    state = clock.advance(c, clock.initial(c, 2), 0, [], [0], [])
+    assert clock.advance(c, state, 10, [0], [1], [0])["bank"] == [990, 1000]

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...engine import (ALL, Game, IllegalAction, InvalidOptions, clone, event, redact, sees,
+from ...engine import (ALL, Game, IllegalAction, clone, event, redact, sees,
                       standard_result)
 
 TREASURES: list[tuple[str, int]] = [
@@ -67,7 +67,6 @@ TRAP_TYPES: list[str] = ["SPIDER", "SNAKE", "LAVA", "BOULDER", "RAM"]
 TRAPS: list[str] = [f"{t}{i}" for t in TRAP_TYPES for i in (1, 2, 3)]
 RELICS: list[str] = [f"R{i}" for i in range(1, 6)]
 CANONICAL: list[str] = [cid for cid, _ in TREASURES] + TRAPS + RELICS
-CARD_SET = frozenset(CANONICAL)
 TREASURE_VALUE: dict[str, int] = dict(TREASURES)
 TRAP_TYPE: dict[str, str] = {f"{t}{i}": t for t in TRAP_TYPES for i in (1, 2, 3)}
 #: Value of the k-th relic brought back, game-wide (spec 2.3).
@@ -99,11 +98,14 @@ class Diamant(Game):
         "type": "object",
         "properties": {
             "setup": {
-                "type": "object",
+                "type": ["object", "null"],
+                "x-error": {"code": "invalid_setup"},
                 "properties": {
                     "round_decks": {
                         "type": "array",
                         "maxItems": ROUNDS,
+                        "description": "one list per round, each a permutation of the 35 card "
+                                       "ids, top first; rounds without a list are shuffled",
                         "items": {
                             "type": "array",
                             "minItems": len(CANONICAL),
@@ -133,59 +135,13 @@ class Diamant(Game):
 
     # -- creation -------------------------------------------------------------------------
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
-        if not isinstance(options, dict):
-            raise InvalidOptions("invalid_options", "options must be an object")
-        for key in options:
-            if key != "setup":
-                raise InvalidOptions("unknown_option", f"unknown option {key!r}",
-                                     {"option": key})
-        if "setup" not in options or options["setup"] is None:
+        # The schema says everything: 35 distinct ids of the 35 cards are a permutation.
+        setup = self.checked_options(options).get("setup")
+        if setup is None:
             return {}
-        setup = options["setup"]
-        if not isinstance(setup, dict):
-            raise InvalidOptions("invalid_setup", "options.setup must be an object")
-        for key in setup:
-            if key != "round_decks":
-                raise InvalidOptions("unknown_option", f"unknown setup field {key!r}",
-                                     {"option": f"setup.{key}"})
         if "round_decks" not in setup:
             return {"setup": {}}
-        decks = setup["round_decks"]
-        if not isinstance(decks, list):
-            raise InvalidOptions("invalid_round_decks", "round_decks must be a list of lists",
-                                 {"round": None, "problem": "not_a_list"})
-        if len(decks) > ROUNDS:
-            raise InvalidOptions("invalid_round_decks", "round_decks has more than 5 rounds",
-                                 {"round": None, "problem": "too_many_rounds",
-                                  "count": len(decks)})
-        out: list[list[str]] = []
-        for r, deck in enumerate(decks, start=1):
-            if not isinstance(deck, list):
-                raise InvalidOptions("invalid_round_decks",
-                                     f"round_decks[{r - 1}] must be a list of card ids",
-                                     {"round": r, "problem": "not_a_list"})
-            bad = [c for c in deck if not isinstance(c, str) or c not in CARD_SET]
-            if bad:
-                shown = [c if isinstance(c, str) else repr(c) for c in bad[:5]]
-                raise InvalidOptions("invalid_round_decks",
-                                     f"round {r}: unknown card ids",
-                                     {"round": r, "problem": "unknown_cards", "cards": shown})
-            seen: set[str] = set()
-            dups = []
-            for c in deck:
-                if c in seen and c not in dups:
-                    dups.append(c)
-                seen.add(c)
-            if dups:
-                raise InvalidOptions("invalid_round_decks", f"round {r}: duplicated card ids",
-                                     {"round": r, "problem": "duplicate_cards", "cards": dups})
-            missing = [c for c in CANONICAL if c not in seen]
-            if missing:
-                raise InvalidOptions("invalid_round_decks", f"round {r}: missing card ids",
-                                     {"round": r, "problem": "missing_cards",
-                                      "cards": missing})
-            out.append(list(deck))
-        return {"setup": {"round_decks": out}}
+        return {"setup": {"round_decks": [list(deck) for deck in setup["round_decks"]]}}
 
     def initial(self, players: Sequence[dict], options: dict) -> dict:
         n = len(players)

@@ -3,7 +3,9 @@
 ``game.json`` holds the alphabet and bag (``glyphs``), the God cards, the Event cards, the
 movement cards and the scoring constants (rules section 12.6). ``nile-rings-v1.json`` is the
 built-in board (section 2.6). A board supplied by a client (``options.board``) goes through the
-very same :func:`validate_board` and is rejected with a precise :class:`InvalidOptions` code.
+very same :data:`BOARD_SCHEMA` and :func:`validate_board` and is rejected with
+:class:`InvalidOptions` ``invalid_board`` (``details.option`` says where, ``details.expected`` or
+``details.reason`` what).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections import deque
 from typing import Any
 
 from ...engine import InvalidOptions
+from ...engine.options import check, invalid
 
 _HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -169,150 +172,124 @@ class Board:
         return p["b"] if p["a"] == space else p["a"]
 
 
-def _bad(code: str, message: str, **details: Any) -> InvalidOptions:
-    return InvalidOptions(code, message, details or None)
+_ID_SCHEMA = {"type": "string", "minLength": 1, "maxLength": MAX_ID_LEN}
+_NAME_SCHEMA = {"type": "string", "maxLength": MAX_NAME_LEN}
+_COORD_SCHEMA = {"type": "integer", "minimum": -10 ** 6, "maximum": 10 ** 6}
+
+#: JSON Schema of a map document (12.6); :func:`validate_board` checks the rules it cannot say.
+BOARD_SCHEMA = {
+    "type": "object",
+    "x-error": {"code": "invalid_board"},
+    "description": "a map (rules 12.6): node ids unique, exactly one start node, one pyramid "
+                   "per God card in play, every path joining two distinct existing nodes (one "
+                   "path per pair, ids unique) with 1 to 12 squares of the board's colours, "
+                   "every node reachable from the start",
+    "required": ["id", "nodes", "paths"],
+    "additionalProperties": False,
+    "properties": {
+        "id": _ID_SCHEMA,
+        "name": _NAME_SCHEMA,
+        "colours": {"type": "array", "items": {"enum": list(COLOURS)}},
+        "nodes": {"type": "array", "maxItems": MAX_NODES, "items": {
+            "type": "object",
+            "required": ["id", "kind"],
+            "additionalProperties": False,
+            "properties": {"id": _ID_SCHEMA, "name": _NAME_SCHEMA,
+                           "kind": {"enum": ["start", "pyramid", "event"]},
+                           "god": {"enum": GODS},
+                           "ring": {"type": "string", "maxLength": MAX_ID_LEN},
+                           "x": _COORD_SCHEMA, "y": _COORD_SCHEMA},
+            "if": {"properties": {"kind": {"const": "pyramid"}}},
+            "then": {"required": ["god"]},
+            "else": {"not": {"required": ["god"]}},
+        }},
+        "paths": {"type": "array", "maxItems": MAX_PATHS, "items": {
+            "type": "object",
+            "required": ["id", "a", "b", "squares"],
+            "additionalProperties": False,
+            "properties": {"id": _ID_SCHEMA, "a": {"type": "string"}, "b": {"type": "string"},
+                           "squares": {"type": "object", "additionalProperties": False,
+                                       "properties": {c: {"type": "integer", "minimum": 0,
+                                                          "maximum": MAX_PATH_SQUARES}
+                                                      for c in COLOURS}}},
+        }},
+    },
+}
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+def _bad(option: str, reason: str, message: str, **details: Any) -> InvalidOptions:
+    return invalid("invalid_board", f"board.{option}" if option else "board", message,
+                   reason=reason, **details)
 
 
-def _is_id(v: Any) -> bool:
-    return isinstance(v, str) and 0 < len(v) <= MAX_ID_LEN
-
-
-def validate_board(doc: Any, gods_in_play: list[str] | None = None) -> dict:
-    """Validate a map document (12.6) and return its normalised copy.
+def validate_board(doc: dict, gods_in_play: list[str] | None = None) -> dict:
+    """The normalised copy of a map document that passed :data:`BOARD_SCHEMA`, after the rules
+    of 12.6 the schema cannot say (raises :class:`InvalidOptions` ``invalid_board``).
 
     ``gods_in_play`` are the God cards that may be drawn in this game: each needs exactly one
-    pyramid node (default: every God card of the game data). Raises :class:`InvalidOptions`.
+    pyramid node (default: every God card of the game data).
     """
     gods_in_play = GODS if gods_in_play is None else gods_in_play
-    if not isinstance(doc, dict):
-        raise _bad("board_malformed", "a board is an object with id, nodes and paths")
-    allowed = {"id", "name", "colours", "nodes", "paths"}
-    extra = sorted(k for k in doc if k not in allowed)
-    if extra:
-        raise _bad("board_malformed", "unknown board field", field=str(extra[0])[:MAX_ID_LEN])
-    if not _is_id(doc.get("id")):
-        raise _bad("board_malformed", "board id must be a non-empty string", field="id")
-    name = doc.get("name", doc["id"])
-    if not isinstance(name, str) or len(name) > MAX_NAME_LEN:
-        raise _bad("board_malformed", "board name must be a string", field="name")
     colours = doc.get("colours", list(COLOURS))
-    if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
-        raise _bad("board_malformed", "colours must be a list of colour names", field="colours")
-    for c in colours:
-        if c not in COLOURS:
-            raise _bad("board_invalid_colour", "unknown colour", colour=c[:MAX_ID_LEN])
-    nodes = doc.get("nodes")
-    paths = doc.get("paths")
-    if not isinstance(nodes, list) or not isinstance(paths, list):
-        raise _bad("board_malformed", "nodes and paths must be lists")
-    if len(nodes) > MAX_NODES or len(paths) > MAX_PATHS:
-        raise _bad("board_too_large", "too many nodes or paths", max_nodes=MAX_NODES,
-                   max_paths=MAX_PATHS)
     out_nodes: list[dict] = []
     seen: set[str] = set()
     pyramid_of: dict[str, str] = {}
-    starts = 0
-    for i, n in enumerate(nodes):
-        if not isinstance(n, dict):
-            raise _bad("board_malformed", "a node is an object", node_index=i)
-        extra = [k for k in n if k not in {"id", "name", "kind", "god", "ring", "x", "y"}]
-        if extra:
-            raise _bad("board_malformed", "unknown node field", node_index=i)
-        nid = n.get("id")
-        if not _is_id(nid):
-            raise _bad("board_malformed", "node id must be a non-empty string", node_index=i)
+    for i, n in enumerate(doc["nodes"]):
+        nid = n["id"]
         if nid in seen:
-            raise _bad("board_duplicate_node", "node ids must be unique", node=nid)
+            raise _bad(f"nodes.{i}.id", "duplicate_node", "node ids must be unique")
         seen.add(nid)
-        kind = n.get("kind")
-        if kind not in ("start", "pyramid", "event"):
-            raise _bad("board_invalid_node_kind", "node kind is start, pyramid or event",
-                       node=nid)
-        node = {"id": nid, "name": n.get("name", nid), "kind": kind}
-        if not isinstance(node["name"], str) or len(node["name"]) > MAX_NAME_LEN:
-            raise _bad("board_malformed", "node name must be a string", node=nid)
-        if kind == "start":
-            starts += 1
-        if kind == "pyramid":
-            god = n.get("god")
-            if not isinstance(god, str) or god not in GOD:
-                raise _bad("board_unknown_god", "a pyramid node must name a God card",
-                           node=nid)
-            if god in pyramid_of:
-                raise _bad("board_duplicate_god", "a God card has two pyramid nodes", god=god)
-            pyramid_of[god] = nid
-            node["god"] = god
-        elif "god" in n:
-            raise _bad("board_malformed", "only pyramid nodes name a god", node=nid)
-        if "ring" in n:
-            if not isinstance(n["ring"], str) or len(n["ring"]) > MAX_ID_LEN:
-                raise _bad("board_malformed", "ring must be a string", node=nid)
-            node["ring"] = n["ring"]
-        for axis in ("x", "y"):
-            if axis in n:
-                if not _is_int(n[axis]) or not -10**6 <= n[axis] <= 10**6:
-                    raise _bad("board_malformed", "coordinates are integers", node=nid)
-                node[axis] = n[axis]
+        node = {"id": nid, "name": n.get("name", nid), "kind": n["kind"]}
+        if n["kind"] == "pyramid":
+            if n["god"] in pyramid_of:
+                raise _bad(f"nodes.{i}.god", "duplicate_god", "a God card has two pyramid nodes",
+                           god=n["god"])
+            pyramid_of[n["god"]] = nid
+            node["god"] = n["god"]
+        node.update((key, n[key]) for key in ("ring", "x", "y") if key in n)
         out_nodes.append(node)
-    if starts != 1:
-        raise _bad("board_start_count", "a board has exactly one start node", starts=starts)
+    starts = [n["id"] for n in out_nodes if n["kind"] == "start"]
+    if len(starts) != 1:
+        raise _bad("nodes", "start_count", "a board has exactly one start node",
+                   starts=len(starts))
     for god in gods_in_play:
         if god not in pyramid_of:
-            raise _bad("board_god_missing", "a God card in play has no pyramid", god=god)
+            raise _bad("nodes", "god_missing", "a God card in play has no pyramid", god=god)
     out_paths: list[dict] = []
     path_ids: set[str] = set()
     pairs: set[tuple[str, str]] = set()
     adj: dict[str, list[str]] = {n["id"]: [] for n in out_nodes}
-    for i, p in enumerate(paths):
-        if not isinstance(p, dict) or set(p) - {"id", "a", "b", "squares"}:
-            raise _bad("board_malformed", "a path is {id, a, b, squares}", path_index=i)
-        pid = p.get("id")
-        if not _is_id(pid):
-            raise _bad("board_malformed", "path id must be a non-empty string", path_index=i)
+    for i, p in enumerate(doc["paths"]):
+        pid, a, b = p["id"], p["a"], p["b"]
         if pid in path_ids:
-            raise _bad("board_duplicate_path_id", "path ids must be unique", path=pid)
+            raise _bad(f"paths.{i}.id", "duplicate_path_id", "path ids must be unique")
         path_ids.add(pid)
-        a, b = p.get("a"), p.get("b")
-        for end in (a, b):
-            if not isinstance(end, str) or end not in seen:
-                raise _bad("board_unknown_node", "a path joins two existing nodes", path=pid)
+        for end in ("a", "b"):
+            if p[end] not in seen:
+                raise _bad(f"paths.{i}.{end}", "unknown_node", "a path joins two existing nodes")
         if a == b:
-            raise _bad("board_self_loop", "a path joins two distinct nodes", path=pid)
+            raise _bad(f"paths.{i}", "self_loop", "a path joins two distinct nodes")
         key = (a, b) if a < b else (b, a)
         if key in pairs:
-            raise _bad("board_duplicate_path", "two paths join the same pair of nodes",
-                       path=pid)
+            raise _bad(f"paths.{i}", "duplicate_path", "two paths join the same pair of nodes")
         pairs.add(key)
-        squares = p.get("squares")
-        if not isinstance(squares, dict):
-            raise _bad("board_malformed", "squares is an object colour -> count", path=pid)
-        sq: dict[str, int] = {}
-        for c, v in squares.items():
-            if c not in COLOURS or c not in colours:
-                raise _bad("board_invalid_colour", "path colour is not a board colour",
-                           path=pid, colour=str(c)[:MAX_ID_LEN])
-            if not _is_int(v) or v < 0 or v > MAX_PATH_SQUARES:
-                raise _bad("board_invalid_squares", "square counts are small integers",
-                           path=pid)
-        for c in COLOURS:
-            if squares.get(c, 0):
-                sq[c] = squares[c]
+        squares = p["squares"]
+        for c in squares:
+            if c not in colours:
+                raise _bad(f"paths.{i}.squares.{c}", "not_a_board_colour",
+                           "path colour is not a board colour")
+        sq = {c: squares[c] for c in COLOURS if squares.get(c, 0)}
         total = sum(sq.values())
         if total < 1:
-            raise _bad("board_empty_path", "a path has at least one square", path=pid)
+            raise _bad(f"paths.{i}.squares", "empty_path", "a path has at least one square")
         if total > MAX_PATH_SQUARES:
-            raise _bad("board_invalid_squares", "a path is too long", path=pid,
+            raise _bad(f"paths.{i}.squares", "too_many_squares", "a path is too long",
                        max_squares=MAX_PATH_SQUARES)
         out_paths.append({"id": pid, "a": a, "b": b, "squares": sq})
         adj[a].append(b)
         adj[b].append(a)
-    start = next(n["id"] for n in out_nodes if n["kind"] == "start")
-    reached = {start}
-    queue = deque([start])
+    reached = {starts[0]}
+    queue = deque([starts[0]])
     while queue:
         for nxt in adj[queue.popleft()]:
             if nxt not in reached:
@@ -320,18 +297,20 @@ def validate_board(doc: Any, gods_in_play: list[str] | None = None) -> dict:
                 queue.append(nxt)
     for god in gods_in_play:
         if pyramid_of[god] not in reached:
-            raise _bad("board_god_unreachable", "a pyramid cannot be reached from the start",
+            raise _bad("paths", "god_unreachable", "a pyramid cannot be reached from the start",
                        god=god, node=pyramid_of[god])
     for n in out_nodes:
         if n["id"] not in reached:
-            raise _bad("board_not_connected", "the board graph is not connected", node=n["id"])
-    return {"id": doc["id"], "name": name, "colours": [c for c in COLOURS if c in colours],
-            "nodes": out_nodes, "paths": out_paths}
+            raise _bad("paths", "not_connected", "the board graph is not connected", node=n["id"])
+    return {"id": doc["id"], "name": doc.get("name", doc["id"]),
+            "colours": [c for c in COLOURS if c in colours], "nodes": out_nodes,
+            "paths": out_paths}
 
 
 def _builtin_board() -> dict:
     raw = _load("nile-rings-v1.json")
     try:
+        check(BOARD_SCHEMA, raw)
         doc = validate_board(raw)
     except InvalidOptions as exc:  # pragma: no cover - packaging bug
         raise DataError(f"built-in board invalid: {exc.code} {exc.details}") from exc

@@ -69,11 +69,12 @@ from typing import Any, Sequence
 
 from ...engine import (ALL, Game, IllegalAction, InvalidOptions, clone, competition_ranks, event,
                        redact, sees)
+from ...engine.options import invalid
 from . import data as D
 from .data import (BAG_COUNTS, CAPACITY, COLOURS, DRAW_MOVEMENT, EVENT, EVENT_COUNTS, EVENTS,
                    GLYPH_INDEX, GLYPHS, GOD, GODS, KINDS, MOVEMENT_COUNTS, SCARAB_POINTS, SONS,
-                   SONS_BONUS, SPELLING, START, TIEBREAK_GOD, Board, canonical_events,
-                   canonical_glyphs, canonical_movement, validate_board)
+                   SONS_BONUS, SPELLING, START, TIEBREAK_GOD, BOARD_SCHEMA, Board,
+                   canonical_events, canonical_glyphs, canonical_movement, validate_board)
 
 __all__ = ["GAME", "Papyrus"]
 
@@ -121,10 +122,6 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _bad_opt(code: str, message: str, **details: Any) -> InvalidOptions:
-    return InvalidOptions(code, message, details or None)
-
-
 def _illegal(code: str, message: str, **details: Any) -> IllegalAction:
     return IllegalAction(code, message, details or None)
 
@@ -162,27 +159,29 @@ class Papyrus(Game):
             "first_player": {"type": "integer", "minimum": 0, "maximum": 4, "default": 0},
             "god_deck_size": {"type": "integer", "minimum": 3, "maximum": 36, "default": 36,
                               "description": "at least 3 x players"},
-            "board": {"oneOf": [{"type": "string", "enum": [BUILTIN_BOARD_ID]},
-                                {"type": "object",
-                                 "required": ["id", "nodes", "paths"],
-                                 "properties": {"id": {"type": "string"},
-                                                "name": {"type": "string"},
-                                                "colours": {"type": "array"},
-                                                "nodes": {"type": "array"},
-                                                "paths": {"type": "array"}}}],
-                      "default": BUILTIN_BOARD_ID},
+            "board": {"type": ["string", "object"], "x-error": {"code": "invalid_board"},
+                      "description": "the id of the built-in board, or a map document",
+                      "if": {"type": "string"}, "then": {"enum": [BUILTIN_BOARD_ID]},
+                      "else": BOARD_SCHEMA, "default": BUILTIN_BOARD_ID},
             "turn_limit": {"type": "integer", "minimum": 0, "maximum": MAX_TURN_LIMIT,
                            "default": 0},
-            "setup": {"type": "object", "additionalProperties": False, "properties": {
-                "movement_deck": {"type": "array", "items": {"type": "string", "enum": list(KINDS)},
-                                  "minItems": 110, "maxItems": 110},
-                "god_deck": {"type": "array", "items": {"type": "string", "enum": list(GODS)},
-                             "minItems": 36, "maxItems": 36},
-                "event_deck": {"type": "array", "items": {"type": "string", "enum": list(EVENTS)},
-                               "minItems": 40, "maxItems": 40},
-                "bag": {"type": "array", "items": GLYPH_SCHEMA, "minItems": 300,
-                        "maxItems": 300}}},
-            "clock": {"type": "object"},
+            "setup": {"type": ["object", "null"], "x-error": {"code": "invalid_setup"},
+                      "additionalProperties": False, "properties": {
+                          "movement_deck": {
+                              "type": "array", "items": {"type": "string", "enum": list(KINDS)},
+                              "minItems": 110, "maxItems": 110,
+                              "description": "the 110 movement cards by kind, top first"},
+                          "god_deck": {
+                              "type": "array", "items": {"type": "string", "enum": list(GODS)},
+                              "minItems": 36, "maxItems": 36, "uniqueItems": True,
+                              "description": "the 36 god ids, top first"},
+                          "event_deck": {
+                              "type": "array", "items": {"type": "string", "enum": list(EVENTS)},
+                              "minItems": 40, "maxItems": 40,
+                              "description": "the 40 event cards by id, top first"},
+                          "bag": {"type": "array", "items": GLYPH_SCHEMA, "minItems": 300,
+                                  "maxItems": 300,
+                                  "description": "the 300 glyphs, first drawn first"}}},
         },
         "additionalProperties": False,
     }
@@ -237,72 +236,35 @@ class Papyrus(Game):
     # options
 
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
-        if not isinstance(options, dict):
-            raise _bad_opt("invalid_options", "options must be an object")
+        checked = self.checked_options(options)
         n = len(players)
-        allowed = {"variant", "first_player", "god_deck_size", "board", "turn_limit", "setup",
-                   "clock"}
-        for key in options:
-            if key not in allowed:
-                raise _bad_opt("unknown_option", "unknown option", option=str(key)[:64])
-        variant = options.get("variant", "standard")
-        if variant not in ("standard", "solo") or not isinstance(variant, str):
-            raise _bad_opt("invalid_variant", "variant is 'standard' or 'solo'")
-        if variant == "standard" and not 2 <= n <= 5:
-            raise _bad_opt("invalid_player_count", "the standard game needs 2-5 players",
-                           players=n, min=2, max=5)
-        if variant == "solo" and not 1 <= n <= 5:
-            raise _bad_opt("invalid_player_count", "the solo variant takes 1-5 players",
-                           players=n, min=1, max=5)
-        first = options.get("first_player", 0)
-        if not _is_int(first) or not 0 <= first < n:
-            raise _bad_opt("invalid_first_player", "first_player must be a seat", max=n - 1)
-        size = options.get("god_deck_size", 36)
-        if not _is_int(size) or not max(3, 3 * n) <= size <= 36:
-            raise _bad_opt("invalid_god_deck_size", "god_deck_size out of range",
-                           min=max(3, 3 * n), max=36)
-        limit = options.get("turn_limit", 0)
-        if not _is_int(limit) or not 0 <= limit <= MAX_TURN_LIMIT:
-            raise _bad_opt("invalid_turn_limit", "turn_limit must be an integer >= 0",
-                           min=0, max=MAX_TURN_LIMIT)
-        setup = options.get("setup", None)
-        norm_setup: dict = {}
-        if setup is not None:
-            if not isinstance(setup, dict):
-                raise _bad_opt("invalid_setup", "setup must be an object", field="setup")
-            specs = {"movement_deck": MOVEMENT_COUNTS, "god_deck": {g: 1 for g in GODS},
-                     "event_deck": EVENT_COUNTS, "bag": BAG_COUNTS}
-            for key, value in setup.items():
-                if key not in specs:
-                    raise _bad_opt("invalid_setup", "unknown setup field", field=str(key)[:64])
-                want = specs[key]
-                if not isinstance(value, list) or len(value) != sum(want.values()):
-                    raise _bad_opt("invalid_setup", "wrong length", field=key,
-                                   expected_length=sum(want.values()))
-                have: dict[str, int] = {}
-                for x in value:
-                    if not isinstance(x, str) or x not in want:
-                        raise _bad_opt("invalid_setup", "unknown item", field=key)
-                    have[x] = have.get(x, 0) + 1
-                if have != {k: v for k, v in want.items() if v}:
-                    raise _bad_opt("invalid_setup", "not a permutation of the components",
-                                   field=key)
-                norm_setup[key] = list(value)
-        in_play = norm_setup["god_deck"][:size] if "god_deck" in norm_setup else list(GODS)
-        board = options.get("board", BUILTIN_BOARD_ID)
-        if isinstance(board, str):
-            if board != BUILTIN_BOARD_ID:
-                raise _bad_opt("unknown_board", "unknown built-in board",
-                               boards=[BUILTIN_BOARD_ID])
-            norm_board: Any = BUILTIN_BOARD_ID
-        else:
-            norm_board = validate_board(board, in_play)
+        variant = checked["variant"]
+        low = 1 if variant == "solo" else 2
+        if not low <= n <= 5:
+            raise InvalidOptions("invalid_player_count",
+                                 f"the {variant} variant takes {low}-5 players",
+                                 {"option": "variant", "players": n, "min": low, "max": 5})
+        first, size = checked["first_player"], checked["god_deck_size"]
+        if first >= n:
+            raise invalid("invalid_option", "first_player", "must be a seat", reason="not_a_seat",
+                          max=n - 1)
+        if size < 3 * n:
+            raise invalid("invalid_option", "god_deck_size", "must be at least 3 x players",
+                          reason="too_few_for_players", min=3 * n)
+        setup = checked.get("setup") or {}
+        for key, counts in (("movement_deck", MOVEMENT_COUNTS), ("event_deck", EVENT_COUNTS),
+                            ("bag", BAG_COUNTS)):
+            if key in setup and _count(setup[key], list(counts)) != counts:
+                raise invalid("invalid_setup", f"setup.{key}",
+                              "is not a permutation of the components",
+                              reason="not_a_permutation")
+        in_play = setup["god_deck"][:size] if "god_deck" in setup else list(GODS)
+        board = checked["board"]
         out = {"variant": variant, "first_player": first, "god_deck_size": size,
-               "board": norm_board, "turn_limit": limit}
-        if norm_setup:
-            out["setup"] = norm_setup
-        if "clock" in options:
-            out["clock"] = options["clock"]
+               "board": board if isinstance(board, str) else validate_board(board, in_play),
+               "turn_limit": checked["turn_limit"]}
+        if setup:
+            out["setup"] = {key: list(value) for key, value in setup.items()}
         return out
 
     # ------------------------------------------------------------------------------------

@@ -50,8 +50,9 @@ Illegal-action codes: unknown_action, wrong_phase, not_your_turn, missing_field,
 unexpected_field, invalid_field (wrong JSON type), card_not_in_hand, invalid_column,
 column_full, explorer_not_allowed, reserve_empty, reserve_not_empty, not_your_explorer,
 unknown_pillar, same_pillar, no_scarab, pillar_full, not_a_segment, invalid_victim,
-not_your_sarcophagus. Options: invalid_options, invalid_player_count, unknown_option,
-invalid_option, invalid_setup (``details.field`` and ``details.reason``).
+not_your_sarcophagus. Options (``service.engine.options``): invalid_options,
+invalid_player_count, unknown_option, invalid_option, invalid_setup (``details.option``, and
+``details.expected`` or ``details.reason``).
 
 With one animal per card every pair of a turn has the new card's animal (spec 14 item 4), so a
 turn has at most one pair group and the insert action's single ``explorer`` field covers it.
@@ -71,6 +72,7 @@ from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, State, Viewer,
                        clone, event, sees, standard_result)
+from ...engine.options import invalid
 
 # ---------------------------------------------------------------------------------------------
 # Data
@@ -214,105 +216,44 @@ def _bad(field: str, message: str) -> IllegalAction:
 # Options
 # ---------------------------------------------------------------------------------------------
 
-def _setup_error(field: str, reason: str, message: str, **extra: Any) -> InvalidOptions:
-    return InvalidOptions("invalid_setup", message, {"field": field, "reason": reason, **extra})
+def _setup_error(option: str, reason: str, message: str, **extra: Any) -> InvalidOptions:
+    return invalid("invalid_setup", f"setup.{option}", message, reason=reason, **extra)
 
 
-def _check_id_list(field: str, value: Any, length: int) -> list[str]:
-    if not isinstance(value, list):
-        raise _setup_error(field, "not_a_list", f"setup.{field} must be a list of ids")
-    if len(value) != length:
-        raise _setup_error(field, "wrong_length", f"setup.{field} must hold {length} ids",
-                           expected=length, got=len(value))
-    for item in value:
-        if not isinstance(item, str):
-            raise _setup_error(field, "not_a_string", f"setup.{field} holds a non-string")
-    return list(value)
+#: The setup lists that replace the shuffles, by curse setting (rules section 4 and 7).
+_PILES = {False: ("deck_order",), True: ("start_pile", "main_pile")}
 
 
-def _validate_setup(setup: Any, curse: bool, players: int) -> dict:
-    if not isinstance(setup, dict):
-        raise InvalidOptions("invalid_setup", "options.setup must be an object",
-                             {"field": "setup", "reason": "not_an_object"})
-    mode = {"start_pile", "main_pile"} if curse else {"deck_order"}
-    allowed = {"sarcophagi", "pharaohs"} | mode
-    for key in setup:
-        if key not in allowed:
-            known = key in {"deck_order", "start_pile", "main_pile"}
-            raise _setup_error(str(key)[:40], "wrong_mode" if known else "unknown_field",
-                               f"setup.{key} is not accepted"
-                               + (" with this curse setting" if known else ""))
-    out: dict = {}
-    if "deck_order" in setup:
-        order = _check_id_list("deck_order", setup["deck_order"], CELLS)
-        _check_permutation("deck_order", order, CARD_IDS)
-        out["deck_order"] = order
-    if "start_pile" in setup or "main_pile" in setup:
-        if "start_pile" not in setup or "main_pile" not in setup:
-            missing = "main_pile" if "start_pile" in setup else "start_pile"
-            raise _setup_error(missing, "missing", "start_pile and main_pile go together")
-        start = _check_id_list("start_pile", setup["start_pile"], START_PILE)
-        main = _check_id_list("main_pile", setup["main_pile"],
-                              CELLS - START_PILE + len(CURSE_IDS))
-        for cid in start:
-            if cid not in CARDS:
-                raise _setup_error("start_pile", "unknown_id",
-                                   "start_pile holds an unknown hieroglyph card id", id=cid[:40])
-        for cid in main:
-            if cid not in CARDS and cid not in CURSES:
-                raise _setup_error("main_pile", "unknown_id", "main_pile holds an unknown id",
-                                   id=cid[:40])
-        _check_permutation("start_pile+main_pile", start + main, CARD_IDS + CURSE_IDS)
-        out["start_pile"], out["main_pile"] = start, main
+def _checked_setup(setup: dict, curse: bool, players: int) -> dict:
+    """``options.setup`` (schema-checked) after the rules the schema cannot say, its fields in
+    a fixed order."""
+    for key in _PILES[not curse]:
+        if key in setup:
+            raise _setup_error(key, "wrong_mode", f"is not accepted with curse={curse}")
+    if "start_pile" in setup:
+        start = set(setup["start_pile"])
+        both = next((cid for cid in setup["main_pile"] if cid in start), None)
+        if both is not None:
+            raise _setup_error("main_pile", "duplicate_id",
+                               "holds an id start_pile holds too", id=both)
     if "sarcophagi" in setup:
-        sar = setup["sarcophagi"]
-        if not isinstance(sar, dict):
-            raise _setup_error("sarcophagi", "not_an_object",
-                               "setup.sarcophagi must be an object keyed by animal")
-        if set(sar) != set(ANIMALS):
-            raise _setup_error("sarcophagi", "wrong_animals",
-                               "setup.sarcophagi needs exactly one stack per animal",
-                               expected=ANIMALS)
         seen: set[str] = set()
-        stacks = {}
         for animal in ANIMALS:
-            stack = _check_id_list(f"sarcophagi.{animal}", sar[animal], 3)
-            for tier, sid in enumerate(stack):
-                if sid not in SARCOPHAGI:
-                    raise _setup_error(f"sarcophagi.{animal}", "unknown_id",
-                                       "unknown sarcophagus id", id=sid[:40])
-                if SARCOPHAGI[sid]["eyes"] != tier + 1:
-                    raise _setup_error(f"sarcophagi.{animal}", "wrong_tier_order",
-                                       "a stack is one 1-eye, one 2-eye and one 3-eye id, "
-                                       "in that order", id=sid)
+            for sid in setup["sarcophagi"][animal]:
                 if sid in seen:
                     raise _setup_error(f"sarcophagi.{animal}", "duplicate_id",
                                        "a sarcophagus id is used twice", id=sid)
                 seen.add(sid)
-            stacks[animal] = stack
-        out["sarcophagi"] = stacks
+    if "pharaohs" in setup and len(setup["pharaohs"]) != players:
+        raise _setup_error("pharaohs", "wrong_length", "needs one pharaoh card id per seat",
+                           players=players)
+    out = {key: list(setup[key]) for key in ("deck_order", "start_pile", "main_pile")
+           if key in setup}
+    if "sarcophagi" in setup:
+        out["sarcophagi"] = {animal: list(setup["sarcophagi"][animal]) for animal in ANIMALS}
     if "pharaohs" in setup:
-        ph = _check_id_list("pharaohs", setup["pharaohs"], players)
-        for pid in ph:
-            if pid not in PHARAOHS:
-                raise _setup_error("pharaohs", "unknown_id", "unknown pharaoh card id",
-                                   id=pid[:40])
-        if len(set(ph)) != len(ph):
-            raise _setup_error("pharaohs", "duplicate_id", "pharaoh cards must be distinct")
-        out["pharaohs"] = ph
+        out["pharaohs"] = list(setup["pharaohs"])
     return out
-
-
-def _check_permutation(field: str, got: list[str], expected: list[str]) -> None:
-    seen: set[str] = set()
-    for item in got:
-        if item not in expected:
-            raise _setup_error(field, "unknown_id", f"{field} holds an unknown id", id=item[:40])
-        if item in seen:
-            raise _setup_error(field, "duplicate_id", f"{field} holds an id twice", id=item)
-        seen.add(item)
-    if len(seen) != len(expected):  # pragma: no cover - lengths already checked
-        raise _setup_error(field, "not_a_permutation", f"{field} is not a permutation")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -348,29 +289,35 @@ class PharaohsWall(Game):
             "sphinx": {"type": "boolean", "default": False,
                        "description": "variant Eyes of the Sphinx"},
             "setup": {
-                "type": "object",
+                "type": ["object", "null"],
+                "x-error": {"code": "invalid_setup"},
                 "properties": {
                     "deck_order": {"type": "array", "items": {"enum": CARD_IDS},
-                                   "minItems": 49, "maxItems": 49,
+                                   "minItems": 49, "maxItems": 49, "uniqueItems": True,
                                    "description": "curse off: the 49 card ids, top first"},
                     "start_pile": {"type": "array", "items": {"enum": CARD_IDS},
-                                   "minItems": 20, "maxItems": 20,
+                                   "minItems": 20, "maxItems": 20, "uniqueItems": True,
                                    "description": "curse on: 20 card ids, top first"},
                     "main_pile": {"type": "array", "items": {"enum": CARD_IDS + CURSE_IDS},
-                                  "minItems": 35, "maxItems": 35,
-                                  "description": "curse on: the other 29 card ids and C1..C6"},
+                                  "minItems": 35, "maxItems": 35, "uniqueItems": True,
+                                  "description": "curse on: the 29 card ids start_pile does "
+                                                 "not hold and C1..C6, top first"},
                     "sarcophagi": {"type": "object",
+                                   "description": "each animal's stack, front first: a 1-eye, "
+                                                  "a 2-eye and a 3-eye id, each id once",
                                    "properties": {a: {"type": "array", "minItems": 3,
                                                       "maxItems": 3,
-                                                      "items": {"enum": SARC_IDS}}
+                                                      "prefixItems": [{"enum": tier}
+                                                                      for tier in TIERS]}
                                                   for a in ANIMALS},
                                    "required": ANIMALS, "additionalProperties": False},
                     "pharaohs": {"type": "array", "items": {"enum": PHARAOHS},
-                                 "minItems": 2, "maxItems": 4},
+                                 "minItems": 2, "maxItems": 4, "uniqueItems": True,
+                                 "description": "one distinct pharaoh card id per seat"},
                 },
+                "dependentRequired": {"start_pile": ["main_pile"], "main_pile": ["start_pile"]},
                 "additionalProperties": False,
             },
-            "clock": {"type": "object"},
         },
         "additionalProperties": False,
     }
@@ -399,30 +346,17 @@ class PharaohsWall(Game):
 
     # -- creation -------------------------------------------------------------------------
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
-        if not isinstance(options, dict):
-            raise InvalidOptions("invalid_options", "options must be an object")
         n = len(players)
         if not self.min_players <= n <= self.max_players:
             raise InvalidOptions("invalid_player_count", "pharaohs-wall needs 2 to 4 players",
-                                 {"min": self.min_players, "max": self.max_players, "got": n})
-        for key in options:
-            if key not in ("curse", "sphinx", "setup", "clock"):
-                raise InvalidOptions("unknown_option", f"unknown option {str(key)[:40]!r}",
-                                     {"option": str(key)[:40]})
-        out: dict = {}
-        for key in ("curse", "sphinx"):
-            value = options.get(key, False)
-            if not isinstance(value, bool):
-                raise InvalidOptions("invalid_option", f"options.{key} must be a boolean",
-                                     {"option": key})
-            out[key] = value
-        if "clock" in options:  # platform option, validated by the shell
-            out["clock"] = options["clock"]
-        setup = options.get("setup")
-        if setup is not None:
-            checked = _validate_setup(setup, out["curse"], n)
-            if checked:
-                out["setup"] = checked
+                                 {"option": "", "min": self.min_players,
+                                  "max": self.max_players, "got": n})
+        checked = self.checked_options(options)
+        out = {"curse": checked["curse"], "sphinx": checked["sphinx"]}
+        if checked.get("setup") is not None:
+            setup = _checked_setup(checked["setup"], out["curse"], n)
+            if setup:
+                out["setup"] = setup
         return out
 
     def initial(self, players: Sequence[dict], options: dict) -> State:

@@ -51,6 +51,7 @@ from typing import Any, Sequence
 
 from ...engine import (ALL, Game, IllegalAction, InvalidOptions, clone, event, redact, sees,
                       standard_result)
+from ...engine.options import invalid
 
 # ---------------------------------------------------------------------------------------------
 # Geometry and pieces
@@ -354,13 +355,9 @@ def render(rows: Sequence[str], site: dict) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 MODES = ("standard", "duel", "solo")
-OPTION_KEYS = {"mode", "allow_reflection", "duel_games", "solo_discard_loses", "setup", "clock"}
-SETUP_KEYS = {"layout", "mission_order"}
+#: Seats each mode takes (section 6).
+MODE_PLAYERS = {"standard": (2, 4), "duel": (2, 2), "solo": (1, 1)}
 ACTION_KEYS = {"type", "piece", "cells"}
-
-
-def _bad(code: str, message: str, **details) -> InvalidOptions:
-    return InvalidOptions(code, message, details or None)
 
 
 class Scarabya(Game):
@@ -373,20 +370,24 @@ class Scarabya(Game):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "mode": {"enum": list(MODES),
-                     "description": "default: solo for 1 seat, otherwise standard"},
+            "mode": {"enum": [*MODES, None],
+                     "description": "default (absent or null): solo for 1 seat, otherwise "
+                                    "standard; standard takes 2-4 seats, duel 2, solo 1"},
             "allow_reflection": {"type": "boolean", "default": True},
-            "duel_games": {"enum": [1, 2], "default": 2},
+            "duel_games": {"type": "integer", "enum": [1, 2], "default": 2},
             "solo_discard_loses": {"type": "boolean", "default": False},
-            "clock": {"type": "object"},
             "setup": {
-                "type": "object",
+                "type": ["object", "null"],
+                "x-error": {"code": "invalid_setup"},
                 "additionalProperties": False,
                 "properties": {
-                    "layout": {"type": "array", "minItems": 10, "maxItems": 10,
-                               "items": {"type": "string", "pattern": "^[.SR]{10}$"}},
-                    "mission_order": {"type": "array", "minItems": 12, "maxItems": 12,
-                                      "uniqueItems": True,
+                    "layout": {"type": ["array", "null"], "minItems": 10, "maxItems": 10,
+                               "items": {"type": "string", "pattern": "^[.SR]{10}$"},
+                               "x-error": {"code": "invalid_layout", "rule": "V1"},
+                               "description": "10 rows of 10 of '.', 'S', 'R' that pass the "
+                                              "layout rules V1-V5"},
+                    "mission_order": {"type": ["array", "null"], "minItems": 12,
+                                      "maxItems": 12, "uniqueItems": True,
                                       "items": {"enum": list(LETTERS)}},
                 },
             },
@@ -416,61 +417,29 @@ class Scarabya(Game):
 
     # -- creation -------------------------------------------------------------------------
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
-        if not isinstance(options, dict):
-            raise _bad("invalid_options", "options must be an object")
-        unknown = sorted(str(k) for k in options if k not in OPTION_KEYS)
-        if unknown:
-            raise _bad("unknown_option", "unknown option", options=unknown)
+        checked = self.checked_options(options)
         n = len(players)
-        mode = options.get("mode")
-        if mode is None:
-            mode = "solo" if n == 1 else "standard"
-        if not isinstance(mode, str) or mode not in MODES:
-            raise _bad("invalid_mode", "mode must be standard, duel or solo", allowed=list(MODES))
-        need = {"standard": (2, 4), "duel": (2, 2), "solo": (1, 1)}[mode]
-        if not need[0] <= n <= need[1]:
-            raise _bad("invalid_player_count", f"{mode} needs {need[0]}-{need[1]} players",
-                       mode=mode, players=n, min=need[0], max=need[1])
+        mode = checked.get("mode") or ("solo" if n == 1 else "standard")
+        low, high = MODE_PLAYERS[mode]
+        if not low <= n <= high:
+            raise InvalidOptions("invalid_player_count", f"{mode} needs {low}-{high} players",
+                                 {"option": "mode", "mode": mode, "players": n, "min": low,
+                                  "max": high})
         out: dict[str, Any] = {"mode": mode}
-        for key, default in (("allow_reflection", True), ("solo_discard_loses", False)):
-            value = options.get(key, default)
-            if not isinstance(value, bool):
-                raise _bad("invalid_option", f"{key} must be a boolean", option=key)
-            out[key] = value
-        games = options.get("duel_games", 2)
-        if type(games) is not int or games not in (1, 2):
-            raise _bad("invalid_option", "duel_games must be 1 or 2", option="duel_games")
-        out["duel_games"] = games
-        if "clock" in options:  # validated by the shell, passed through untouched
-            out["clock"] = options["clock"]
-        setup = options.get("setup")
-        if setup is not None:
-            if not isinstance(setup, dict):
-                raise _bad("invalid_setup", "setup must be an object")
-            unknown = sorted(str(k) for k in setup if k not in SETUP_KEYS)
-            if unknown:
-                raise _bad("unknown_setup_field", "unknown setup field", fields=unknown)
-            clean: dict[str, Any] = {}
-            if setup.get("layout") is not None:
-                problem = layout_problem(setup["layout"], out["allow_reflection"])
-                if problem:
-                    raise _bad("invalid_layout", f"setup.layout fails {problem['rule']}: "
-                               f"{problem['reason']}", **problem)
-                clean["layout"] = list(setup["layout"])
-            if setup.get("mission_order") is not None:
-                order = setup["mission_order"]
-                if not isinstance(order, list) or len(order) != 12:
-                    raise _bad("invalid_mission_order", "mission_order must be a list of the "
-                               "12 letters", reason="length")
-                if not all(isinstance(x, str) and x in LETTERS for x in order):
-                    raise _bad("invalid_mission_order", "mission_order holds an unknown piece",
-                               reason="unknown_piece", allowed=list(LETTERS))
-                if len(set(order)) != 12:
-                    raise _bad("invalid_mission_order", "mission_order repeats a piece",
-                               reason="duplicate")
-                clean["mission_order"] = list(order)
-            if clean:
-                out["setup"] = clean
+        for key in ("allow_reflection", "solo_discard_loses", "duel_games"):
+            out[key] = checked[key]
+        setup = checked.get("setup") or {}
+        clean: dict[str, Any] = {}
+        if setup.get("layout") is not None:
+            problem = layout_problem(setup["layout"], out["allow_reflection"])
+            if problem:
+                raise invalid("invalid_layout", "setup.layout",
+                              f"fails {problem['rule']}: {problem['reason']}", **problem)
+            clean["layout"] = list(setup["layout"])
+        if setup.get("mission_order") is not None:
+            clean["mission_order"] = list(setup["mission_order"])
+        if clean:
+            out["setup"] = clean
         return out
 
     def initial(self, players: Sequence[dict], options: dict) -> dict:

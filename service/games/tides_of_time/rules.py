@@ -308,7 +308,8 @@ class TidesOfTime(Game):
                                "holding the suit, SINGLES 0-0, BEST 0-0).",
             },
             "setup": {
-                "type": "object",
+                "type": ["object", "null"],
+                "x-error": {"code": "invalid_setup"},
                 "properties": {
                     "deck_order": {
                         "type": "array", "items": _CARD_SCHEMA, "minItems": 18, "maxItems": 18,
@@ -319,6 +320,7 @@ class TidesOfTime(Game):
                 "additionalProperties": False,
             },
         },
+        "additionalProperties": False,
     }
     variants = [
         {"id": "standard", "name": "Standard", "options": {"strict_zero_ties": False}},
@@ -339,63 +341,17 @@ class TidesOfTime(Game):
         },
     }
 
-    #: Options the shell owns and this game passes through untouched.
-    SHELL_OPTIONS = ("clock",)
-
     # -- creation -------------------------------------------------------------------------
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
         if len(players) != 2:
-            raise InvalidOptions("player_count", "Tides of Time needs exactly 2 players",
-                                 {"players": len(players)})
-        if not isinstance(options, dict):
-            raise InvalidOptions("invalid_options", "options must be an object")
-        known = {"strict_zero_ties", "setup", *self.SHELL_OPTIONS}
-        unknown = sorted(str(k) for k in options if k not in known)
-        if unknown:
-            raise InvalidOptions("unknown_option", f"unknown option(s): {', '.join(unknown)}",
-                                 {"options": unknown})
-        out = dict(options)
-        strict = options.get("strict_zero_ties", False)
-        if not isinstance(strict, bool):
-            raise InvalidOptions("invalid_option", "strict_zero_ties must be a boolean",
-                                 {"option": "strict_zero_ties"})
-        out["strict_zero_ties"] = strict
-        if "setup" in options:
-            setup = options["setup"]
-            if setup is None:
-                out.pop("setup")
-            else:
-                out["setup"] = self._normalize_setup(setup)
-                if not out["setup"]:
-                    out.pop("setup")
-        return out
-
-    @staticmethod
-    def _normalize_setup(setup: Any) -> dict:
-        if not isinstance(setup, dict):
-            raise InvalidOptions("invalid_setup", "options.setup must be an object")
-        unknown = sorted(str(k) for k in setup if k != "deck_order")
-        if unknown:
-            raise InvalidOptions("unknown_setup_field",
-                                 f"unknown options.setup field(s): {', '.join(unknown)}",
-                                 {"fields": unknown})
-        out: dict = {}
-        if "deck_order" in setup:
-            order = setup["deck_order"]
-            if not isinstance(order, list) or not all(_is_int(x) for x in order):
-                raise InvalidOptions("invalid_deck_order",
-                                     "setup.deck_order must be a list of 18 card numbers",
-                                     {"field": "deck_order"})
-            if len(order) != len(NUMBERS) or sorted(order) != list(NUMBERS):
-                missing = sorted(set(NUMBERS) - set(order))
-                dupes = sorted({x for x in order if order.count(x) > 1})
-                strangers = sorted({x for x in order if x not in CARDS})
-                raise InvalidOptions(
-                    "invalid_deck_order",
-                    "setup.deck_order must be a permutation of the card numbers 1..18",
-                    {"field": "deck_order", "length": len(order), "missing": missing,
-                     "duplicates": dupes, "unknown": strangers[:18]})
-            out["deck_order"] = list(order)
+            raise InvalidOptions("invalid_player_count", "Tides of Time needs exactly 2 players",
+                                 {"option": "", "players": len(players)})
+        # The schema says everything else: 18 distinct numbers from 1..18 are a permutation.
+        out = self.checked_options(options)
+        if out.get("setup"):
+            out["setup"] = {"deck_order": list(out["setup"]["deck_order"])}
+        else:
+            out.pop("setup", None)
         return out
 
     def initial(self, players: Sequence[dict], options: dict) -> State:

@@ -1,0 +1,21 @@
+"""The options the server accepts for a game: the game's own (``Game.options_schema``, checked by
+``Game.normalize_options``) and the shell's, which the shell takes out of ``options`` before the
+game sees them (``clock``, checked by :func:`service.clock.normalize`).
+
+:func:`served_schema` is the one JSON Schema of both that ``GET /v1/game-types`` and the
+contract's ``<Game>Options`` components serve.
+"""
+
+from __future__ import annotations
+
+from . import clock
+from .engine import Game
+
+#: The options every game takes, owned by the shell.
+SHELL_PROPERTIES = {"clock": clock.SCHEMA}
+
+
+def served_schema(game: Game) -> dict:
+    """``game``'s options schema with the shell's options among its properties."""
+    schema = game.options_schema
+    return {**schema, "properties": {**schema.get("properties", {}), **SHELL_PROPERTIES}}

@@ -1,0 +1,123 @@
+"""The options schema the catalog serves (``GET /v1/game-types``, and ``<Game>Options`` in the
+contract) describes what ``POST /v1/games`` accepts: every variant, with or without a clock,
+passes the schema and is created; options the server refuses for a reason a schema can say are
+refused by the served schema too."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from service.engine import InvalidOptions
+from service.games import GAMES
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "games" / "options_corpus"
+CLOCKS = [None, {"per_decision_ms": 30000}, {"initial_ms": 300000, "increment_ms": 5000},
+          {"per_decision_ms": 1000, "initial_ms": 60000, "timeout": "forfeit",
+           "bot_level": "random"}]
+BAD_CLOCKS = [{}, {"per_decision_ms": 5}, {"per_decision_ms": 1000, "timeout": "sleep"},
+              {"initial_ms": "60000"}, {"per_decision_ms": 1000, "colour": 1}, [], 7,
+              {"per_decision_ms": None, "initial_ms": None}, {"initial_ms": 1000, "bot_level": 3}]
+
+
+def players(n: int) -> list[dict]:
+    return [{"name": f"p{i}"} for i in range(n)]
+
+
+def seats_for(game, options: dict) -> int:
+    """The fewest seats the game takes with these options."""
+    for n in range(game.min_players, game.max_players + 1):
+        try:
+            game.normalize_options(dict(options), players(n))
+        except InvalidOptions:
+            continue
+        return n
+    raise AssertionError(f"no seat count fits {options}")
+
+
+def post(client, type_id: str, n: int, options) -> tuple[int, dict]:
+    body = {"type": type_id, "players": players(n), "options": options}
+    r = client.post("/v1/games", data=json.dumps(body), content_type="application/json")
+    return r.status_code, r.get_json()
+
+
+def test_the_catalog_and_the_contract_serve_the_same_schemas(client):
+    contract = yaml.safe_load((ROOT / "openapi.yaml").read_text())["components"]["schemas"]
+    catalog = client.get("/v1/game-types").get_json()["game_types"]
+    assert {t["id"] for t in catalog} == set(GAMES)
+    for t in catalog:
+        name = "".join(part.capitalize() for part in t["id"].split("-")) + "Options"
+        assert contract[name] == t["options"]
+        Draft202012Validator.check_schema(t["options"])
+        assert t["options"]["properties"]["clock"]["properties"]["timeout"]["enum"] == \
+            ["auto", "bot", "forfeit"]
+
+
+@pytest.mark.parametrize("type_id", list(GAMES))
+def test_every_variant_with_or_without_a_clock_passes_the_schema_and_is_created(client,
+                                                                                 type_id):
+    schema = client.get("/v1/game-types").get_json()["game_types"]
+    entry = next(t for t in schema if t["id"] == type_id)
+    validator = Draft202012Validator(entry["options"])
+    game = GAMES[type_id]
+    for options in [v["options"] for v in entry["variants"]] or [{}]:
+        n = seats_for(game, options)
+        for clock in CLOCKS:
+            sent = dict(options, **({"clock": clock} if clock else {}))
+            assert not list(validator.iter_errors(sent)), (type_id, sent)
+            status, body = post(client, type_id, n, sent)
+            assert status == 201, (type_id, sent, body)
+
+
+def refused_by_schema(type_id: str) -> list[tuple[int, dict, dict]]:
+    """Corpus inputs the game refuses for a reason its schema says: (seats, options, details)."""
+    cases = json.loads(gzip.decompress((CORPUS / f"{type_id}.json.gz").read_bytes()))
+    out = []
+    for case in cases:
+        if case["accepted"]:
+            continue
+        try:
+            GAMES[type_id].normalize_options(json.loads(json.dumps(case["options"])),
+                                             players(case["players"]))
+        except InvalidOptions as exc:
+            if exc.code == "unknown_option" or "expected" in exc.details:
+                out.append((case["players"], case["options"], exc.details))
+    return out
+
+
+def integral_float_at(options, option: str) -> bool:
+    """True when the value at the dotted path is a float with no fraction (2.0): JSON Schema
+    counts it as an integer, the server does not."""
+    value = options
+    for part in option.split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return isinstance(value, float) and value.is_integer()
+
+
+@pytest.mark.parametrize("type_id", list(GAMES))
+def test_options_refused_for_a_schema_reason_are_refused_by_the_served_schema(client, type_id):
+    entry = next(t for t in client.get("/v1/game-types").get_json()["game_types"]
+                 if t["id"] == type_id)
+    validator = Draft202012Validator(entry["options"])
+    refused = refused_by_schema(type_id)
+    assert len(refused) >= 100
+    for n, options, details in refused:
+        if not list(validator.iter_errors(options)):
+            assert details.get("expected") == {"type": "integer"}, (options, details)
+            assert integral_float_at(options, details["option"]), (options, details)
+    for n, options, details in refused[::len(refused) // 12]:  # a sample through HTTP
+        status, body = post(client, type_id, n, options)
+        assert status == 422 and body["error"]["code"] == "invalid_options", body
+        assert body["error"]["details"]["option"] == details["option"]
+    game = GAMES[type_id]
+    n = seats_for(game, {})
+    for clock in BAD_CLOCKS:
+        assert list(validator.iter_errors({"clock": clock})), clock
+        status, body = post(client, type_id, n, {"clock": clock})
+        assert status == 422 and body["error"]["details"]["code"] == "invalid_clock", body

@@ -1,0 +1,171 @@
+"""The schema-driven option checks accept exactly what the hand-written checks accepted, with the
+same normalized options (key order included: they are stored in the creation event), and refuse
+the rest with a code of the documented vocabulary (``service/engine/options.py``).
+
+The inputs and the earlier answers are the corpus ``make_options_corpus.py`` recorded; the
+hypothesis tests then check the served schema (``GET /v1/game-types``) against the server on
+inputs made up on the spot.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from service import clock
+from service.engine import InvalidOptions
+from service.games import GAMES
+from service.engine.options import check
+from service.options import SHELL_PROPERTIES, served_schema
+
+CORPUS = Path(__file__).resolve().parent / "options_corpus"
+#: Every code a refused creation option may carry (README "Options and their errors").
+VOCABULARY = {"invalid_options", "unknown_option", "invalid_option", "invalid_setup",
+              "invalid_layout", "invalid_board", "invalid_player_count"}
+
+
+def load(type_id: str) -> list[dict]:
+    return json.loads(gzip.decompress((CORPUS / f"{type_id}.json.gz").read_bytes()))
+
+
+def players(n: int) -> list[dict]:
+    return [{"name": f"P{i}", "bot": None} for i in range(n)]
+
+
+@pytest.mark.parametrize("type_id", list(GAMES))
+def test_the_corpus_gets_the_same_answers(type_id):
+    cases = load(type_id)
+    assert len(cases) >= 500 and 0 < sum(c["accepted"] for c in cases) < len(cases)
+    for i, case in enumerate(cases):
+        options = copy.deepcopy(case["options"])
+        try:
+            out = GAMES[type_id].normalize_options(options, players(case["players"]))
+        except InvalidOptions as exc:
+            assert not case["accepted"], (i, case["players"], case["options"], exc.code,
+                                          exc.details)
+            assert exc.code in VOCABULARY, (i, exc.code)
+            assert exc.details.get("option") is not None, (i, exc.code, exc.details)
+            continue
+        assert case["accepted"], (i, case["players"], case["options"], case["code"])
+        assert json.dumps(out) == case["normalized"], (i, case["options"])
+        assert options == case["options"], "normalize_options changed its argument"
+
+
+# -- the served schema against the server, on inputs hypothesis makes up --------------------
+
+LEAVES = (st.none() | st.booleans() | st.integers(-2, 40) | st.sampled_from([2.0, 1.5, 10 ** 30])
+          | st.text(max_size=3) | st.sampled_from(["standard", "solo", "duel", "auto", "bot",
+                                                   "forfeit", "random", "heuristic"]))
+JSON = st.recursive(LEAVES, lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=5)
+CLOCK_FIELDS = ["per_decision_ms", "initial_ms", "increment_ms", "timeout", "bot_level"]
+CLOCKS = st.none() | st.dictionaries(
+    st.sampled_from(CLOCK_FIELDS + ["colour"]),
+    st.none() | st.sampled_from([0, 50, 100, 1000, 60000, 10 ** 12, 1000.0, "auto", "bot",
+                                 "forfeit", "random", "mcts", "sleep", True]), max_size=4)
+
+
+def server_accepts(game, n: int, options: dict) -> bool:
+    """What POST /v1/games answers, without the store: the shell takes its clock out and
+    checks it, the game checks the rest (service.gameplay.GameService._prepare)."""
+    options = dict(options)
+    try:
+        clock.normalize(options.pop("clock", None))
+        game.normalize_options(options, players(n))
+    except (clock.ClockError, InvalidOptions):
+        return False
+    return True
+
+
+def edits(draw, doc):
+    """``doc`` changed in one place hypothesis picks: a key set, removed or added, a list item
+    replaced, removed or added, at any depth."""
+    doc = copy.deepcopy(doc)
+    spots = [doc]
+    for box in spots:
+        spots.extend(v for v in (box.values() if isinstance(box, dict) else box)
+                     if isinstance(v, (dict, list)))
+    box = draw(st.sampled_from(spots))
+    if isinstance(box, dict):
+        key = draw(st.sampled_from(sorted(box)) | st.text(max_size=8)) if box else \
+            draw(st.text(max_size=8))
+        if key in box and draw(st.booleans()):
+            del box[key]
+        else:
+            box[key] = draw(JSON | st.sampled_from([v for v in box.values()] or [None]))
+    elif box and draw(st.booleans()):
+        i = draw(st.integers(0, len(box) - 1))
+        if draw(st.booleans()):
+            del box[i]
+        else:
+            box[i] = draw(JSON | st.sampled_from(box))
+    else:
+        box.append(draw(JSON | st.sampled_from(box or [None])))
+    return doc
+
+
+@pytest.mark.parametrize("type_id", list(GAMES))
+def test_the_served_schema_and_the_server_agree(type_id):
+    """Whatever the server accepts passes the served schema; whatever the served schema refuses
+    the server refuses (the schema may accept more: rules only code checks, and 2.0 where an
+    integer is expected)."""
+    game = GAMES[type_id]
+    validator = Draft202012Validator(served_schema(game))
+    starts = [(c["players"], c["options"]) for c in load(type_id) if c["accepted"]]
+
+    @settings(max_examples=120, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(data=st.data())
+    def check(data):
+        n, options = data.draw(st.sampled_from(starts))
+        for _ in range(data.draw(st.integers(0, 2))):
+            options = edits(data.draw, options)
+        clock_option = data.draw(CLOCKS)
+        if clock_option is not None or data.draw(st.booleans()):
+            options = dict(options, clock=clock_option)
+        schema_ok = not list(validator.iter_errors(options))
+        if server_accepts(game, n, options):
+            assert schema_ok, options
+        elif not schema_ok:
+            return
+        else:  # refused by a rule only code checks, or an integral float
+            try:
+                clock.normalize(options.get("clock"))
+                game.normalize_options({k: v for k, v in options.items() if k != "clock"},
+                                       players(n))
+            except clock.ClockError as exc:
+                assert "1000.0" in repr(options["clock"]), (options, exc.message)
+            except InvalidOptions as exc:
+                assert "reason" in exc.details or exc.code == "invalid_player_count" or \
+                    exc.details.get("expected") == {"type": "integer"}, (options, exc.details)
+
+    check()
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(value=CLOCKS | JSON)
+def test_the_clock_schema_says_what_clock_normalize_checks(value):
+    try:
+        clock.normalize(value)
+        accepted = True
+    except clock.ClockError:
+        accepted = False
+    try:
+        check(clock.SCHEMA, value)
+        passes = True
+    except InvalidOptions:
+        passes = False
+    assert accepted == passes, value
+
+
+def test_no_game_declares_an_option_of_the_shell():
+    for game in GAMES.values():
+        assert not set(SHELL_PROPERTIES) & set(game.options_schema.get("properties", {}))
+        assert served_schema(game)["properties"]["clock"] == clock.SCHEMA
