@@ -11,7 +11,7 @@ from . import api as api_pkg
 from .api import bench, docs, errors, games, health, stream, viewer
 from .api import webhooks as webhooks_api
 from .config import Config
-from .gameplay import GameService
+from .application import GameService
 from .jobs import RqScheduler
 from .store import connect
 from .store.events import EventStore

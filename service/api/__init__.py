@@ -71,7 +71,7 @@ class JsonParser(FlaskParser):
         return data
 
     def _raw_load_json(self, req):
-        from .errors import ApiError
+        from .errors import MalformedRequest
 
         data = self._body(req)
         if not data:
@@ -79,8 +79,9 @@ class JsonParser(FlaskParser):
         try:
             return orjson.loads(data)
         except (orjson.JSONDecodeError, RecursionError, UnicodeDecodeError):
-            raise ApiError(400, "malformed_json", "the body is not valid JSON (or nests deeper "
-                           "than 1024 levels, or has an integer outside 64 bits)") from None
+            raise MalformedRequest("malformed_json", "the body is not valid JSON (or nests "
+                                   "deeper than 1024 levels, or has an integer outside 64 "
+                                   "bits)") from None
 
 
 class Blueprint(flask_smorest.Blueprint):

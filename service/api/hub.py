@@ -35,8 +35,8 @@ from typing import Iterator
 
 import orjson
 
+from ..application import GameService
 from ..engine import Viewer
-from ..gameplay import GameService
 from ..store import keys
 
 log = logging.getLogger("cartouche.sse")

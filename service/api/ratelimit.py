@@ -52,7 +52,7 @@ import redis
 from flask import Flask, g, request
 
 from ..store import quota as quota_mod
-from ..store.quota import Charged, Quota, QuotaExceeded
+from ..store.quota import Charged, Quota
 from .errors import error_response
 
 log = logging.getLogger("cartouche.ratelimit")
@@ -232,10 +232,5 @@ def register(app: Flask, redis_client: redis.Redis, config: Any = None) -> RateL
         if quota is None or quota.charged or limiter is None:
             return response
         return _charge_or_refuse(limiter, quota) or response
-
-    @app.errorhandler(QuotaExceeded)
-    def _exceeded(exc: QuotaExceeded):
-        limiter = app.extensions["cartouche_ratelimit"]
-        return _too_many(limiter.wait(exc.quota, exc.charged) if limiter else 1.0)
 
     return limiter
