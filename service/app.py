@@ -8,7 +8,7 @@ import redis
 from flask import Flask, request
 
 from . import api as api_pkg
-from .api import bench, docs, errors, games, health, stream, viewer
+from .api import bench, docs, errors, fastpaths, games, health, stream, viewer
 from .api import webhooks as webhooks_api
 from .config import Config
 from .application import GameService
@@ -49,7 +49,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     api = api_pkg.CartoucheApi(app)
     api.register_converter(api_pkg.GameIdConverter, api_pkg.game_id_schema)
     api.register_blueprint(games.blp)
-    games.install_lean_views(app)
+    fastpaths.install_lean_action(app)
     api.register_blueprint(games.replays)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)

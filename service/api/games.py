@@ -154,6 +154,7 @@ def legal_actions(game_id):
             "actions": service().legal_actions(table, viewer)}
 
 
+# The common body does not run this route: fastpaths.lean_action_view (service/api/fastpaths.py).
 @blp.route("/games/<gid:game_id>/actions", methods=["POST"])
 @blp.arguments(s.ActionRequestSchema, error_status_code=400)
 @blp.response(201, s.ActionResponseSchema)
@@ -166,24 +167,6 @@ def legal_actions(game_id):
 def post_action(body, game_id):
     """Act as the caller's seat."""
     return act_as_caller(body, game_id)
-
-
-def post_action_lean(game_id):
-    """The view Flask runs for ``post_action`` (:func:`install_lean_views`). The common
-    well-formed body (``ActionRequestSchema.fast_load``) goes straight to the command, without
-    the webargs/flask-smorest layers around ``post_action`` (they document it; its Response
-    would pass through them unchanged); any other body goes through ``post_action`` itself,
-    whose schema answers it word for word."""
-    body = Blueprint.ARGUMENTS_PARSER.fast_body(request, s.ActionRequestSchema)
-    if body is None:
-        return post_action(game_id=game_id)
-    return act_as_caller(body, game_id)
-
-
-def install_lean_views(app) -> None:
-    """Run :func:`post_action_lean` for the action endpoint (after the blueprint is
-    registered; the OpenAPI document is built from ``post_action``'s decorators)."""
-    app.view_functions["games.post_action"] = post_action_lean
 
 
 def act_as_caller(body: dict, game_id: str):

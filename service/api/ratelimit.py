@@ -54,13 +54,11 @@ from flask import Flask, g, request
 from ..store import quota as quota_mod
 from ..store.quota import Charged, Quota
 from .errors import error_response
+from .fastpaths import ACTION_ENDPOINT
 
 log = logging.getLogger("cartouche.ratelimit")
 
 PREFIX = "cartouche:rl"
-
-#: the endpoint whose counting rides in its append (see the module's docstring)
-ACTION_ENDPOINT = "games.post_action"
 
 
 @dataclass(frozen=True)
