@@ -25,8 +25,6 @@ def healthz():
 @blp.doc(operationId="readyz")
 def readyz():
     """Ready to serve: the event store answers a PING."""
-    try:
-        current_app.extensions["cartouche"].store.r.ping()
-    except Exception:  # any failure to reach the store means not ready
-        raise StoreUnavailable() from None
+    if not current_app.extensions["cartouche"].ready():
+        raise StoreUnavailable()
     return {"status": "ready"}

@@ -7,13 +7,13 @@ deliveries after every append (``service.webhooks``).
 from __future__ import annotations
 
 import marshmallow as ma
-import redis
 from flask import Flask, current_app
 from marshmallow import fields, validate
 
 from .. import schemas as s
 from .. import webhooks as wh
 from ..application.errors import Forbidden, NotFound
+from ..store import connect
 from . import Blueprint
 from .errors import alt_errors
 from .games import bearer_token
@@ -159,8 +159,7 @@ def delete_webhook(webhook_id):
     return None
 
 
-def register(app: Flask, api, service, queue_connection: redis.Redis | None = None,
-             **options) -> wh.Listener:
+def register(app: Flask, api, service, queue_connection=None, **options) -> wh.Listener:
     """Routes on ``api`` and the delivery listener on ``service``.
 
     ``queue_connection``: RQ's server (default: the config's QUEUE_URL or REDIS_URL).
@@ -168,11 +167,12 @@ def register(app: Flask, api, service, queue_connection: redis.Redis | None = No
     """
     if queue_connection is None:
         config = app.config["CARTOUCHE"]
-        queue_connection = redis.Redis.from_url(config.queue_url or config.redis_url,
-                                                socket_timeout=config.redis_timeout_s)
-    app.extensions["cartouche_webhooks"] = wh.WebhookStore(service.store.r)
+        queue_connection = connect.queue_client(config.queue_url or config.redis_url,
+                                                timeout=config.redis_timeout_s)
+    listener = wh.attach(service, queue_connection, **options)
+    app.extensions["cartouche_webhooks"] = listener.store
     api.register_blueprint(blp)
-    return wh.attach(service, queue_connection, **options)
+    return listener
 
 
 __all__ = ["register", "blp"]
