@@ -4,6 +4,7 @@ of ``workers.jobs`` call these; commands settle overdue clocks on arrival too)."
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from .. import clock as clock_mod
@@ -17,14 +18,13 @@ from .model import Appended, Control, Outcome, Table
 from .seats import Seats
 
 
+@dataclass(eq=False)
 class Autoplay:
-    def __init__(self, store: EventStore, loader: Loader, appender: Appender, seats: Seats,
-                 now_ms: Callable[[], int]) -> None:
-        self.store = store
-        self.loader = loader
-        self.appender = appender
-        self.seats = seats
-        self.now_ms = now_ms
+    store: EventStore
+    loader: Loader
+    appender: Appender
+    seats: Seats
+    now_ms: Callable[[], int]
 
     def settle_timeouts(self, game_id: str, version: int | None = None) -> list[int]:
         """Apply the timeout of every awaited seat whose deadline has passed; returns them.

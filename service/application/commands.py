@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import orjson
 
@@ -20,6 +21,9 @@ from .listeners import ListenerBus
 from .loading import Loader
 from .model import Appended, Cached, Conflict, Duplicate, Outcome, Shell, Table
 
+if TYPE_CHECKING:
+    from .autoplay import Autoplay
+
 #: How many times a command without ``expected_version`` is re-decided after losing a race.
 MAX_RETRIES = 50
 
@@ -29,19 +33,18 @@ def body_digest(payload: Any) -> str:
     return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
+@dataclass(eq=False)
 class Appender:
     """Appends one command's events, and does what a stored command needs next: the cache, a
     snapshot every ``snapshot_every`` versions, the game index when it ends, the scheduler
     and the listeners."""
 
-    def __init__(self, store: EventStore, loader: Loader, bus: ListenerBus, scheduler,
-                 now_ms: Callable[[], int], snapshot_every: int) -> None:
-        self.store = store
-        self.loader = loader
-        self.bus = bus
-        self.scheduler = scheduler
-        self.now_ms = now_ms
-        self.snapshot_every = snapshot_every
+    store: EventStore
+    loader: Loader
+    bus: ListenerBus
+    scheduler: Any
+    now_ms: Callable[[], int]
+    snapshot_every: int
 
     def run(self, table: Table, seat: int, action: Any, *, idem=None, timeout: bool = False,
             quota: Quota | None = None) -> Outcome:
@@ -110,18 +113,17 @@ class Appender:
         raise NotFound.game(table.id)
 
 
+@dataclass(eq=False)
 class Commands:
     """A human seat's command: overdue clocks settled first, decided against the cached game
     when there is one, re-decided after a lost race, answered again for a repeated
     Idempotency-Key."""
 
-    def __init__(self, store: EventStore, loader: Loader, appender: Appender, autoplay,
-                 now_ms: Callable[[], int]) -> None:
-        self.store = store
-        self.loader = loader
-        self.appender = appender
-        self.autoplay = autoplay
-        self.now_ms = now_ms
+    store: EventStore
+    loader: Loader
+    appender: Appender
+    autoplay: Autoplay
+    now_ms: Callable[[], int]
 
     def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,
             idempotency_key: str | None, body_digest: str, *, loaded: Table | None = None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 import uuid
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .. import clock as clock_mod
 from ..engine import Game, InvalidOptions, Rng, start
@@ -68,14 +68,13 @@ def new_game(game: Game, envelopes: list[dict], state: dict, shell: Shell, *, se
     })
 
 
+@dataclass(eq=False)
 class Creation:
-    def __init__(self, store: EventStore, loader: Loader, bus: ListenerBus, scheduler,
-                 now_ms: Callable[[], int]) -> None:
-        self.store = store
-        self.loader = loader
-        self.bus = bus
-        self.scheduler = scheduler
-        self.now_ms = now_ms
+    store: EventStore
+    loader: Loader
+    bus: ListenerBus
+    scheduler: Any
+    now_ms: Callable[[], int]
 
     def create_many(self, specs: Sequence[Spec]) -> list[dict]:
         """Create every game or none: all are validated and set up first, then written in one

@@ -4,6 +4,7 @@ of another."""
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from typing import Callable
 
 from .. import clock as clock_mod
@@ -15,13 +16,12 @@ from .errors import GameNotFinished, InvalidRequest, NotFound
 from .loading import Loader
 
 
+@dataclass(eq=False)
 class Exports:
-    def __init__(self, store: EventStore, loader: Loader, creation: Creation,
-                 now_ms: Callable[[], int]) -> None:
-        self.store = store
-        self.loader = loader
-        self.creation = creation
-        self.now_ms = now_ms
+    store: EventStore
+    loader: Loader
+    creation: Creation
+    now_ms: Callable[[], int]
 
     def export(self, game_id: str) -> dict:
         """The self-contained record of a finished (or aborted) game, seed revealed."""

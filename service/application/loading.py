@@ -25,37 +25,6 @@ def valid_id(game_id: str) -> bool:
     return isinstance(game_id, str) and _GAME_ID.fullmatch(game_id) is not None
 
 
-class StateCache:
-    """Latest known :class:`Cached` entry per game, per process, least recently used out
-    first. Entries (and the states in them) are never mutated."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[str, Cached] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, game_id: str) -> Cached | None:
-        with self._lock:
-            hit = self._data.get(game_id)
-            if hit is not None:
-                self._data.move_to_end(game_id)
-            return hit
-
-    def put(self, game_id: str, entry: Cached) -> None:
-        """Keep ``entry`` unless a later version of the game is kept already."""
-        with self._lock:
-            old = self._data.get(game_id)
-            if old is None or old.version < entry.version:
-                self._data[game_id] = entry
-                self._data.move_to_end(game_id)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
 V = TypeVar("V")
 
 
@@ -75,12 +44,37 @@ class Memo(Generic[V]):
     def put(self, game_id: str, value: V) -> None:
         with self._lock:
             self._data[game_id] = value
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
+            self._bound()
 
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+
+    def _bound(self) -> None:
+        """The lock is held."""
+        while len(self._data) > self.size:
+            self._data.popitem(last=False)
+
+
+class StateCache(Memo[Cached]):
+    """Latest known :class:`Cached` entry per game, per process, least recently used out
+    first. Entries (and the states in them) are never mutated."""
+
+    def get(self, game_id: str) -> Cached | None:
+        with self._lock:
+            hit = self._data.get(game_id)
+            if hit is not None:
+                self._data.move_to_end(game_id)
+            return hit
+
+    def put(self, game_id: str, entry: Cached) -> None:
+        """Keep ``entry`` unless a later version of the game is kept already."""
+        with self._lock:
+            old = self._data.get(game_id)
+            if old is None or old.version < entry.version:
+                self._data[game_id] = entry
+                self._data.move_to_end(game_id)
+            self._bound()
 
 
 class Loader:

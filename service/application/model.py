@@ -31,16 +31,19 @@ class Controller:
     control: Control
     #: the bot level (``random``, ``heuristic``, ``mcts``) of a BOT, else None
     level: str | None = None
+    # derived once (controllers are few and shared: see parse)
     #: the stored form: ``human``, ``bot:<level>``, ``auto`` or ``left``
     stored: str = field(init=False, compare=False)
+    #: what views show: ``human``, ``bot``, ``auto`` or ``left``
+    shown: str = field(init=False, compare=False)
+    human: bool = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "stored", f"bot:{self.level}" if self.control is Control.BOT
-                           else self.control.value)
-
-    @property
-    def human(self) -> bool:
-        return self.control is Control.HUMAN
+        shown = self.control.value
+        object.__setattr__(self, "shown", shown)
+        object.__setattr__(self, "stored",
+                           f"bot:{self.level}" if self.control is Control.BOT else shown)
+        object.__setattr__(self, "human", self.control is Control.HUMAN)
 
     @staticmethod
     def bot(level: str) -> "Controller":

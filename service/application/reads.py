@@ -3,6 +3,7 @@ and the list of games. Nothing here writes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .. import clock as clock_mod
@@ -18,10 +19,10 @@ def _public_options(created: dict) -> dict:
     return {k: v for k, v in created["options"].items() if k != "setup"}
 
 
+@dataclass(eq=False)
 class Reads:
-    def __init__(self, store: EventStore, now_ms: Callable[[], int]) -> None:
-        self.store = store
-        self.now_ms = now_ms
+    store: EventStore
+    now_ms: Callable[[], int]
 
     def served_events(self, table: Table, envelopes: Sequence[dict], first_version: int,
                       viewer: Viewer) -> list[dict]:
@@ -77,7 +78,7 @@ class Reads:
             "version": table.version,
             "created_at": table.created.get("at"),
             "players": [{"seat": i, "name": p["name"], "bot": p.get("bot"),
-                         "controller": table.shell.controllers[i].control.value}
+                         "controller": table.shell.controllers[i].shown}
                         for i, p in enumerate(created["players"])],
             "you": viewer if isinstance(viewer, int) else None,
             "options": {**options, "clock": clock} if clock else options,

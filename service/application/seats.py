@@ -4,6 +4,8 @@ table, and the rules see only what a forfeit makes them decide."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..engine import Rng, Viewer, event, forfeit
 from ..store.events import EventStore
 from .commands import MAX_RETRIES, Appender
@@ -17,11 +19,11 @@ def _replaced(table: Table, seat: int, controller: Controller) -> tuple[Controll
     return controllers[:seat] + (controller,) + controllers[seat + 1:]
 
 
+@dataclass(eq=False)
 class Seats:
-    def __init__(self, store: EventStore, loader: Loader, appender: Appender) -> None:
-        self.store = store
-        self.loader = loader
-        self.appender = appender
+    store: EventStore
+    loader: Loader
+    appender: Appender
 
     def forfeit(self, table: Table, seat: int, reason: str) -> Outcome:
         """The rules' consequence of leaving, or (for games that cannot go on without the
