@@ -16,11 +16,11 @@ class NotFound(CodedError):
     ``webhook_not_found``)."""
 
     @classmethod
-    def game(cls, game_id: str) -> "NotFound":
+    def game(cls, game_id: str) -> NotFound:
         return cls("game_not_found", f"no game {game_id!r}")
 
     @classmethod
-    def version(cls, version: int) -> "NotFound":
+    def version(cls, version: int) -> NotFound:
         return cls("version_not_found", f"version {version} does not exist")
 
 

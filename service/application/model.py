@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 from .. import clock as clock_mod
 from ..engine import Game
@@ -46,11 +46,11 @@ class Controller:
         object.__setattr__(self, "human", self.control is Control.HUMAN)
 
     @staticmethod
-    def bot(level: str) -> "Controller":
+    def bot(level: str) -> Controller:
         return Controller.parse(f"bot:{level}")
 
     @staticmethod
-    def parse(stored: str) -> "Controller":
+    def parse(stored: str) -> Controller:
         known = _PARSED.get(stored)
         if known is None:
             kind, _, level = stored.partition(":")
@@ -77,7 +77,7 @@ class Shell(NamedTuple):
     aborted: bool
 
     @staticmethod
-    def initial(created: dict) -> "Shell":
+    def initial(created: dict) -> Shell:
         """Before the first command, from the creation event's data."""
         clock = created.get("clock")
         n = len(created["players"])
@@ -86,7 +86,7 @@ class Shell(NamedTuple):
                      clock_mod.initial(clock, n) if clock else None, None, False)
 
     @staticmethod
-    def parse(stored: dict) -> "Shell":
+    def parse(stored: dict) -> Shell:
         return Shell(tuple(Controller.parse(c) for c in stored["controllers"]),
                      stored["clock"], stored["ended"], stored["aborted"])
 
@@ -185,4 +185,4 @@ class Duplicate:
     record: str
 
 
-Outcome = Union[Appended, Conflict, Duplicate]
+Outcome = Appended | Conflict | Duplicate

@@ -77,7 +77,7 @@ class Quota:
     def args(self) -> list:
         return [len(self.limits), self.window_ms, repr(self.elapsed), *self.limits]
 
-    def split(self) -> list["Quota"]:
+    def split(self) -> list[Quota]:
         """One quota per identity (a cluster keeps each identity's counters in its own slot)."""
         return [Quota((c,), (lim,), self.window_ms, self.elapsed)
                 for c, lim in zip(self.counters, self.limits)]
