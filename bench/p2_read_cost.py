@@ -41,7 +41,7 @@ from _harness import Redis, machine, percentile, ratio  # noqa: E402
 
 from service.app import create_app  # noqa: E402
 from service.config import Config  # noqa: E402
-from service.gameplay import body_digest  # noqa: E402
+from service.application import body_digest  # noqa: E402
 
 GAME_TYPE = "papyrus"
 
@@ -63,10 +63,7 @@ def build(svc, target: int, rnd: random.Random, seed_hex: str) -> dict:
 
 
 def clear_caches(svc) -> None:
-    svc.cache.clear()
-    with svc._meta_lock:
-        svc._meta.clear()
-        getattr(svc, "_seeds", {}).clear()
+    svc.drop_caches()
 
 
 def timed(fn, before=None) -> float:

@@ -8,13 +8,13 @@ import redis
 from flask import Flask, request
 
 from . import api as api_pkg
-from .api import bench, docs, errors, games, health, stream, viewer
+from .api import bench, docs, errors, fastpaths, games, health, stream, viewer
 from .api import webhooks as webhooks_api
+from .application import GameService
 from .config import Config
-from .gameplay import GameService
 from .jobs import RqScheduler
 from .store import connect
-from .store.events import EventStore
+from .store.events import EventStore, StreamFollower
 
 API_SETTINGS = {
     "API_TITLE": "Cartouche",
@@ -49,7 +49,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     api = api_pkg.CartoucheApi(app)
     api.register_converter(api_pkg.GameIdConverter, api_pkg.game_id_schema)
     api.register_blueprint(games.blp)
-    games.install_lean_views(app)
+    fastpaths.install_lean_action(app)
     api.register_blueprint(games.replays)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
@@ -59,11 +59,11 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
                                       max_connections=config.redis_max_connections)
     # SSE subscribers block in XREAD for up to the keep-alive period: their own connections,
     # with a read timeout longer than the block.
-    app.extensions["cartouche_streams"] = connect.client(
+    app.extensions["cartouche_streams"] = StreamFollower(connect.client(
         config.redis_url, timeout=config.redis_timeout_s,
-        max_connections=config.redis_max_connections, read_timeout=60)
-    queue = redis.Redis.from_url(config.queue_url or config.redis_url,
-                                 socket_timeout=config.redis_timeout_s)
+        max_connections=config.redis_max_connections, read_timeout=60))
+    queue = connect.queue_client(config.queue_url or config.redis_url,
+                                 timeout=config.redis_timeout_s)
     if scheduler is None:
         scheduler = RqScheduler(queue)
     app.extensions["cartouche"] = GameService(

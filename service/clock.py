@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from .engine import CodedError
 from .engine.bots import LEVELS
 
 POLICIES = ("auto", "bot", "forfeit")
@@ -42,11 +43,8 @@ SCHEMA = {
 }
 
 
-class ClockError(ValueError):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class ClockError(CodedError):
+    """``options.clock`` is not acceptable (``code``: ``invalid_clock``)."""
 
 
 def normalize(clock) -> dict | None:
@@ -118,6 +116,14 @@ def advance(clock: dict, state: dict, now: int, before: Iterable[int], after: It
         if seat in after and since[seat] is None:
             since[seat] = now
     return {"bank": bank, "since": since}
+
+
+def restart(state: dict, now: int, awaiting: Iterable[int]) -> dict:
+    """The clock with every bank as it is and only the ``awaiting`` seats' decisions running,
+    from ``now`` (a new game's first wait; a fork's)."""
+    awaiting = set(awaiting)
+    return {"bank": list(state["bank"]),
+            "since": [now if seat in awaiting else None for seat in range(len(state["bank"]))]}
 
 
 def remaining(clock: dict, state: dict, now: int) -> list[int | None]:

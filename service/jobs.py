@@ -35,13 +35,13 @@ class RqScheduler:
             return
         try:
             for seat in table.awaiting():
-                if table.shell["controllers"][seat] != "human":
+                if not table.shell.controllers[seat].human:
                     self.queue.enqueue("workers.jobs.bot_turn", table.id, seat, table.version,
                                        job_id=f"bot-{table.id}-{table.version}-{seat}",
                                        result_ttl=60, failure_ttl=24 * 3600,
                                        job_timeout=120, retry=Retry(max=3, interval=[1, 2, 4]))
                 if table.clock:
-                    at = clock_mod.deadline(table.clock, table.shell["clock"], seat)
+                    at = clock_mod.deadline(table.clock, table.shell.clock, seat)
                     if at is not None:
                         when = datetime.fromtimestamp(at / 1000, timezone.utc)
                         self.queue.enqueue_at(when, "workers.jobs.clock_due", table.id,

@@ -36,7 +36,8 @@ from typing import Any
 import orjson
 import redis
 
-from .gameplay import rfc3339
+from .application.envelopes import rfc3339
+from .engine import CodedError
 
 log = logging.getLogger("cartouche.webhooks")
 
@@ -102,8 +103,9 @@ def verify(secret: str, header: str, body: bytes, tolerance_s: int = 300,
 
 
 # -- subscriptions ----------------------------------------------------------------------------
-class TooManySubscriptions(Exception):
-    pass
+class TooManySubscriptions(CodedError):
+    def __init__(self) -> None:
+        super().__init__("too_many_webhooks", f"at most {MAX_SUBSCRIPTIONS} webhooks")
 
 
 class WebhookStore:

@@ -15,19 +15,16 @@ def service():
     """One GameService per worker process, built from the environment."""
     global _service
     if _service is None:
-        import redis
-
+        from service.application import GameService
         from service.config import Config
-        from service.gameplay import GameService
         from service.jobs import RqScheduler
-        from service.store.events import EventStore
-
         from service.store import connect
+        from service.store.events import EventStore
+        from service.webhooks import attach
 
         config = Config.from_env()
         store = connect.client(config.redis_url)
-        queue = redis.Redis.from_url(config.queue_url)
-        from service.webhooks import attach
+        queue = connect.queue_client(config.queue_url)
 
         _service = GameService(EventStore(store), snapshot_every=config.snapshot_every,
                                cache_size=config.cache_size, scheduler=RqScheduler(queue))
@@ -37,8 +34,7 @@ def service():
 
 def bot_turn(game_id: str, seat: int, version: int) -> bool:
     """A bot (or the clock's automatic move) plays ``seat`` if the game still awaits it."""
-    from service.engine import IllegalAction, NotYourTurn
-    from service.gameplay import VersionConflict
+    from service.application.errors import IllegalAction, NotYourTurn, VersionConflict
 
     try:
         return service().play_bot(game_id, seat, version)

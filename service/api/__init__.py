@@ -8,15 +8,16 @@ from flask import Response
 from flask.json.provider import JSONProvider
 import flask_smorest
 from flask_smorest import Api
-from webargs import core
 from webargs.flaskparser import FlaskParser
 from werkzeug.routing import BaseConverter
 
 from .. import schemas
+from .fastpaths import json_body
 
 
 class JsonParser(FlaskParser):
     """webargs' parser with orjson: deep nesting and integers past 64 bits are a clean 400.
+    Bodies are read by ``fastpaths.read_body`` (straight from the WSGI input).
 
     A schema given as a class is instantiated once and reused (webargs builds a new instance,
     with deep copies of every field, on every request; our schemas keep no per-request state).
@@ -28,23 +29,6 @@ class JsonParser(FlaskParser):
         super().__init__(*args, **kwargs)
         self._instances: dict[type, ma.Schema] = {}
 
-    def parse(self, argmap, req=None, *, location=None, **kwargs):
-        """A JSON body schema with a ``fast_load(body)`` (see ActionRequestSchema) is tried
-        first: it accepts the common well-formed body, or answers None and the schema itself
-        parses it (so every refusal is the schema's, word for word)."""
-        if getattr(argmap, "fast_load", None) is not None and location == "json":
-            loaded = self.fast_body(req if req is not None else self.get_default_request(),
-                                    argmap)
-            if loaded is not None:
-                return loaded
-        return super().parse(argmap, req, location=location, **kwargs)
-
-    def fast_body(self, req, schema: type[ma.Schema]):
-        """The JSON body as ``schema.fast_load`` loads it; None when there is no body or it
-        is not of the common shape (the schema must then parse it). Malformed JSON is a 400."""
-        body = self._raw_load_json(req)
-        return None if body is core.missing else schema.fast_load(body)
-
     def _get_schema(self, argmap, req):
         if isinstance(argmap, type) and issubclass(argmap, ma.Schema):
             schema = self._instances.get(argmap)
@@ -53,34 +37,8 @@ class JsonParser(FlaskParser):
             return schema
         return super()._get_schema(argmap, req)
 
-    @staticmethod
-    def _body(req) -> bytes:
-        """The raw body, read once per request. A body with a Content-Length within the limit
-        is read straight from the WSGI input (werkzeug's stream wrappers cost more than the
-        read); any other (chunked, over the limit: 413) goes through werkzeug."""
-        env = req.environ
-        data = env.get("cartouche.body")
-        if data is None:
-            length, limit = env.get("CONTENT_LENGTH", ""), req.max_content_length
-            if (length.isdigit() and (limit is None or int(length) <= limit)
-                    and "HTTP_TRANSFER_ENCODING" not in env):
-                data = env["wsgi.input"].read(int(length)) if int(length) else b""
-            else:
-                data = req.get_data(cache=True)
-            env["cartouche.body"] = data
-        return data
-
     def _raw_load_json(self, req):
-        from .errors import ApiError
-
-        data = self._body(req)
-        if not data:
-            return core.missing
-        try:
-            return orjson.loads(data)
-        except (orjson.JSONDecodeError, RecursionError, UnicodeDecodeError):
-            raise ApiError(400, "malformed_json", "the body is not valid JSON (or nests deeper "
-                           "than 1024 levels, or has an integer outside 64 bits)") from None
+        return json_body(req)
 
 
 class Blueprint(flask_smorest.Blueprint):

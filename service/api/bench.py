@@ -1,4 +1,4 @@
-"""Benchmark-only endpoint (issue 9, P1 baseline). Never registered in production.
+"""Benchmark-only endpoint (the P1 baseline). Never registered in production.
 
 ``POST /bench/append/<key>`` does nothing but what every action must do at the least: one stream
 read (the stream's last entry, to learn its version) and one expected-version append of one
@@ -38,7 +38,8 @@ def register(app: Flask) -> None:
     if not enabled() or ENDPOINT in app.view_functions:
         return
 
-    from ..store import keys
+    from ..store import bench as bench_store
+    from ..store.events import AppendStatus
 
     def bench_append(key: str):
         if not 1 <= len(key) <= 64 or any(c not in "0123456789abcdef" for c in key):
@@ -46,13 +47,12 @@ def register(app: Flask) -> None:
         store = app.extensions["cartouche"].store
         game_id = "bench" + key
         for _ in range(50):
-            last = store.r.xrevrange(keys.events(game_id), "+", "-", count=1)  # the stream read
-            current = int(last[0][0].split(b"-", 1)[0]) if last else 0
+            current = bench_store.last_version(store, game_id)  # the stream read
             result = store.append(game_id, current, [ENVELOPE])  # the Lua append
-            if result.outcome == "missing":  # first use of this key: its meta hash
-                store.r.hset(keys.meta(game_id), mapping={"type": "bench", "version": 0})
+            if result.outcome is AppendStatus.MISSING:  # first use of this key: its meta hash
+                bench_store.open_stream(store, game_id)
                 continue
-            if result.outcome == "ok":
+            if result.outcome is AppendStatus.OK:
                 return Response(orjson.dumps({"version": result.version}), status=201,
                                 mimetype="application/json")
         return Response(b'{"error":"conflict"}', status=409, mimetype="application/json")

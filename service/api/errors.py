@@ -1,25 +1,75 @@
-"""One error model for every response: ``{"error": {"code", "message", "details"}}``."""
+"""One error model for every response: ``{"error": {"code", "message", "details"}}``.
+
+Every error the service answers with is a :class:`service.engine.CodedError`; :data:`ANSWERS`
+is the one table of what each class is on the wire, and :func:`answer` (registered once, in
+:func:`register`) renders it. Routes raise; they never pick a status.
+"""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from typing import Callable
 
-import redis
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
+
+from ..application.errors import (CannotAbort, DeadlinePassed, Forbidden, GameNotFinished,
+                                  IdempotencyKeyReused, IllegalAction, InvalidOptions,
+                                  InvalidRequest, InvalidToken, NotFound, NotYourTurn,
+                                  SeatNotHuman, VersionConflict)
+from ..clock import ClockError
+from ..engine import CodedError
+from ..store.errors import UNAVAILABLE, StoreUnavailable
+from ..store.quota import QuotaExceeded
+from ..webhooks import TooManySubscriptions
 
 log = logging.getLogger("cartouche.api")
 
 
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, details: dict | None = None,
-                 headers: dict | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.details = details or {}
-        self.headers = headers or {}
+class MalformedRequest(CodedError):
+    """A request the HTTP layer cannot read: malformed JSON, a bad header value."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How the errors of one class appear on the wire."""
+
+    status: int
+    #: None: the error's own code is the wire code. A string: the wire code for every error of
+    #: the class, with the error's own code in ``details.code`` (then its details).
+    code: str | None = None
+    #: response headers taken from the error
+    headers: Callable[[CodedError], dict[str, str]] | None = None
+
+
+def _retry_after(exc: CodedError) -> dict[str, str]:
+    return {"Retry-After": str(exc.details["retry_after_s"])}
+
+
+#: The one table. A class not listed answers as its nearest listed base class.
+ANSWERS: dict[type[CodedError], Answer] = {
+    MalformedRequest: Answer(400),  # malformed_json, invalid_idempotency_key, ...
+    InvalidToken: Answer(401),  # invalid_token
+    Forbidden: Answer(403),  # spectator_cannot_act, platform_key_required, fork_forbidden
+    SeatNotHuman: Answer(403),  # seat_not_human
+    NotFound: Answer(404),  # game_not_found, version_not_found, webhook_not_found
+    NotYourTurn: Answer(409),  # not_your_turn, the reason in details.code
+    VersionConflict: Answer(409),  # version_conflict, details.current_version
+    DeadlinePassed: Answer(409),  # deadline_passed
+    CannotAbort: Answer(409),  # cannot_abort
+    GameNotFinished: Answer(409),  # game_not_finished
+    IllegalAction: Answer(422, "illegal_action"),  # the rule's code in details.code
+    InvalidOptions: Answer(422, "invalid_options"),
+    ClockError: Answer(422, "invalid_options"),  # details.code: invalid_clock
+    InvalidRequest: Answer(422),  # unknown_game_type, invalid_options, ...
+    IdempotencyKeyReused: Answer(422),  # idempotency_key_reused
+    TooManySubscriptions: Answer(422),  # too_many_webhooks
+    QuotaExceeded: Answer(429, headers=_retry_after),  # rate_limited
+    StoreUnavailable: Answer(503, headers=lambda exc: {"Retry-After": "1"}),
+}
+#: Failures of the store itself (``service.store.errors.UNAVAILABLE``) answer as
+#: StoreUnavailable; anything else unexpected is a 500 ``internal_error`` (and logged).
 
 
 def error_response(status: int, code: str, message: str, details: dict | None = None,
@@ -29,6 +79,28 @@ def error_response(status: int, code: str, message: str, details: dict | None = 
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp
+
+
+def _find(cls: type) -> Answer | None:
+    for base in cls.__mro__:
+        found = ANSWERS.get(base)
+        if found is not None:
+            return found
+    return None
+
+
+def coded_response(exc: CodedError):
+    """The response for ``exc`` as :data:`ANSWERS` says (a 500 for an unlisted class)."""
+    found = _find(type(exc))
+    if found is None:
+        log.error("no answer for %s (%s)", type(exc).__name__, exc.code)
+        return error_response(500, "internal_error", "an internal error occurred")
+    if found.code is None:
+        code, details = exc.code, exc.details
+    else:
+        code, details = found.code, {"code": exc.code, **exc.details}
+    return error_response(found.status, code, exc.message, details,
+                          found.headers(exc) if found.headers else None)
 
 
 _HTTP_CODES = {
@@ -44,7 +116,9 @@ _HTTP_CODES = {
 }
 
 
-def handle_http_exception(exc: HTTPException):
+def _http_response(exc: HTTPException):
+    """Werkzeug's own errors: unknown routes, wrong methods, bodies over the limit, and
+    webargs' schema refusals."""
     status = exc.code or 500
     data = getattr(exc, "data", None) or {}
     if "messages" in data:  # webargs validation (flask-smorest)
@@ -60,31 +134,25 @@ def handle_http_exception(exc: HTTPException):
                           headers=headers)
 
 
-def register(app: Flask) -> None:
-    app.register_error_handler(HTTPException, handle_http_exception)
-
-    @app.errorhandler(ApiError)
-    def _api_error(exc: ApiError):
-        return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
-
-    @app.errorhandler(redis.exceptions.ConnectionError)
-    @app.errorhandler(redis.exceptions.TimeoutError)
-    @app.errorhandler(redis.exceptions.BusyLoadingError)
-    @app.errorhandler(redis.exceptions.ClusterError)
-    @app.errorhandler(redis.exceptions.TryAgainError)
-    def _store_down(exc):
+def answer(exc: Exception):
+    """The error handler: every exception a request raises ends here."""
+    if isinstance(exc, CodedError):
+        return coded_response(exc)
+    if isinstance(exc, HTTPException):
+        return _http_response(exc)
+    if isinstance(exc, UNAVAILABLE):
         log.warning("store unavailable: %s", exc)
-        return error_response(503, "store_unavailable", "the event store is unavailable",
-                              headers={"Retry-After": "1"})
-
-    @app.errorhandler(RecursionError)
-    def _too_deep(exc):
+        return coded_response(StoreUnavailable())
+    if isinstance(exc, RecursionError):
         return error_response(400, "malformed_json", "the body is nested too deeply")
+    log.exception("unhandled error")
+    return error_response(500, "internal_error", "an internal error occurred")
 
-    @app.errorhandler(Exception)
-    def _unexpected(exc):
-        log.exception("unhandled error")
-        return error_response(500, "internal_error", "an internal error occurred")
+
+def register(app: Flask) -> None:
+    """Install :func:`answer` (after the Api: it replaces flask-smorest's HTTP handler)."""
+    app.register_error_handler(HTTPException, answer)
+    app.register_error_handler(Exception, answer)
 
 
 def alt_errors(blp, descriptions: dict[int, str], *statuses: int):

@@ -5,14 +5,13 @@ from __future__ import annotations
 from flask import current_app, request
 
 from .. import schemas as s
-from ..engine import ALL, IllegalAction, NotYourTurn
-from ..gameplay import (CannotAbort, DeadlinePassed, GameService, IdempotencyKeyReused,
-                        InvalidRequest, NotFound, SeatNotHuman, Table, VersionConflict,
-                        body_digest)
+from ..application import GameService, Table, body_digest
+from ..application.errors import Forbidden, InvalidToken, NotFound
+from ..engine import ALL
 from ..games import GAMES
 from ..options import served_schema
 from . import Blueprint, json_response, ratelimit
-from .errors import ApiError, alt_errors
+from .errors import MalformedRequest, alt_errors
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games and their events")
 
@@ -38,23 +37,17 @@ def bearer_token() -> str | None:
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > 512:
-        raise ApiError(401, "invalid_token", "use 'Authorization: Bearer <token>'")
+        raise InvalidToken("use 'Authorization: Bearer <token>'")
     return token
 
 
 def load(game_id: str, version: int | None = None) -> Table:
-    try:
-        return service().load(game_id, version)
-    except NotFound as exc:
-        raise ApiError(404, exc.code, exc.message) from None
+    return service().load(game_id, version)
 
 
 def caller(table: Table):
-    try:
-        return service().viewer_for(table, bearer_token())
-    except PermissionError:
-        raise ApiError(401, "invalid_token", "this token belongs to no seat of this game") \
-            from None
+    """The seat the request's token acts as, ALL for a platform key, None without a token."""
+    return service().viewer_for(table, bearer_token())
 
 
 @blp.route("/game-types")
@@ -85,11 +78,7 @@ GAME_LINKS = {
 def create_game(body):
     """Create a game; returns one secret token per seat, once."""
     _require_creator()
-    svc = service()
-    try:
-        return svc.create(body["type"], body["players"], body["options"], body.get("seed"))
-    except InvalidRequest as exc:
-        raise ApiError(422, exc.code, exc.message, exc.details) from None
+    return service().create(body["type"], body["players"], body["options"], body.get("seed"))
 
 
 def _require_creator() -> None:
@@ -97,7 +86,7 @@ def _require_creator() -> None:
     if svc.platform_key_digests:
         token = bearer_token()
         if token is None or not svc.is_platform_key(token):
-            raise ApiError(403, "platform_key_required", "creating games needs a platform key")
+            raise Forbidden("platform_key_required", "creating games needs a platform key")
 
 
 @blp.route("/games/bulk", methods=["POST"])
@@ -110,10 +99,7 @@ def create_games_bulk(body):
     game's ``details.index``."""
     _require_creator()
     specs = [(g["type"], g["players"], g["options"], g.get("seed")) for g in body["games"]]
-    try:
-        return {"games": service().create_many(specs)}
-    except InvalidRequest as exc:
-        raise ApiError(422, exc.code, exc.message, exc.details) from None
+    return {"games": service().create_many(specs)}
 
 
 @blp.route("/games", methods=["GET"])
@@ -144,11 +130,11 @@ def get_game(game_id):
 def get_state(game_id, version):
     """The caller's view as it was at ``version`` (hidden information still hidden)."""
     if not 1 <= version <= MAX_VERSION:
-        raise ApiError(404, "version_not_found", f"version {version} does not exist")
+        raise NotFound.version(version)
     current = load(game_id)
     viewer = caller(current)
     if version > current.version:
-        raise ApiError(404, "version_not_found", f"version {version} does not exist")
+        raise NotFound.version(version)
     table = load(game_id, version)
     view = service().view(table, viewer)
     if current.over:  # everything is public once the game is over
@@ -169,6 +155,7 @@ def legal_actions(game_id):
             "actions": service().legal_actions(table, viewer)}
 
 
+# The common body does not run this route: fastpaths.lean_action_view (service/api/fastpaths.py).
 @blp.route("/games/<gid:game_id>/actions", methods=["POST"])
 @blp.arguments(s.ActionRequestSchema, error_status_code=400)
 @blp.response(201, s.ActionResponseSchema)
@@ -183,63 +170,23 @@ def post_action(body, game_id):
     return act_as_caller(body, game_id)
 
 
-def post_action_lean(game_id):
-    """The view Flask runs for ``post_action`` (:func:`install_lean_views`). The common
-    well-formed body (``ActionRequestSchema.fast_load``) goes straight to the command, without
-    the webargs/flask-smorest layers around ``post_action`` (they document it; its Response
-    would pass through them unchanged); any other body goes through ``post_action`` itself,
-    whose schema answers it word for word."""
-    body = Blueprint.ARGUMENTS_PARSER.fast_body(request, s.ActionRequestSchema)
-    if body is None:
-        return post_action(game_id=game_id)
-    return act_as_caller(body, game_id)
-
-
-def install_lean_views(app) -> None:
-    """Run :func:`post_action_lean` for the action endpoint (after the blueprint is
-    registered; the OpenAPI document is built from ``post_action``'s decorators)."""
-    app.view_functions["games.post_action"] = post_action_lean
-
-
 def act_as_caller(body: dict, game_id: str):
     """``POST /v1/games/{id}/actions`` with its body loaded."""
-    try:  # the cached game, unless another process moved it on (see load_for_command)
-        table = service().load_for_command(game_id)
-    except NotFound as exc:
-        raise ApiError(404, exc.code, exc.message) from None
+    svc = service()
+    # the cached game, unless another process moved it on (see load_for_command)
+    table = svc.load_for_command(game_id)
     viewer = caller(table)
     if not isinstance(viewer, int):
-        raise ApiError(403, "spectator_cannot_act", "only a seat token can act")
+        raise Forbidden("spectator_cannot_act", "only a seat token can act")
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= 255:
-        raise ApiError(400, "invalid_idempotency_key", "Idempotency-Key takes 1-255 characters")
-    svc = service()
-    try:
-        after, first, envelopes = svc.act(game_id, viewer, body["action"],
-                                          body.get("expected_version"), key,
-                                          body_digest(body), loaded=table,
-                                          quota=ratelimit.pending_quota())
-    except NotYourTurn as exc:
-        raise ApiError(409, "not_your_turn", exc.message, {"code": exc.reason}) from None
-    except DeadlinePassed:
-        raise ApiError(409, "deadline_passed", "this seat's time had run out; its timeout "
-                       "was applied first") from None
-    except SeatNotHuman:
-        raise ApiError(403, "seat_not_human", "this seat is played by a bot or has left") \
-            from None
-    except IllegalAction as exc:
-        raise ApiError(422, "illegal_action", exc.message, {"code": exc.code, **exc.details}) \
-            from None
-    except VersionConflict as exc:
-        raise ApiError(409, "version_conflict", str(exc), {"current_version": exc.current}) \
-            from None
-    except IdempotencyKeyReused:
-        raise ApiError(422, "idempotency_key_reused",
-                       "this Idempotency-Key was used with another body") from None
-    except NotFound as exc:
-        raise ApiError(404, exc.code, exc.message) from None
-    return json_response({"version": first + len(envelopes) - 1,
-                          "events": svc.served_events(after, envelopes, first, viewer)}, 201)
+        raise MalformedRequest("invalid_idempotency_key",
+                               "Idempotency-Key takes 1-255 characters")
+    done = svc.act(game_id, viewer, body["action"], body.get("expected_version"), key,
+                   body_digest(body), loaded=table, quota=ratelimit.pending_quota())
+    return json_response({"version": done.last_version,
+                          "events": svc.served_events(done.table, done.envelopes,
+                                                      done.first_version, viewer)}, 201)
 
 
 @blp.route("/games/<gid:game_id>/events")
@@ -259,7 +206,7 @@ def _seat_caller(game_id: str) -> tuple[Table, int]:
     table = load(game_id)
     viewer = caller(table)
     if not isinstance(viewer, int):
-        raise ApiError(403, "spectator_cannot_act", "only a seat token can do that")
+        raise Forbidden("spectator_cannot_act", "only a seat token can do that")
     return table, viewer
 
 
@@ -271,13 +218,7 @@ def resign(game_id):
     """Leave the game: the seat is then played as the clock's timeout policy says (a bot by
     default), or forfeited when the policy is ``forfeit``."""
     _, seat = _seat_caller(game_id)
-    try:
-        table = service().resign(game_id, seat)
-    except NotYourTurn as exc:
-        raise ApiError(409, "not_your_turn", exc.message, {"code": exc.reason}) from None
-    except SeatNotHuman:
-        raise ApiError(409, "already_left", "this seat has already left") from None
-    return service().view(table, seat)
+    return service().view(service().resign(game_id, seat), seat)
 
 
 @blp.route("/games/<gid:game_id>/abort", methods=["POST"])
@@ -289,12 +230,8 @@ def abort(game_id):
     table = load(game_id)
     viewer = caller(table)
     if viewer is None:
-        raise ApiError(403, "spectator_cannot_act", "only a seat or a platform key can abort")
-    try:
-        table = service().abort(game_id, viewer)
-    except CannotAbort as exc:
-        raise ApiError(409, "cannot_abort", str(exc)) from None
-    return service().view(table, viewer)
+        raise Forbidden("spectator_cannot_act", "only a seat or a platform key can abort")
+    return service().view(service().abort(game_id, viewer), viewer)
 
 
 @blp.route("/games/<gid:game_id>/export")
@@ -304,12 +241,8 @@ def abort(game_id):
 def export_game(game_id):
     """A finished game's full log, revealed seed and result: enough to verify and replay it
     offline (``python -m service.replay verify EXPORT.json``)."""
-    table = load(game_id)
-    caller(table)
-    try:
-        return service().export(game_id)
-    except NotYourTurn as exc:
-        raise ApiError(409, "game_not_finished", exc.message) from None
+    caller(load(game_id))
+    return service().export(game_id)
 
 
 @blp.route("/games/<gid:game_id>/fork", methods=["POST"])
@@ -323,14 +256,9 @@ def fork_game(body, game_id):
     table = load(game_id)
     viewer = caller(table)
     if not table.over and viewer != ALL:
-        raise ApiError(403, "fork_forbidden", "only platform keys may fork a running game")
+        raise Forbidden("fork_forbidden", "only platform keys may fork a running game")
     _require_creator()  # a fork creates a game: the same rule as POST /v1/games
-    try:
-        return service().fork(game_id, body["at"])
-    except NotFound as exc:
-        raise ApiError(404, exc.code, exc.message) from None
-    except InvalidRequest as exc:
-        raise ApiError(422, exc.code, exc.message, exc.details) from None
+    return service().fork(game_id, body["at"])
 
 
 replays = Blueprint("replays", __name__, url_prefix="/v1/replays",

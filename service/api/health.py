@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask import current_app
 
 from .. import schemas as s
+from ..store.errors import StoreUnavailable
 from . import Blueprint
-from .errors import ApiError
 
 blp = Blueprint("health", __name__, description="Liveness and readiness")
 
@@ -25,9 +25,6 @@ def healthz():
 @blp.doc(operationId="readyz")
 def readyz():
     """Ready to serve: the event store answers a PING."""
-    try:
-        current_app.extensions["cartouche"].store.r.ping()
-    except Exception:  # any failure to reach the store means not ready
-        raise ApiError(503, "store_unavailable", "the event store is unavailable",
-                       headers={"Retry-After": "1"}) from None
+    if not current_app.extensions["cartouche"].ready():
+        raise StoreUnavailable()
     return {"status": "ready"}

@@ -35,9 +35,9 @@ from typing import Iterator
 
 import orjson
 
+from ..application import GameService
 from ..engine import Viewer
-from ..gameplay import GameService
-from ..store import keys
+from ..store.events import StreamFollower
 
 log = logging.getLogger("cartouche.sse")
 
@@ -129,7 +129,6 @@ class Hub:
 
     def run(self) -> None:
         hubs, svc = self.hubs, self.hubs.svc
-        stream_key = keys.events(self.game_id)
         swept = dispatched = time.monotonic()
         try:
             while True:
@@ -144,11 +143,10 @@ class Hub:
                     after = self.position
                     if time.monotonic() - swept >= hubs.tick:
                         swept = self._keep_alive()
-                found = hubs.blocking.xread({stream_key: f"{after}-0"}, count=BATCH,
-                                           block=round(hubs.tick * 1000))
-                if not found:
+                stored = hubs.blocking.read_after(self.game_id, after, count=BATCH,
+                                                  block_ms=round(hubs.tick * 1000))
+                if not stored:
                     continue
-                stored = svc.store.entries(found[0][1])
                 last = stored[-1].version
                 # the game as of this batch or later: redaction as of now
                 current = svc.load_recent(self.game_id, last)
@@ -205,9 +203,9 @@ class Hubs:
 
     ``keepalive_ms``: the longest silence on a stream; the hubs sweep for due keep-alives four
     times per period (their ``XREAD`` blocks that long). ``buffer``: batches a subscriber may
-    have waiting before it is detached."""
+    have waiting before it is detached. ``blocking``: the hubs' reads of the streams."""
 
-    def __init__(self, svc: GameService, blocking, *, keepalive_ms: int,
+    def __init__(self, svc: GameService, blocking: StreamFollower, *, keepalive_ms: int,
                  buffer: int = BUFFER) -> None:
         self.svc, self.blocking, self.buffer = svc, blocking, buffer
         self.keepalive = keepalive_ms / 1000

@@ -42,25 +42,21 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import os
 import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-import redis
 from flask import Flask, g, request
 
-from ..store import quota as quota_mod
-from ..store.quota import Charged, Quota, QuotaExceeded
-from .errors import error_response
+from ..store.errors import StoreError
+from ..store.quota import Charged, Counters, Quota, QuotaExceeded
+from .errors import coded_response
+from .fastpaths import ACTION_ENDPOINT
 
 log = logging.getLogger("cartouche.ratelimit")
 
 PREFIX = "cartouche:rl"
-
-#: the endpoint whose counting rides in its append (see the module's docstring)
-ACTION_ENDPOINT = "games.post_action"
 
 
 @dataclass(frozen=True)
@@ -110,14 +106,10 @@ def _coerce(config: Any) -> RateLimitConfig:
 
 
 class RateLimiter:
-    def __init__(self, client: redis.Redis, config: RateLimitConfig,
-                 clock=time.time) -> None:
-        self.r = client
+    def __init__(self, counters: Counters, config: RateLimitConfig, clock=time.time) -> None:
+        self.counters = counters
         self.config = config
         self.clock = clock
-        self._script = quota_mod.register(client)
-        #: the counters of different identities live in different cluster slots
-        self._cluster = isinstance(client, redis.RedisCluster)
 
     def quota(self, token: str | None, ip: str | None) -> Quota | None:
         """The counters one write by this token from this address charges (None: no limit
@@ -139,27 +131,12 @@ class RateLimiter:
         return Quota(tuple((f"{PREFIX}:{{{c}}}:{index}", f"{PREFIX}:{{{c}}}:{index - 1}")
                            for c in counters), tuple(limits), window * 1000, elapsed)
 
-    def wait(self, quota: Quota, charged: Charged) -> float:
-        """Seconds until every identity of an over-limit charge is within its limit again."""
-        window = self.config.window_seconds
-        waits = []
-        for (current, previous), limit in zip(charged.counts, quota.limits):
-            estimate = previous * (1.0 - quota.elapsed) + current
-            if estimate <= limit:
-                continue
-            if current > limit:  # over on this window alone: wait for the next one
-                waits.append((1.0 - quota.elapsed) * window)
-            else:  # over because of the previous window's weight: until enough has slid out
-                waits.append(max((estimate - limit) / previous * window, 0.001))
-        return max(waits) if waits else 1.0  # (the script's arithmetic is this one)
-
-    def charge(self, quota: Quota | None) -> float | None:
-        """Count one write (unless ``quota`` was already charged); seconds to wait when an
-        identity is over its limit, else None."""
+    def charge(self, quota: Quota | None) -> Charged | None:
+        """Count one write (unless ``quota`` was already charged): the counts, or None when
+        nothing was charged."""
         if quota is None or quota.charged:
             return None
-        charged = quota_mod.charge(self._script, quota, cluster=self._cluster)
-        return self.wait(quota, charged) if charged.over else None
+        return self.counters.charge(quota)
 
 
 def _bearer(header: str | None) -> str | None:
@@ -172,22 +149,16 @@ def _bearer(header: str | None) -> str | None:
     return token
 
 
-def _too_many(wait: float):
-    retry_after = max(1, math.ceil(wait))
-    return error_response(429, "rate_limited",
-                          "too many writes; retry after the number of seconds in Retry-After",
-                          {"retry_after_s": retry_after},
-                          headers={"Retry-After": str(retry_after)})
-
-
 def _charge_or_refuse(limiter: RateLimiter, quota: Quota | None):
     """Charge now: None to go on, or the 429 answer. Fails open."""
     try:
-        wait = limiter.charge(quota)
-    except redis.RedisError as exc:
+        charged = limiter.charge(quota)
+    except StoreError as exc:
         log.warning("rate limiter unavailable, request let through: %s", type(exc).__name__)
         return None
-    return None if wait is None else _too_many(wait)
+    if charged is None or not charged.over:
+        return None
+    return coded_response(QuotaExceeded(quota, charged))
 
 
 def pending_quota() -> Quota | None:
@@ -195,11 +166,12 @@ def pending_quota() -> Quota | None:
     return g.get("cartouche_quota")
 
 
-def register(app: Flask, redis_client: redis.Redis, config: Any = None) -> RateLimiter | None:
-    """Limit writes (POST) per token and per address on ``app``; returns the limiter (None when
-    both limits are 0)."""
+def register(app: Flask, client, config: Any = None) -> RateLimiter | None:
+    """Limit writes (POST) per token and per address on ``app``, counted on the store
+    ``client`` (``service.store.quota.Counters``); returns the limiter (None when both limits
+    are 0)."""
     cfg = _coerce(config)
-    limiter = RateLimiter(redis_client, cfg) if cfg.enabled else None
+    limiter = RateLimiter(Counters(client), cfg) if cfg.enabled else None
     first = "cartouche_ratelimit" not in app.extensions
     app.extensions["cartouche_ratelimit"] = limiter  # registering again replaces the limits
     if not first:
@@ -210,7 +182,7 @@ def register(app: Flask, redis_client: redis.Redis, config: Any = None) -> RateL
         single server (a cluster keeps them in other slots than the game)."""
         svc = app.extensions.get("cartouche")
         return (request.endpoint == ACTION_ENDPOINT and svc is not None
-                and svc.store.r is limiter.r and not limiter._cluster)
+                and svc.store.charges_in_append(limiter.counters))
 
     @app.before_request
     def _rate_limit():
@@ -232,10 +204,5 @@ def register(app: Flask, redis_client: redis.Redis, config: Any = None) -> RateL
         if quota is None or quota.charged or limiter is None:
             return response
         return _charge_or_refuse(limiter, quota) or response
-
-    @app.errorhandler(QuotaExceeded)
-    def _exceeded(exc: QuotaExceeded):
-        limiter = app.extensions["cartouche_ratelimit"]
-        return _too_many(limiter.wait(exc.quota, exc.charged) if limiter else 1.0)
 
     return limiter

@@ -16,7 +16,7 @@ import os
 from flask import Response, current_app, request, stream_with_context
 
 from . import Blueprint
-from .errors import ApiError
+from .errors import MalformedRequest
 from .games import caller, load, service
 from .hub import Hubs, follow
 
@@ -31,10 +31,9 @@ def _start_after(query_after: str | None) -> int:
     try:
         after = int(raw)
     except ValueError:
-        raise ApiError(400, "invalid_last_event_id", "Last-Event-ID is a version number") \
-            from None
+        after = -1
     if not 0 <= after <= 2**53:
-        raise ApiError(400, "invalid_last_event_id", "Last-Event-ID is a version number")
+        raise MalformedRequest("invalid_last_event_id", "Last-Event-ID is a version number")
     return after
 
 

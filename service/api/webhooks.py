@@ -7,14 +7,15 @@ deliveries after every append (``service.webhooks``).
 from __future__ import annotations
 
 import marshmallow as ma
-import redis
 from flask import Flask, current_app
 from marshmallow import fields, validate
 
 from .. import schemas as s
 from .. import webhooks as wh
+from ..application.errors import Forbidden, NotFound
+from ..store import connect
 from . import Blueprint
-from .errors import ApiError, alt_errors
+from .errors import alt_errors
 from .games import bearer_token
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1",
@@ -101,7 +102,7 @@ def require_platform_key() -> None:
     svc = current_app.extensions["cartouche"]
     token = bearer_token()  # 401 for a malformed Authorization header
     if not svc.platform_key_digests or token is None or not svc.is_platform_key(token):
-        raise ApiError(403, "platform_key_required", "webhooks need a platform key")
+        raise Forbidden("platform_key_required", "webhooks need a platform key")
 
 
 @blp.route("/webhooks", methods=["POST"])
@@ -114,12 +115,8 @@ def create_webhook(body):
     secret is returned once."""
     require_platform_key()
     svc = current_app.extensions["cartouche"]
-    try:
-        return store().create(body["url"], body.get("game_types"), body.get("game_ids"),
-                              body.get("description"), svc.now_ms())
-    except wh.TooManySubscriptions:
-        raise ApiError(422, "too_many_webhooks",
-                       f"at most {wh.MAX_SUBSCRIPTIONS} webhooks") from None
+    return store().create(body["url"], body.get("game_types"), body.get("game_ids"),
+                          body.get("description"), svc.now_ms())
 
 
 @blp.route("/webhooks", methods=["GET"])
@@ -135,7 +132,7 @@ def list_webhooks():
 def _get(webhook_id: str) -> dict:
     sub = store().get(webhook_id) if len(webhook_id) <= 64 else None
     if sub is None:
-        raise ApiError(404, "webhook_not_found", f"no webhook {webhook_id!r}")
+        raise NotFound("webhook_not_found", f"no webhook {webhook_id!r}")
     return sub
 
 
@@ -162,8 +159,7 @@ def delete_webhook(webhook_id):
     return None
 
 
-def register(app: Flask, api, service, queue_connection: redis.Redis | None = None,
-             **options) -> wh.Listener:
+def register(app: Flask, api, service, queue_connection=None, **options) -> wh.Listener:
     """Routes on ``api`` and the delivery listener on ``service``.
 
     ``queue_connection``: RQ's server (default: the config's QUEUE_URL or REDIS_URL).
@@ -171,11 +167,12 @@ def register(app: Flask, api, service, queue_connection: redis.Redis | None = No
     """
     if queue_connection is None:
         config = app.config["CARTOUCHE"]
-        queue_connection = redis.Redis.from_url(config.queue_url or config.redis_url,
-                                                socket_timeout=config.redis_timeout_s)
-    app.extensions["cartouche_webhooks"] = wh.WebhookStore(service.store.r)
+        queue_connection = connect.queue_client(config.queue_url or config.redis_url,
+                                                timeout=config.redis_timeout_s)
+    listener = wh.attach(service, queue_connection, **options)
+    app.extensions["cartouche_webhooks"] = listener.store
     api.register_blueprint(blp)
-    return wh.attach(service, queue_connection, **options)
+    return listener
 
 
 __all__ = ["register", "blp"]

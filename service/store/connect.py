@@ -42,3 +42,8 @@ def client(url: str, *, timeout: float = 5.0, max_connections: int = 2000,
                         max_connections=max_connections,
                         # a moved slot or a failed-over master: three tries, 10 ms to 1 s apart
                         retry=Retry(ExponentialWithJitterBackoff(base=0.01, cap=1), 3))
+
+
+def queue_client(url: str, *, timeout: float | None = None) -> redis.Redis:
+    """RQ's server (always a plain Redis: RQ does not support a cluster)."""
+    return redis.Redis.from_url(url, socket_timeout=timeout)

@@ -7,6 +7,7 @@ SSE ids. Each entry has one field ``e``: the JSON envelope
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from importlib import resources
 from typing import Iterable, Sequence
@@ -16,7 +17,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from . import keys
-from .quota import NO_QUOTA_ARGS, PROLOGUE, Charged, Quota, charge, pairs
+from .quota import NO_QUOTA_ARGS, PROLOGUE, Charged, Counters, Quota, charge, pairs
 from .quota import register as register_charge
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
@@ -40,9 +41,22 @@ class StoredEvent:
     envelope: dict
 
 
+class AppendStatus(enum.StrEnum):
+    """What :meth:`EventStore.append` did (the append script's first reply)."""
+
+    OK = "ok"  # appended
+    CONFLICT = "conflict"  # the stream is not at the expected version
+    IDEM = "idem"  # the Idempotency-Key already has a record: nothing appended
+    MISSING = "missing"  # no such game
+    LIMITED = "limited"  # the quota is over: nothing appended
+
+
+_STATUS = {status.value.encode(): status for status in AppendStatus}
+
+
 @dataclass(frozen=True)
 class AppendResult:
-    outcome: str  # "ok" | "conflict" | "idem" | "missing" | "limited"
+    outcome: AppendStatus
     version: int = 0  # last version ("ok") or current version ("conflict")
     record: str = ""  # the stored idempotency record ("idem")
     reads: tuple = ()  # the replies to ``append(reads=...)``, in order
@@ -142,7 +156,7 @@ class EventStore:
         if quota is not None and cluster:
             charged = charge(self._charge, quota, cluster=True)
             if charged.over:
-                return AppendResult("limited", charged=charged)
+                return AppendResult(AppendStatus.LIMITED, charged=charged)
             quota = None
         fused_reads = () if cluster else reads
         idem_key = keys.idempotency(game_id, idempotency[0]) if idempotency else None
@@ -158,15 +172,15 @@ class EventStore:
                 len(fused_reads), *(cmd for cmd, _ in fused_reads),
                 *(orjson.dumps(e) for e in envelopes)]
         reply = self._append(keys=script_keys, args=args)
-        outcome = reply[0].decode()
-        if outcome == "limited":
-            return AppendResult("limited", charged=Charged(True, pairs(reply[2:])))
+        outcome = _STATUS[reply[0]]
+        if outcome is AppendStatus.LIMITED:
+            return AppendResult(outcome, charged=Charged(True, pairs(reply[2:])))
         if cluster:
             replies = tuple(self._read_quietly(cmd) for cmd in reads)
         else:
             replies = tuple(self._parsed(cmd, raw) for (cmd, _), raw in zip(reads, reply[2:]))
-        if outcome == "idem":
-            return AppendResult("idem", record=reply[1].decode(), reads=replies)
+        if outcome is AppendStatus.IDEM:
+            return AppendResult(outcome, record=reply[1].decode(), reads=replies)
         return AppendResult(outcome, version=int(reply[1]), reads=replies)
 
     @staticmethod
@@ -183,7 +197,19 @@ class EventStore:
         except redis.RedisError:
             return None
 
+    def charges_in_append(self, counters: Counters) -> bool:
+        """A quota on ``counters`` can be charged inside this store's append script: the same
+        client, and a single server (a cluster keeps the counters in other slots)."""
+        return counters.client is self.r and not counters.cluster
+
     # -- reads ----------------------------------------------------------------------------
+    def reachable(self) -> bool:
+        """The store answers a PING."""
+        try:
+            return bool(self.r.ping())
+        except Exception:  # any failure to reach the store means not reachable
+            return False
+
     def read(self, game_id: str, after: int = 0, upto: int | None = None,
              count: int | None = None) -> list[StoredEvent]:
         """Events with ``after < version <= upto`` (all later ones when ``upto`` is None)."""
@@ -290,3 +316,18 @@ class EventStore:
         total = self.r.zcard(key)
         ids = [i.decode() for i in self.r.zrevrange(key, offset, offset + limit - 1)]
         return ids, total
+
+
+class StreamFollower:
+    """Blocking reads of game streams, on a client of their own (its read timeout is longer
+    than a block), for the event streams' hubs."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.r = client
+
+    def read_after(self, game_id: str, after: int, *, count: int,
+                   block_ms: int) -> list[StoredEvent]:
+        """The events after version ``after`` (at most ``count``), waiting up to ``block_ms``
+        for one to arrive; [] when none did."""
+        found = self.r.xread({keys.events(game_id): f"{after}-0"}, count=count, block=block_ms)
+        return EventStore.entries(found[0][1]) if found else []

@@ -12,15 +12,20 @@ append script (``EventStore.append(quota=...)``), where an identity over its lim
 script before anything is appended: check and append are then one atomic call, one round trip.
 A quota is charged at most once (``charged``), however many appends a command's retries make.
 
-The arithmetic is done in the script only; the caller gets the counts back to say how long to
-wait (``service.api.ratelimit``).
+The over-limit arithmetic is done in the script only; the counts it returns say how long to
+wait (:func:`retry_after`). :class:`Counters` charges a quota alone, on the client it is given;
+the rate limiter (``service.api.ratelimit``) builds the quotas.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import redis
+from redis.cluster import RedisCluster
+
+from ..engine import CodedError
 
 #: KEYS[1..2n]: per identity, its current window's counter then its previous window's counter.
 #: ARGV[1] n (0: no quota; then nothing else of ARGV belongs to it); with n > 0: ARGV[2] window
@@ -72,7 +77,7 @@ class Quota:
     def args(self) -> list:
         return [len(self.limits), self.window_ms, repr(self.elapsed), *self.limits]
 
-    def split(self) -> list["Quota"]:
+    def split(self) -> list[Quota]:
         """One quota per identity (a cluster keeps each identity's counters in its own slot)."""
         return [Quota((c,), (lim,), self.window_ms, self.elapsed)
                 for c, lim in zip(self.counters, self.limits)]
@@ -94,11 +99,35 @@ def pairs(flat) -> tuple[tuple[int, int], ...]:
     return tuple(zip(flat[0::2], flat[1::2]))
 
 
-class QuotaExceeded(Exception):
-    """A command was not appended: its quota is over (``charged.counts`` say by how much)."""
+def wait(quota: Quota, charged: Charged) -> float:
+    """Seconds until every identity of an over-limit charge is within its limit again (the
+    script's arithmetic, solved for time)."""
+    window = quota.window_ms / 1000
+    waits = []
+    for (current, previous), limit in zip(charged.counts, quota.limits):
+        estimate = previous * (1.0 - quota.elapsed) + current
+        if estimate <= limit:
+            continue
+        if current > limit:  # over on this window alone: wait for the next one
+            waits.append((1.0 - quota.elapsed) * window)
+        else:  # over because of the previous window's weight: until enough has slid out
+            waits.append(max((estimate - limit) / previous * window, 0.001))
+    return max(waits) if waits else 1.0
+
+
+def retry_after(quota: Quota, charged: Charged) -> int:
+    """:func:`wait` in whole seconds, at least 1 (the ``Retry-After`` header)."""
+    return max(1, math.ceil(wait(quota, charged)))
+
+
+class QuotaExceeded(CodedError):
+    """Nothing was done: the quota is over (``charged.counts`` say by how much);
+    ``details.retry_after_s`` says when to come back."""
 
     def __init__(self, quota: Quota, charged: Charged) -> None:
-        super().__init__("quota exceeded")
+        super().__init__("rate_limited",
+                         "too many writes; retry after the number of seconds in Retry-After",
+                         {"retry_after_s": retry_after(quota, charged)})
         self.quota = quota
         self.charged = charged
 
@@ -119,3 +148,17 @@ def charge(script, quota: Quota, *, cluster: bool = False) -> Charged:
 def register(client: redis.Redis):
     """The charge script on ``client``."""
     return client.register_script(CHARGE_LUA)
+
+
+class Counters:
+    """The rate-limit counters on one Redis (or cluster): charges a quota alone."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self._script = register(client)
+        #: the counters of different identities live in different cluster slots
+        self.cluster = isinstance(client, RedisCluster)
+
+    def charge(self, quota: Quota) -> Charged:
+        """Raises :data:`service.store.errors.StoreError` when the store fails."""
+        return charge(self._script, quota, cluster=self.cluster)

@@ -57,7 +57,7 @@ def play_one(client, n, game_seed: int, pick_seed: int, svc=None, drop_snapshots
         steps += 1
         if drop_snapshots and steps % 7 == 0:
             svc.store.delete_snapshots(gid)
-            svc.cache.clear()
+            svc.drop_caches()
     # the whole log is public after the end, and consistent with the versions
     log = client.get(f"/v1/games/{gid}/events?limit=1000").get_json()["events"]
     assert [e["version"] for e in log] == list(range(1, version + 1))
@@ -107,7 +107,7 @@ def test_deleting_snapshots_and_cache_changes_no_answer(client, svc):
                   for v in range(1, version + 1)]
     assert svc.store.r.zcard(f"cartouche:{{{gid}}}:snapv") > 0 or version < 20
     svc.store.delete_snapshots(gid)
-    svc.cache.clear()
+    svc.drop_caches()
     without = [client.get(f"/v1/games/{gid}/states/{v}", headers=auth(tokens[1])).get_json()
                for v in range(1, version + 1)]
     assert with_snaps == without

@@ -123,7 +123,7 @@ def hub_threads(gid):
 
 
 class Gate:
-    """Wraps the blocking client: ``close()`` holds the hub before its next XREAD."""
+    """Wraps the hubs' blocking reads: ``close()`` holds the hub before its next XREAD."""
 
     def __init__(self, inner):
         self.inner = inner
@@ -132,14 +132,14 @@ class Gate:
         self.waiting = threading.Event()
         self.fail = False
 
-    def xread(self, *args, **kwargs):
+    def read_after(self, *args, **kwargs):
         if not self.open_.is_set():
             self.waiting.set()
             self.open_.wait()
             self.waiting.clear()
         if self.fail:
             raise ConnectionError("store unreachable")
-        return self.inner.xread(*args, **kwargs)
+        return self.inner.read_after(*args, **kwargs)
 
     def close(self):
         self.open_.clear()

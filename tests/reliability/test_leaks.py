@@ -20,6 +20,7 @@ import re
 import orjson
 import pytest
 
+from service.application.envelopes import game_event
 from service.engine import ALL, visible
 from service.games import GAMES
 
@@ -134,7 +135,7 @@ def _leak_playout(client, svc, game, n):
         if table.over:
             break
         if step % 2 == 0:
-            log = [svc._event(game, s) for s in svc.store.read(gid, 0, table.version)]
+            log = [game_event(game, s) for s in svc.store.read(gid, 0, table.version)]
             full = game.view(table.state, ALL)
             for caller in callers:
                 token = tokens[caller] if caller is not None else None

@@ -155,13 +155,13 @@ def test_both_identities_are_counted_in_one_call_and_the_bench_baseline_is_not(
     c = app.test_client()
     gid, tokens = _game(c)
     calls = []
-    real = limiter._script
+    real = limiter.counters._script
 
     def counting(*args, **kwargs):
         calls.append(kwargs["keys"])
         return real(*args, **kwargs)
 
-    limiter._script = counting
+    limiter.counters._script = counting
     assert _act(c, gid, tokens[0], ip="10.1.1.1").status_code == 201
     assert len(calls) == 1 and len(calls[0]) == 4  # token's 2 counters + address's 2
     assert _act(c, gid, tokens[1], ip="10.1.1.1").status_code == 201

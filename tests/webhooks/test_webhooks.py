@@ -18,7 +18,7 @@ from redis.retry import Retry
 
 from service.app import create_app
 from service.config import Config
-from service.gameplay import NullScheduler
+from service.application import NullScheduler
 from service.webhooks import matches, signature, verify as server_verify
 
 from tests.api.helpers import act, auth

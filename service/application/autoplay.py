@@ -1,0 +1,92 @@
+"""Moves the service makes by itself: a seat's clock running out, and a bot's turn (the RQ jobs
+of ``workers.jobs`` call these; commands settle overdue clocks on arrival too)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .. import clock as clock_mod
+from ..replay import SHELL_EVENTS
+from ..store.events import EventStore
+from .commands import MAX_RETRIES, Appender
+from .envelopes import game_event
+from .errors import NotFound
+from .loading import Loader, valid_id
+from .model import Appended, Control, Outcome, Table
+from .seats import Seats
+
+
+@dataclass(eq=False)
+class Autoplay:
+    store: EventStore
+    loader: Loader
+    appender: Appender
+    seats: Seats
+    now_ms: Callable[[], int]
+
+    def settle_timeouts(self, game_id: str, version: int | None = None) -> list[int]:
+        """Apply the timeout of every awaited seat whose deadline has passed; returns them.
+
+        With ``version``, does nothing unless the game is still at that version (clock jobs
+        carry the version they were scheduled for).
+        """
+        timed_out: list[int] = []
+        if not valid_id(game_id):
+            raise NotFound.game(game_id)
+        if not self.loader.meta(game_id)["created"]["data"].get("clock"):
+            return timed_out  # no clock, no deadline: the same answer, without loading the game
+        for _ in range(MAX_RETRIES * 4):
+            table = self.loader.load(game_id)
+            if version is not None and table.version != version and not timed_out:
+                return timed_out
+            if not table.clock or table.over:
+                return timed_out
+            due = clock_mod.overdue(table.clock, table.shell.clock, self.now_ms(),
+                                    table.awaiting())
+            if not due:
+                return timed_out
+            seat = due[0]
+            if isinstance(self._timeout(table, seat), Appended):
+                timed_out.append(seat)
+        return timed_out
+
+    def _timeout(self, table: Table, seat: int) -> Outcome:
+        policy = table.clock["timeout"]
+        if policy == "forfeit":
+            return self.seats.forfeit(table, seat, "timeout")
+        if policy == "bot" or table.shell.controllers[seat].control is Control.BOT:
+            level = table.clock.get("bot_level", "heuristic")
+            action = self._bot_action(table, seat, level, budget_ms=200)
+        else:
+            action = table.game.timeout_action(table.state, seat)
+        return self.appender.run(table, seat, action, timeout=True)
+
+    def play_bot(self, game_id: str, seat: int, version: int) -> bool:
+        """The bot job: play ``seat``'s decision if the game still awaits it at ``version``."""
+        table = self.loader.load(game_id)
+        if table.version != version or seat not in table.awaiting():
+            return False
+        controller = table.shell.controllers[seat]
+        if controller.control is Control.HUMAN:
+            return False
+        if controller.control is Control.BOT:
+            bot = table.created["data"]["players"][seat].get("bot") or {}
+            action = self._bot_action(table, seat, controller.level, bot.get("budget_ms"))
+        else:  # resigned under ``timeout: auto``, or left a game that goes on
+            action = table.game.timeout_action(table.state, seat)
+        return isinstance(self.appender.run(table, seat, action), Appended)
+
+    def _bot_action(self, table: Table, seat: int, level: str, budget_ms: int | None) -> Any:
+        from ..engine.bots import choose, observe
+
+        rnd = random.Random(f"{table.id}:{table.version}:{seat}")
+        if level == "random":  # needs nothing but the seat's own legal actions
+            return rnd.choice(table.game.legal_actions(table.state, seat))
+
+        events = [game_event(table.game, s) for s in self.store.read(table.id, 1, table.version)
+                  if s.envelope["type"] not in SHELL_EVENTS]
+        obs = observe(table.game, table.created["data"], events, table.state, seat,
+                      table.version)
+        return choose(level, obs, rnd, budget_ms)

@@ -1,0 +1,211 @@
+"""Commands: deciding one through the engine and appending its events (:class:`Appender`), and a
+human seat's command with its optimistic retries and Idempotency-Key (:class:`Commands`)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+import orjson
+
+from .. import clock as clock_mod
+from ..engine import Rng, command
+from ..store.events import AppendStatus, EventStore
+from ..store.quota import Quota, QuotaExceeded
+from .envelopes import envelope, rfc3339
+from .errors import (DeadlinePassed, IdempotencyKeyReused, IllegalAction, NotFound,
+                     NotYourTurn, SeatNotHuman, VersionConflict)
+from .listeners import ListenerBus
+from .loading import Loader
+from .model import Appended, Cached, Conflict, Duplicate, Outcome, Shell, Table
+
+if TYPE_CHECKING:
+    from .autoplay import Autoplay
+
+#: How many times a command without ``expected_version`` is re-decided after losing a race.
+MAX_RETRIES = 50
+
+
+def body_digest(payload: Any) -> str:
+    """What an Idempotency-Key's record remembers of the request body."""
+    return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+@dataclass(eq=False)
+class Appender:
+    """Appends one command's events, and does what a stored command needs next: the cache, a
+    snapshot every ``snapshot_every`` versions, the game index when it ends, the scheduler
+    and the listeners."""
+
+    store: EventStore
+    loader: Loader
+    bus: ListenerBus
+    scheduler: Any
+    now_ms: Callable[[], int]
+    snapshot_every: int
+
+    def run(self, table: Table, seat: int, action: Any, *, idem=None, timeout: bool = False,
+            quota: Quota | None = None) -> Outcome:
+        """Decide and append one command for ``seat`` against ``table`` (``timeout``: played
+        for the seat when its clock ran out). Raises NotYourTurn / IllegalAction / NotFound."""
+        rng = Rng(bytes.fromhex(self.loader.seed(table.id)), table.version + 1)
+        events, after = command(table.game, table.state, seat, action, rng)
+        if timeout:
+            for ev in events:
+                ev["timeout"] = True
+        actors = {seat} | {ev["seat"] for ev in events if ev.get("forced")
+                           and isinstance(ev.get("seat"), int)}
+        cmd = {"seat": seat, "action": action}
+        if timeout:
+            cmd["timeout"] = True
+        return self.append(table, events, after, self.next_shell(table, after, actors),
+                           idem=idem, cmd=cmd, quota=quota)
+
+    def next_shell(self, table: Table, after: dict, actors, **changes) -> Shell:
+        """The shell after a command that left the rules at ``after``: ``changes`` applied,
+        the clock advanced (``actors`` made a decision)."""
+        shell = table.shell._replace(**changes) if changes else table.shell
+        if table.clock:
+            over = table.game.is_over(after) or shell.ended is not None or shell.aborted
+            shell = shell._replace(clock=clock_mod.advance(
+                table.clock, table.shell.clock, self.now_ms(), table.awaiting(),
+                [] if over else table.game.awaiting(after), actors))
+        return shell
+
+    def append(self, table: Table, events: list[dict], after: dict, shell: Shell, *,
+               cmd: dict, idem=None, quota: Quota | None = None) -> Outcome:
+        """Append one command's events. ``cmd`` (stored on the first envelope, never served
+        while the game runs) records what caused them, so an export can be re-derived.
+
+        ``quota``: charged in the same script; over the limit nothing is appended and
+        :class:`QuotaExceeded` is raised."""
+        at = rfc3339(self.now_ms())
+        envelopes = [envelope(table.game, e, at) for e in events]
+        envelopes[0]["cmd"] = cmd
+        stored_shell = envelopes[-1]["shell"] = shell.stored()
+        new = Table(table.id, table.game, table.meta, after, table.version + len(events), shell)
+        reads = self.bus.reads()
+        result = self.store.append(table.id, table.version, envelopes,
+                                   status=new.status if new.over else None, idempotency=idem,
+                                   reads=[read for _, wanted in reads for read in wanted],
+                                   quota=quota)
+        outcome = result.outcome
+        if outcome is AppendStatus.OK:
+            self.loader.cache.put(table.id, Cached(new.version, after, shell))
+            k = self.snapshot_every
+            if k and new.version // k > table.version // k:
+                self.store.save_snapshot(table.id, new.version,
+                                         {"state": after, "shell": stored_shell})
+            if new.over:
+                self.store.index(table.id, table.game.type_id, new.status,
+                                 table.meta["created_ms"])
+            self.scheduler.changed(new)
+            self.bus.notify(new, table.version + 1, envelopes, reads, result.reads)
+            return Appended(new, table.version + 1, envelopes)
+        if outcome is AppendStatus.CONFLICT:
+            return Conflict(result.version)
+        if outcome is AppendStatus.IDEM:
+            return Duplicate(result.record)
+        if outcome is AppendStatus.LIMITED:
+            raise QuotaExceeded(quota, result.charged)
+        raise NotFound.game(table.id)
+
+
+@dataclass(eq=False)
+class Commands:
+    """A human seat's command: overdue clocks settled first, decided against the cached game
+    when there is one, re-decided after a lost race, answered again for a repeated
+    Idempotency-Key."""
+
+    store: EventStore
+    loader: Loader
+    appender: Appender
+    autoplay: Autoplay
+    now_ms: Callable[[], int]
+
+    def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,
+            idempotency_key: str | None, body_digest: str, *, loaded: Table | None = None,
+            quota: Quota | None = None) -> Appended:
+        """Run one command of a human seat.
+
+        A replay of the same Idempotency-Key and body returns the original outcome. Overdue
+        clocks are settled first; if the acting seat was overdue its timeout stands and
+        :class:`DeadlinePassed` is raised.
+
+        ``loaded``: the game as the caller just loaded it (the API does, to authenticate, with
+        ``load_for_command``). The first attempt decides against it instead of reading the
+        game again; that is safe because the append is conditional on the stream still being at
+        ``loaded.version`` (else the command is re-decided against a fresh load, as for any lost
+        race). A refusal decided on a table that was not ``checked`` against the store is
+        decided again on a fresh load before it is raised. ``loaded`` is ignored when a timeout
+        was just settled.
+
+        ``quota``: the caller's rate-limit counters, charged by the command's first append (in
+        the same script: ``EventStore.append``); over the limit nothing is appended and
+        :class:`QuotaExceeded` is raised. A command that never reaches an append leaves the
+        quota uncharged (``quota.charged`` False) for the caller to charge.
+        """
+        idem = None
+        if idempotency_key is not None:
+            key_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()
+            idem = (key_digest, body_digest)
+            record = self.store.idempotency_record(game_id, key_digest)
+            if record is not None:
+                return self._replayed(game_id, record, body_digest)
+        try:
+            return self._act(game_id, seat, action, expected_version, idem, body_digest, loaded,
+                             quota)
+        except (NotYourTurn, IllegalAction, VersionConflict, DeadlinePassed, SeatNotHuman):
+            # A retry that raced its own original (same key) must get the original answer,
+            # not the error that deciding it again against the moved-on game gives.
+            if idem is not None:
+                record = self.store.idempotency_record(game_id, idem[0])
+                if record is not None:
+                    return self._replayed(game_id, record, body_digest)
+            raise
+
+    def _act(self, game_id, seat, action, expected_version, idem, body_digest, loaded,
+             quota) -> Appended:
+        timed_out = self.autoplay.settle_timeouts(game_id)
+        if seat in timed_out:
+            raise DeadlinePassed()
+        if timed_out or (loaded is not None and loaded.id != game_id):
+            loaded = None
+        for _ in range(MAX_RETRIES):
+            table, loaded = (loaded, None) if loaded is not None else \
+                (self.loader.load(game_id), None)
+            try:
+                if table.over:
+                    raise NotYourTurn("game_over", "the game is over")
+                if not table.shell.controllers[seat].human:
+                    raise SeatNotHuman()
+                if expected_version is not None and expected_version != table.version:
+                    raise VersionConflict(table.version)
+                if table.clock and seat in clock_mod.overdue(
+                        table.clock, table.shell.clock, self.now_ms(), table.awaiting()):
+                    self.autoplay.settle_timeouts(game_id)
+                    raise DeadlinePassed()
+                outcome = self.appender.run(table, seat, action, idem=idem, quota=quota)
+            except (NotYourTurn, IllegalAction, VersionConflict, SeatNotHuman):
+                if table.checked:
+                    raise
+                continue  # decided on a cached table: decide again on the game as stored
+            if isinstance(outcome, Appended):
+                return outcome
+            if isinstance(outcome, Duplicate):
+                return self._replayed(game_id, outcome.record, body_digest)
+            if expected_version is not None:
+                raise VersionConflict(outcome.current)
+        raise VersionConflict(self.store.version(game_id))
+
+    def _replayed(self, game_id: str, record: str, body_digest: str) -> Appended:
+        """The stored outcome of an Idempotency-Key's command, as the game is now."""
+        digest, first, last = record.rsplit("|", 2)
+        if not hmac.compare_digest(digest, body_digest):
+            raise IdempotencyKeyReused()
+        first_v, last_v = int(first), int(last)
+        table = self.loader.load(game_id)
+        stored = self.store.read(game_id, first_v - 1, last_v)
+        return Appended(table, first_v, [s.envelope for s in stored])

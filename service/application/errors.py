@@ -1,0 +1,86 @@
+"""The errors the application layer answers with. Each is a :class:`service.engine.CodedError`
+with a stable ``code``; the HTTP status of each class is set in one table
+(``service.api.errors.ANSWERS``), never at the raise.
+
+The rules' own errors (``IllegalAction``, ``InvalidOptions``, ``NotYourTurn``) come from
+``service.engine`` and are re-exported here with the rest.
+"""
+
+from __future__ import annotations
+
+from ..engine import CodedError, IllegalAction, InvalidOptions, NotYourTurn
+
+
+class NotFound(CodedError):
+    """No such game, version or webhook (``game_not_found``, ``version_not_found``,
+    ``webhook_not_found``)."""
+
+    @classmethod
+    def game(cls, game_id: str) -> NotFound:
+        return cls("game_not_found", f"no game {game_id!r}")
+
+    @classmethod
+    def version(cls, version: int) -> NotFound:
+        return cls("version_not_found", f"version {version} does not exist")
+
+
+class InvalidToken(CodedError):
+    """A bearer token that is malformed or belongs to no seat of the game."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("invalid_token", message)
+
+
+class Forbidden(CodedError):
+    """The caller is known but may not do this (a spectator acting, no platform key ...)."""
+
+
+class SeatNotHuman(CodedError):
+    """The seat is played by a bot (or has left): its token may watch but not act."""
+
+    def __init__(self) -> None:
+        super().__init__("seat_not_human", "this seat is played by a bot or has left")
+
+
+class VersionConflict(CodedError):
+    """The game is not at the version the command was decided against."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__("version_conflict", f"the game is at version {current}",
+                         {"current_version": current})
+        self.current = current
+
+
+class DeadlinePassed(CodedError):
+    """The acting seat's clock had run out; its timeout was applied first."""
+
+    def __init__(self) -> None:
+        super().__init__("deadline_passed",
+                         "this seat's time had run out; its timeout was applied first")
+
+
+class CannotAbort(CodedError):
+    def __init__(self, message: str) -> None:
+        super().__init__("cannot_abort", message)
+
+
+class GameNotFinished(CodedError):
+    """Only a finished (or aborted) game has an export."""
+
+    def __init__(self) -> None:
+        super().__init__("game_not_finished", "only finished games can be exported")
+
+
+class InvalidRequest(CodedError):
+    """A well-formed request the service refuses (creation, forks)."""
+
+
+class IdempotencyKeyReused(CodedError):
+    def __init__(self) -> None:
+        super().__init__("idempotency_key_reused",
+                         "this Idempotency-Key was used with another body")
+
+
+__all__ = ["CannotAbort", "CodedError", "DeadlinePassed", "Forbidden", "GameNotFinished",
+           "IdempotencyKeyReused", "IllegalAction", "InvalidOptions", "InvalidRequest",
+           "InvalidToken", "NotFound", "NotYourTurn", "SeatNotHuman", "VersionConflict"]

@@ -1,0 +1,67 @@
+"""A finished game's export (seed revealed), and forks: a new game continuing from a version
+of another."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Callable
+
+from .. import clock as clock_mod
+from ..engine import commitment
+from ..store.events import EventStore
+from .creation import Creation, new_game
+from .envelopes import rfc3339
+from .errors import GameNotFinished, InvalidRequest, NotFound
+from .loading import Loader
+
+
+@dataclass(eq=False)
+class Exports:
+    store: EventStore
+    loader: Loader
+    creation: Creation
+    now_ms: Callable[[], int]
+
+    def export(self, game_id: str) -> dict:
+        """The self-contained record of a finished (or aborted) game, seed revealed."""
+        from ..replay import export_document
+
+        table = self.loader.load(game_id)
+        if not table.over:
+            raise GameNotFinished()
+        stored = self.store.read(game_id, 0, table.version)
+        return export_document(table.meta, self.loader.seed(game_id),
+                               [(s.version, s.envelope) for s in stored], game_id,
+                               table.status, table.result())
+
+    def fork(self, game_id: str, at: int) -> dict:
+        """A new game continuing from version ``at`` of this one, with new seat tokens and a
+        new seed for every draw after ``at`` (the copied events keep their parent's draws)."""
+        parent = self.loader.load(game_id)
+        if not 1 <= at <= parent.version:
+            raise NotFound.version(at)
+        stored = self.store.read(game_id, 0, min(at + 1, parent.version))
+        boundary = (at == parent.version or at == parent.meta["created_version"]
+                    or "cmd" in stored[at].envelope)
+        if not boundary:
+            raise InvalidRequest("not_a_command_boundary",
+                                 f"version {at} is inside a command; fork at a version that "
+                                 "ends one", {"at": at})
+        table = self.loader.load(game_id, at)
+        seed = secrets.token_bytes(32)
+        now = self.now_ms()
+        created = dict(parent.created)
+        data = dict(created["data"])
+        data.update({"seed_commitment": commitment(seed), "seed": "server", "setup": "custom",
+                     "forked_from": {"id": game_id, "version": at}})
+        envelopes = [{**created, "data": data, "at": rfc3339(now)}]
+        envelopes += [dict(s.envelope) for s in stored[1:at]]
+        shell = table.shell
+        if table.clock:
+            shell = shell._replace(clock=clock_mod.restart(shell.clock, now, table.awaiting()))
+        new = new_game(parent.game, envelopes, table.state, shell, seed=seed, now=now,
+                       status=table.status)
+        self.store.create(*new.record)
+        self.creation.open(new)
+        return new.response

@@ -1,0 +1,153 @@
+""":class:`GameService`, the one entry to the application layer for the API, the workers, the
+webhooks, the benchmarks and the tests. It composes the parts (each gets only what it needs) and
+holds no logic of its own beyond which part answers."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Sequence
+
+from ..engine import Viewer
+from ..store.events import EventStore
+from ..store.quota import Quota
+from .autoplay import Autoplay
+from .commands import Appender, Commands
+from .creation import Creation, Spec
+from .exports import Exports
+from .identity import Identity
+from .listeners import ListenerBus
+from .loading import Loader
+from .model import Appended, Table
+from .reads import Reads
+from .seats import Seats
+
+
+class NullScheduler:
+    """Schedules nothing (tests of the API alone; the RQ scheduler is in service.jobs)."""
+
+    def changed(self, table: Table) -> None:
+        pass
+
+
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class GameService:
+    """Games as event streams: loads state (cache, snapshot, replay), runs commands through the
+    engine, appends atomically, serves redacted views and logs.
+
+    No HTTP here (that is ``service.api``) and no rules (that is ``service.games``)."""
+
+    def __init__(self, store: EventStore, *, snapshot_every: int = 100, cache_size: int = 2048,
+                 platform_key_digests: Sequence[str] = (), scheduler=None,
+                 now_ms: Callable[[], int] | None = None) -> None:
+        self.store = store
+        self.snapshot_every = snapshot_every
+        self.scheduler = scheduler or NullScheduler()
+        self.now_ms = now_ms or _wall_clock_ms
+        self._identity = Identity(platform_key_digests)
+        self._loader = Loader(store, cache_size)
+        self._bus = ListenerBus()
+        appender = Appender(store, self._loader, self._bus, self.scheduler, self.now_ms,
+                            snapshot_every)
+        self._seats = Seats(store, self._loader, appender)
+        self._autoplay = Autoplay(store, self._loader, appender, self._seats, self.now_ms)
+        self._commands = Commands(store, self._loader, appender, self._autoplay, self.now_ms)
+        self._creation = Creation(store, self._loader, self._bus, self.scheduler, self.now_ms)
+        self._exports = Exports(store, self._loader, self._creation, self.now_ms)
+        self._reads = Reads(store, self.now_ms)
+
+    # -- identity -------------------------------------------------------------------------
+    @property
+    def platform_key_digests(self) -> tuple[str, ...]:
+        return self._identity.platform_key_digests
+
+    def is_platform_key(self, token: str, digest: str | None = None) -> bool:
+        return self._identity.is_platform_key(token, digest)
+
+    def viewer_for(self, table: Table, token: str | None) -> Viewer:
+        """The seat a bearer token acts as, ALL for a platform key, None without a token;
+        InvalidToken for a token of no seat."""
+        return self._identity.viewer_for(table, token)
+
+    # -- creation -------------------------------------------------------------------------
+    def create(self, game_type: str, players: list[dict], options: dict,
+               seed_hex: str | None) -> dict:
+        return self._creation.create_many([(game_type, players, options, seed_hex)])[0]
+
+    def create_many(self, specs: Sequence[Spec]) -> list[dict]:
+        return self._creation.create_many(specs)
+
+    # -- loading --------------------------------------------------------------------------
+    def load(self, game_id: str, version: int | None = None) -> Table:
+        return self._loader.load(game_id, version)
+
+    def load_for_command(self, game_id: str) -> Table:
+        return self._loader.load_for_command(game_id)
+
+    def load_recent(self, game_id: str, at_least: int) -> Table:
+        return self._loader.load_recent(game_id, at_least)
+
+    def drop_caches(self) -> None:
+        """Forget every game this process holds (state cache, meta and seed memos)."""
+        self._loader.forget()
+
+    def ready(self) -> bool:
+        """The store answers."""
+        return self.store.reachable()
+
+    # -- commands -------------------------------------------------------------------------
+    def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,
+            idempotency_key: str | None, body_digest: str, *, loaded: Table | None = None,
+            quota: Quota | None = None) -> Appended:
+        """One command of a human seat (``Commands.act``)."""
+        return self._commands.act(game_id, seat, action, expected_version, idempotency_key,
+                                  body_digest, loaded=loaded, quota=quota)
+
+    @property
+    def listeners(self) -> list[Callable[..., None]]:
+        """Called after every successful append (``ListenerBus``)."""
+        return self._bus.listeners
+
+    # -- leaving --------------------------------------------------------------------------
+    def resign(self, game_id: str, seat: int) -> Table:
+        """Overdue clocks are settled first, as for any command."""
+        self._autoplay.settle_timeouts(game_id)
+        return self._seats.resign(game_id, seat)
+
+    def abort(self, game_id: str, by: Viewer) -> Table:
+        return self._seats.abort(game_id, by)
+
+    # -- what happens without a request: clocks and bots ----------------------------------
+    def settle_timeouts(self, game_id: str, version: int | None = None) -> list[int]:
+        return self._autoplay.settle_timeouts(game_id, version)
+
+    def play_bot(self, game_id: str, seat: int, version: int) -> bool:
+        return self._autoplay.play_bot(game_id, seat, version)
+
+    # -- exports and forks ----------------------------------------------------------------
+    def export(self, game_id: str) -> dict:
+        return self._exports.export(game_id)
+
+    def fork(self, game_id: str, at: int) -> dict:
+        return self._exports.fork(game_id, at)
+
+    # -- reads ----------------------------------------------------------------------------
+    def view(self, table: Table, viewer: Viewer, now_ms: int | None = None) -> dict:
+        return self._reads.view(table, viewer, now_ms)
+
+    def served_events(self, table: Table, envelopes: Sequence[dict], first_version: int,
+                      viewer: Viewer) -> list[dict]:
+        return self._reads.served_events(table, envelopes, first_version, viewer)
+
+    def events(self, table: Table, viewer: Viewer, after: int,
+               limit: int) -> tuple[list[dict], int]:
+        return self._reads.events(table, viewer, after, limit)
+
+    def legal_actions(self, table: Table, viewer: Viewer) -> list[dict]:
+        return self._reads.legal_actions(table, viewer)
+
+    def list_games(self, game_type: str | None, status: str | None, page: int,
+                   per_page: int) -> dict:
+        return self._reads.list_games(game_type, status, page, per_page)

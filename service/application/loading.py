@@ -1,0 +1,210 @@
+"""Loading games: this process's state cache, the meta and seed memos, and snapshot-plus-replay
+from the store (one round trip for whatever the process does not hold)."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from typing import Generic, TypeVar
+
+import orjson
+
+from ..engine import Game, clone
+from ..games import GAMES
+from ..replay import SHELL_EVENTS
+from ..store.events import EventStore, Loaded
+from .envelopes import game_event
+from .errors import NotFound
+from .model import Cached, Shell, Table
+
+_GAME_ID = re.compile("[0-9a-f]{1,64}")
+
+
+def valid_id(game_id: str) -> bool:
+    return isinstance(game_id, str) and _GAME_ID.fullmatch(game_id) is not None
+
+
+V = TypeVar("V")
+
+
+class Memo(Generic[V]):
+    """A per-game value that never changes once the game is created (its meta, its seed; ids
+    are never reused), kept per process, bounded, oldest out first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[str, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> V | None:
+        with self._lock:
+            return self._data.get(game_id)
+
+    def put(self, game_id: str, value: V) -> None:
+        with self._lock:
+            self._data[game_id] = value
+            self._bound()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+    def _bound(self) -> None:
+        """The lock is held."""
+        while len(self._data) > self.size:
+            self._data.popitem(last=False)
+
+
+class StateCache(Memo[Cached]):
+    """Latest known :class:`Cached` entry per game, per process, least recently used out
+    first. Entries (and the states in them) are never mutated."""
+
+    def get(self, game_id: str) -> Cached | None:
+        with self._lock:
+            hit = self._data.get(game_id)
+            if hit is not None:
+                self._data.move_to_end(game_id)
+            return hit
+
+    def put(self, game_id: str, entry: Cached) -> None:
+        """Keep ``entry`` unless a later version of the game is kept already."""
+        with self._lock:
+            old = self._data.get(game_id)
+            if old is None or old.version < entry.version:
+                self._data[game_id] = entry
+                self._data.move_to_end(game_id)
+            self._bound()
+
+
+class Loader:
+    """Games as :class:`Table`: from the cache, else the newest snapshot plus the events after
+    it. Also the per-game facts every command needs (meta, seed) without a read each time."""
+
+    def __init__(self, store: EventStore, cache_size: int) -> None:
+        self.store = store
+        self.cache = StateCache(cache_size)
+        self._metas: Memo[dict] = Memo(cache_size)
+        self._seeds: Memo[str] = Memo(cache_size)
+        self._load_stripes = [threading.Lock() for _ in range(64)]
+
+    def forget(self) -> None:
+        """Drop everything this process holds (as a process that never saw any game)."""
+        self.cache.clear()
+        self._metas.clear()
+        self._seeds.clear()
+
+    # -- the facts that never change ------------------------------------------------------
+    def meta(self, game_id: str) -> dict:
+        meta = self._metas.get(game_id)
+        if meta is None:
+            meta = self._remember(game_id, self.store.load(game_id, upto=1, after=1,
+                                                           with_meta=True))
+        return meta
+
+    def seed(self, game_id: str) -> str:
+        """The game's seed (hex; never served): one read per game per process."""
+        seed = self._seeds.get(game_id)
+        if seed is not None:
+            return seed
+        seed = self.store.seed(game_id)
+        if seed is None:
+            raise NotFound.game(game_id)
+        self._seeds.put(game_id, seed)
+        return seed
+
+    def _remember(self, game_id: str, loaded: Loaded) -> dict:
+        """Keep the game's meta and seed from a load made ``with_meta``; NotFound when there is
+        no such game."""
+        raw = loaded.meta
+        if raw is None or loaded.first is None or loaded.seed is None:
+            raise NotFound.game(game_id)
+        meta = {"type": raw["type"], "created_ms": int(raw["created_ms"]),
+                "created_version": int(raw["created_version"]),
+                "tokens": orjson.loads(raw["tokens"]),
+                "created": loaded.first.envelope}
+        self._metas.put(game_id, meta)
+        self._seeds.put(game_id, loaded.seed)
+        return meta
+
+    @staticmethod
+    def _initial(game: Game, meta: dict) -> dict:
+        data = meta["created"]["data"]
+        return game.initial(data["players"], data["options"])
+
+    # -- tables ---------------------------------------------------------------------------
+    def load(self, game_id: str, version: int | None = None) -> Table:
+        """The game at ``version`` (latest when None), from cache or snapshot plus replay."""
+        if not valid_id(game_id):
+            raise NotFound.game(game_id)
+        meta = self._metas.get(game_id)
+        cached = self.cache.get(game_id)
+        base_version, base, shell = 1, None, None
+        if cached is not None and (version is None or cached.version <= version):
+            base_version, base, shell = cached
+            if version == base_version and meta is not None:
+                return Table(game_id, GAMES[meta["type"]], meta, base, base_version, shell)
+        # one round trip: the meta and seed if this process has not kept them, then the
+        # events after the cached state, or else after the newest snapshot
+        loaded = self.store.load(game_id, upto=version,
+                                 after=base_version if base is not None else None,
+                                 with_meta=meta is None)
+        if meta is None:
+            meta = self._remember(game_id, loaded)
+        game = GAMES[meta["type"]]
+        stored_shell = None  # the newest shell in its stored form, parsed once at the end
+        if base is None and loaded.snapshot is not None:
+            base_version, snap = loaded.snapshot
+            base, stored_shell = snap["state"], snap["shell"]
+        stored = loaded.events
+        if base is None:
+            base = self._initial(game, meta)
+            shell = Shell.initial(meta["created"]["data"])
+        state, current = base, base_version
+        if stored:
+            state = clone(base)
+            for s in stored:
+                if s.envelope["type"] not in SHELL_EVENTS:
+                    game.apply(state, game_event(game, s))
+                if "shell" in s.envelope:
+                    stored_shell = s.envelope["shell"]
+            current = stored[-1].version
+        if stored_shell is not None:
+            shell = Shell.parse(stored_shell)
+        if version is not None and current != version:
+            raise NotFound.version(version)
+        if version is None or version == current:
+            self.cache.put(game_id, Cached(current, state, shell))
+        return Table(game_id, game, meta, state, current, shell)
+
+    def load_for_command(self, game_id: str) -> Table:
+        """The game to run a command against: this process's latest cached table as is (no
+        Redis call; ``checked`` False), else :meth:`load`. Optimistic: the command's append is
+        conditional on the version, so a table another process has moved past only costs a
+        conflict and a reload, and the command re-checks any refusal against a fresh load.
+        Games with a clock are always loaded (their deadlines are settled on the fresh game)."""
+        hit = self.cache.get(game_id) if valid_id(game_id) else None
+        if hit is None:
+            return self.load(game_id)
+        meta = self.meta(game_id)
+        if meta["created"]["data"].get("clock"):
+            return self.load(game_id)
+        return Table(game_id, GAMES[meta["type"]], meta, hit.state, hit.version, hit.shell,
+                     checked=False)
+
+    def load_recent(self, game_id: str, at_least: int) -> Table:
+        """The latest game this process knows if it is at version ``at_least`` or later (no
+        Redis call), else :meth:`load`. For event streams: many subscribers of one game wake
+        together on each append; one of them loads (per stripe lock, cooperative under gevent)
+        while the others wait and then find the cache fresh, instead of every subscriber reading
+        and replaying the same events."""
+        hit = self.cache.get(game_id)
+        if hit is None or hit.version < at_least:
+            with self._load_stripes[hash(game_id) % len(self._load_stripes)]:
+                hit = self.cache.get(game_id)
+                if hit is None or hit.version < at_least:
+                    return self.load(game_id)
+        if not valid_id(game_id):
+            raise NotFound.game(game_id)
+        meta = self.meta(game_id)
+        return Table(game_id, GAMES[meta["type"]], meta, hit.state, hit.version, hit.shell)

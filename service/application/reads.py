@@ -1,0 +1,114 @@
+"""Read models: a caller's view of a game, its log as the caller may see it, its legal actions,
+and the list of games. Nothing here writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from .. import clock as clock_mod
+from ..engine import ALL, Viewer, visible
+from ..replay import SHELL_EVENTS
+from ..store.events import EventStore
+from .envelopes import rfc3339
+from .model import Table
+
+
+def _public_options(created: dict) -> dict:
+    """Options without the setup overrides (they fix hidden orders until the end)."""
+    return {k: v for k, v in created["options"].items() if k != "setup"}
+
+
+@dataclass(eq=False)
+class Reads:
+    store: EventStore
+    now_ms: Callable[[], int]
+
+    def served_events(self, table: Table, envelopes: Sequence[dict], first_version: int,
+                      viewer: Viewer) -> list[dict]:
+        """Envelopes numbered from ``first_version`` as ``viewer`` may see them now."""
+        out = []
+        over = table.over
+        for offset, env in enumerate(envelopes):
+            ev = {"type": env["type"], "seat": env.get("seat"), "data": env.get("data", {})}
+            if env["type"] in SHELL_EVENTS:
+                shown = ev  # about seats and the table: public
+            else:
+                shown = visible(table.game, ev, viewer, over)
+            if shown is None:
+                continue
+            served = {"version": first_version + offset, "type": shown["type"],
+                      "at": env.get("at"), "seat": shown.get("seat"),
+                      "data": shown.get("data", {})}
+            for flag in ("forced", "timeout"):
+                if env.get(flag):
+                    served[flag] = True
+            out.append(served)
+        return out
+
+    def events(self, table: Table, viewer: Viewer, after: int,
+               limit: int) -> tuple[list[dict], int]:
+        """Up to ``limit`` log entries after ``after`` as ``viewer`` may see them, and the last
+        version read (private events are skipped, so fewer may be served)."""
+        stored = self.store.read(table.id, after, table.version, count=limit)
+        if not stored:
+            return [], after
+        served = self.served_events(table, [s.envelope for s in stored], stored[0].version,
+                                    viewer)
+        return served, stored[-1].version
+
+    def view(self, table: Table, viewer: Viewer, now_ms: int | None = None) -> dict:
+        game, state = table.game, table.state
+        over = table.over
+        created = table.created["data"]
+        clock, clock_state = table.clock, table.shell.clock
+        now = self.now_ms() if now_ms is None else now_ms
+
+        def deadline(seat):
+            if not clock:
+                return None
+            at = clock_mod.deadline(clock, clock_state, seat)
+            return rfc3339(at) if at is not None else None
+
+        options = created["options"] if over or viewer == ALL else _public_options(created)
+        return {
+            "id": table.id,
+            "type": game.type_id,
+            "status": table.status,
+            "version": table.version,
+            "created_at": table.created.get("at"),
+            "players": [{"seat": i, "name": p["name"], "bot": p.get("bot"),
+                         "controller": table.shell.controllers[i].shown}
+                        for i, p in enumerate(created["players"])],
+            "you": viewer if isinstance(viewer, int) else None,
+            "options": {**options, "clock": clock} if clock else options,
+            "seed": created["seed"],
+            "seed_commitment": created["seed_commitment"],
+            "setup": created["setup"],
+            "awaiting": [{"seat": s, "deadline": deadline(s)} for s in table.awaiting()],
+            "clock": None if not clock else {
+                "remaining_ms": clock_mod.remaining(clock, clock_state, now),
+                "per_decision_ms": clock["per_decision_ms"],
+                "increment_ms": clock["increment_ms"], "timeout": clock["timeout"]},
+            "state": game.view(state, viewer),
+            "result": table.result() if over else None,
+        }
+
+    @staticmethod
+    def legal_actions(table: Table, viewer: Viewer) -> list[dict]:
+        if not isinstance(viewer, int) or viewer not in table.awaiting():
+            return []
+        return table.game.legal_actions(table.state, viewer)
+
+    def list_games(self, game_type: str | None, status: str | None, page: int,
+                   per_page: int) -> dict:
+        ids, total = self.store.list_ids(game_type, status, (page - 1) * per_page, per_page)
+        games = []
+        for game_id in ids:
+            meta = self.store.meta(game_id)
+            if meta is None:
+                continue
+            games.append({"id": game_id, "type": meta["type"], "status": meta["status"],
+                          "version": int(meta["version"]),
+                          "created_ms": int(meta["created_ms"])})
+        return {"games": games, "page": page, "per_page": per_page, "total": total}

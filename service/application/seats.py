@@ -1,0 +1,85 @@
+"""Leaving a table: a seat resigns or forfeits, or the whole game is aborted before the first
+move. These are shell commands (``cmd: {"shell": ...}``): their events are about seats and the
+table, and the rules see only what a forfeit makes them decide."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..engine import Rng, Viewer, event, forfeit
+from ..store.events import EventStore
+from .commands import MAX_RETRIES, Appender
+from .errors import CannotAbort, NotYourTurn, SeatNotHuman, VersionConflict
+from .loading import Loader
+from .model import AUTO, LEFT, Appended, Controller, Outcome, Table
+
+
+def _replaced(table: Table, seat: int, controller: Controller) -> tuple[Controller, ...]:
+    controllers = table.shell.controllers
+    return controllers[:seat] + (controller,) + controllers[seat + 1:]
+
+
+@dataclass(eq=False)
+class Seats:
+    store: EventStore
+    loader: Loader
+    appender: Appender
+
+    def forfeit(self, table: Table, seat: int, reason: str) -> Outcome:
+        """The rules' consequence of leaving, or (for games that cannot go on without the
+        seat) the end of the game with that seat last."""
+        left = forfeit(table.game, table.state, seat,
+                       Rng(bytes.fromhex(self.loader.seed(table.id)), table.version + 1))
+        if left is not None:
+            events, after = left
+            changes = {}
+        else:
+            events, after = [], table.state
+            changes = {"ended": {"reason": f"forfeit_{reason}", "seats": [seat]}}
+        marker = event("SeatForfeited", {"reason": reason, "game_continues": left is not None},
+                       seat)
+        shell = self.appender.next_shell(table, after, {seat},
+                                         controllers=_replaced(table, seat, LEFT), **changes)
+        return self.appender.append(table, [marker] + events, after, shell,
+                                    cmd={"shell": "forfeit", "seat": seat})
+
+    def resign(self, game_id: str, seat: int) -> Table:
+        """The seat leaves: the rules' forfeit when its clock says so, else a bot (or the
+        clock's automatic move) plays it from now on. The caller settles overdue clocks
+        first."""
+        for _ in range(MAX_RETRIES):
+            table = self.loader.load(game_id)
+            if table.over:
+                raise NotYourTurn("game_over", "the game is over")
+            if not table.shell.controllers[seat].human:
+                raise SeatNotHuman()
+            clock = table.clock
+            if clock and clock["timeout"] == "forfeit":
+                outcome = self.forfeit(table, seat, "resigned")
+            else:
+                replacement = (AUTO if clock and clock["timeout"] == "auto" else
+                               Controller.bot(clock["bot_level"] if clock else "heuristic"))
+                marker = event("SeatResigned", {"replaced_by": replacement.stored}, seat)
+                shell = self.appender.next_shell(table, table.state, set(),
+                                                 controllers=_replaced(table, seat, replacement))
+                outcome = self.appender.append(table, [marker], table.state, shell,
+                                               cmd={"shell": "resign", "seat": seat})
+            if isinstance(outcome, Appended):
+                return outcome.table
+        raise VersionConflict(self.store.version(game_id))
+
+    def abort(self, game_id: str, by: Viewer) -> Table:
+        """End a game before anybody has moved (status ``aborted``)."""
+        table = self.loader.load(game_id)
+        if table.over:
+            raise CannotAbort("the game is already over")
+        if table.version != table.meta["created_version"]:
+            raise CannotAbort("the game has started: a move was made")
+        marker = event("GameAborted", {"by": by if isinstance(by, int) else "platform"})
+        outcome = self.appender.append(
+            table, [marker], table.state,
+            self.appender.next_shell(table, table.state, set(), aborted=True),
+            cmd={"shell": "abort"})
+        if not isinstance(outcome, Appended):
+            raise CannotAbort("the game has started: a move was made")
+        return outcome.table
