@@ -110,6 +110,8 @@ class RateLimiter:
         self.counters = counters
         self.config = config
         self.clock = clock
+        #: an action's counters are charged by its append (see the module's docstring)
+        self.in_append = False
 
     def quota(self, token: str | None, ip: str | None) -> Quota | None:
         """The counters one write by this token from this address charges (None: no limit
@@ -172,17 +174,15 @@ def register(app: Flask, client, config: Any = None) -> RateLimiter | None:
     are 0)."""
     cfg = _coerce(config)
     limiter = RateLimiter(Counters(client), cfg) if cfg.enabled else None
+    if limiter is not None:
+        # same client (so same server), and a single server (a cluster keeps the counters in
+        # other slots than the game)
+        svc = app.extensions.get("cartouche")
+        limiter.in_append = svc is not None and svc.store.charges_in_append(limiter.counters)
     first = "cartouche_ratelimit" not in app.extensions
     app.extensions["cartouche_ratelimit"] = limiter  # registering again replaces the limits
     if not first:
         return limiter
-
-    def charged_with_the_append(limiter: RateLimiter) -> bool:
-        """The action's append can charge the counters: same client (so same server), and a
-        single server (a cluster keeps them in other slots than the game)."""
-        svc = app.extensions.get("cartouche")
-        return (request.endpoint == ACTION_ENDPOINT and svc is not None
-                and svc.store.charges_in_append(limiter.counters))
 
     @app.before_request
     def _rate_limit():
@@ -190,7 +190,7 @@ def register(app: Flask, client, config: Any = None) -> RateLimiter | None:
         if limiter is None or request.method != "POST" or request.path.startswith("/bench/"):
             return None
         token, ip = _bearer(request.headers.get("Authorization")), request.remote_addr
-        if charged_with_the_append(limiter):
+        if limiter.in_append and request.endpoint == ACTION_ENDPOINT:
             g.cartouche_quota = limiter.quota(token, ip)  # see _settle
             return None
         return _charge_or_refuse(limiter, limiter.quota(token, ip))

@@ -138,9 +138,6 @@ class Table:
     def clock(self) -> dict | None:
         return self.created["data"].get("clock")
 
-    def controller(self, seat: int) -> Controller:
-        return self.shell.controllers[seat]
-
     def awaiting(self) -> list[int]:
         return [] if self.over else self.game.awaiting(self.state)
 
