@@ -11,7 +11,7 @@ import pytest
 from service.engine import ALL, InvalidOptions, NotYourTurn, Rng, command
 from service.engine.fold import clone
 from service.engine.local import LocalGame
-from service.games import scarabya as S
+from service.games.scarabya import rules as S
 from service.games.scarabya import GAME
 from tests.games.harness import illegal
 
