@@ -37,6 +37,11 @@ def sees(viewer: Viewer, seat: int) -> bool:
     return viewer == ALL or (viewer is not None and viewer == seat)
 
 
+def is_int(value: Any) -> bool:
+    """A JSON integer (``True`` and ``False`` are not)."""
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
+
+
 def event(type_: str, data: dict | None = None, seat: int | None = None) -> Event:
     return {"type": type_, "seat": seat, "data": data if data is not None else {}}
 
@@ -63,6 +68,11 @@ class IllegalAction(CodedError):
 
 class InvalidOptions(CodedError):
     """Creation options (including ``options.setup``) are not acceptable (HTTP 422)."""
+
+
+def illegal(code: str, message: str, **details: Any) -> IllegalAction:
+    """An :class:`IllegalAction` with ``details`` given as keyword arguments."""
+    return IllegalAction(code, message, details or None)
 
 
 class Game:
@@ -186,7 +196,7 @@ def standard_result(scores: Sequence[int], keys: Sequence[Any] | None = None,
 def require(condition: bool, code: str, message: str, **details: Any) -> None:
     """Raise :class:`IllegalAction` unless ``condition`` holds."""
     if not condition:
-        raise IllegalAction(code, message, details or None)
+        raise illegal(code, message, **details)
 
 
 def redact(ev: Event, *, drop: Iterable[str] = (), replace: dict | None = None) -> Event:
