@@ -23,9 +23,8 @@ from typing import Any, Callable, Sequence
 import orjson
 
 from .engine import ALL, Game, IllegalAction, InvalidOptions, NotYourTurn, Rng, Viewer
-from .engine import clone, command, commitment, event, forfeit, visible
+from .engine import clone, command, commitment, event, forfeit, start, visible
 from .engine.local import creation_event
-from .engine.fold import start
 from .games import GAMES
 from . import clock as clock_mod
 from .replay import SHELL_EVENTS
@@ -300,8 +299,9 @@ class GameService:
         first = creation_event(game, players, normalized, seed,
                                "supplied" if seed_hex else "server")
         first["data"]["clock"] = clock
-        state = game.initial(first["data"]["players"], normalized)
-        events = [first] + start(game, state, Rng(seed, 1))
+        setup, state = start(game, game.initial(first["data"]["players"], normalized),
+                             Rng(seed, 1))
+        events = [first] + setup
         tokens = [secrets.token_urlsafe(32) for _ in players]
         now = self.now_ms()
         at = rfc3339(now)

@@ -338,7 +338,7 @@ def test_full_round_decks_use_no_randomness():
     decks = [Rng(b"perm", r).shuffled(CANONICAL) for r in range(1, 6)]
     options = GAME.normalize_options({"setup": {"round_decks": decks}}, players(4))
     state = GAME.initial(players(4), options)
-    evs = GAME.create(state, NoRandomness())
+    evs, _ = GAME.create(state, NoRandomness())
     assert evs[0]["data"]["deck"] == decks[0]
     a = random_playout(GAME, players(4), options, b"seed-a", pick_seed=7)
     b = random_playout(GAME, players(4), options, b"seed-b", pick_seed=7)

@@ -537,7 +537,7 @@ def test_solo_early_win_ends_at_once():
                  (9, 2)]:  # (9, 2) is covered by the T of round 12
         grid[r][c] = "."
     state["layout"] = ["".join(r) for r in grid]
-    events = GAME.decide(state, 0, place("U", PLAYS["U"]), None)
+    events, _ = GAME.decide(state, 0, place("U", PLAYS["U"]), None)
     assert [e["type"] for e in events] == ["CampPlaced", "GameEnded"]
     res = events[-1]["data"]["result"]
     assert res["winners"] == [0] and res["details"]["won"] is True
@@ -738,7 +738,7 @@ def test_hostile_actions(action, code):
 def test_cells_accepted_in_any_order():
     g = new_game()
     before = clone(g.state)
-    events = GAME.decide(g.state, 0, place("X", list(reversed(GOOD))), None)
+    events, _ = GAME.decide(g.state, 0, place("X", list(reversed(GOOD))), None)
     assert g.state == before
     assert events[0]["data"]["cells"] == [list(c) for c in sorted(GOOD)]
 

@@ -288,7 +288,7 @@ def test_fuzzed_actions_never_crash(action):
     state = _FUZZ_GAME.state
     before = clone(state)
     try:
-        events = GAME.decide(state, 0, action, None)
+        events, _ = GAME.decide(state, 0, action, None)
     except IllegalAction as exc:
         assert isinstance(exc.code, str) and exc.code
         assert exc.code in {"malformed_action", "unknown_action", "not_current_piece",

@@ -113,7 +113,7 @@ def test_deck_order_uses_no_randomness():
             raise AssertionError("no draw expected")
     state = GAME.initial(PLAYERS, GAME.normalize_options(
         {"setup": {"deck_order": T1_DECK}}, PLAYERS))
-    events = GAME.create(state, NoRng())
+    events, _ = GAME.create(state, NoRng())
     assert events[0]["data"]["hands"] == [[17, 1, 15, 12, 7], [2, 10, 14, 6, 9]]
 
 
@@ -687,8 +687,8 @@ def test_decide_never_mutates_its_input_for_any_action():
             before = clone(st)
             for seat in GAME.awaiting(st):
                 for action in GAME.legal_actions(st, seat):
-                    events = GAME.decide(st, seat, action, None)
+                    decided = GAME.decide(st, seat, action, None)
                     assert st == before, f"decide {action} for seat {seat} mutated the state"
-                    assert events == GAME.decide(clone(st), seat, action, None)
+                    assert decided == GAME.decide(clone(st), seat, action, None)
             seat = rnd.choice(g.awaiting())
             g.act(seat, rnd.choice(g.legal(seat)))

@@ -67,8 +67,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...engine import (ALL, Game, IllegalAction, InvalidOptions, clone, competition_ranks, event,
-                       redact, sees)
+from ...engine import (ALL, Game, IllegalAction, InvalidOptions, Outcome, clone,
+                       competition_ranks, redact, sees)
 from . import data as D
 from .data import (BAG_COUNTS, CAPACITY, COLOURS, DRAW_MOVEMENT, EVENT, EVENT_COUNTS, EVENTS,
                    GLYPH_INDEX, GLYPHS, GOD, GODS, KINDS, MOVEMENT_COUNTS, SCARAB_POINTS, SONS,
@@ -127,21 +127,6 @@ def _bad_opt(code: str, message: str, **details: Any) -> InvalidOptions:
 
 def _illegal(code: str, message: str, **details: Any) -> IllegalAction:
     return IllegalAction(code, message, details or None)
-
-
-class _Ctx:
-    """A working clone of the state; every emitted event is applied at once."""
-
-    def __init__(self, game: "Papyrus", state: dict, rng) -> None:
-        self.game = game
-        self.s = clone(state)
-        self.rng = rng
-        self.events: list[dict] = []
-
-    def emit(self, type_: str, data: dict | None = None, seat: int | None = None) -> None:
-        ev = event(type_, data, seat)
-        self.game.apply(self.s, ev)
-        self.events.append(ev)
 
 
 GLYPH_SCHEMA = {"type": "string", "enum": list(GLYPHS)}
@@ -333,10 +318,10 @@ class Papyrus(Game):
             "over": False, "end_reason": None, "options_setup": options.get("setup") or {},
         }
 
-    def create(self, state: dict, rng) -> list[dict]:
+    def create(self, state: dict, rng) -> tuple[list[dict], dict]:
         setup = state.get("options_setup") or {}
         solo = state["variant"] == "solo"
-        ctx = _Ctx(self, state, rng)
+        ctx = Outcome(self, state, rng)
 
         def order(key: str, canonical: list[str]) -> list[str]:
             if key in setup:
@@ -352,11 +337,11 @@ class Papyrus(Game):
                                    "gods_out": gods[size:], "event_deck": events, "bag": bag})
         m, g, t = START["movement"], START["gods"], START["glyphs"]
         for seat in range(state["n"]):
-            s = ctx.s
+            s = ctx.state
             ctx.emit("HandDealt", {"movement": [] if solo else s["movement_deck"][:m],
                                    "gods": s["god_deck"][:g], "glyphs": s["bag"][:t]}, seat)
         ctx.emit("TurnStarted", {}, state["first_player"])
-        return ctx.events
+        return ctx.done()
 
     # ------------------------------------------------------------------------------------
     # helpers on states
@@ -683,19 +668,19 @@ class Papyrus(Game):
     # ------------------------------------------------------------------------------------
     # decide
 
-    def decide(self, state: dict, seat: int, action: dict, rng) -> list[dict]:
+    def decide(self, state: dict, seat: int, action: dict, rng) -> tuple[list[dict], dict]:
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise _illegal("malformed_action", "an action is an object with a string 'type'")
         if state["over"]:
             raise _illegal("game_over", "the game is over")
         if seat not in self.awaiting(state):
             raise _illegal("not_your_turn", "the game is not waiting for this seat")
-        ctx = _Ctx(self, state, rng)
+        ctx = Outcome(self, state, rng)
         if state["variant"] == "solo":
             self._decide_solo(ctx, seat, action)
         else:
             self._decide_standard(ctx, seat, action)
-        return ctx.events
+        return ctx.done()
 
     # -- payload parsing --------------------------------------------------------------------
 
@@ -746,8 +731,8 @@ class Papyrus(Game):
 
     # -- standard -----------------------------------------------------------------------------
 
-    def _decide_standard(self, ctx: _Ctx, seat: int, action: dict) -> None:
-        s = ctx.s
+    def _decide_standard(self, ctx: Outcome, seat: int, action: dict) -> None:
+        s = ctx.state
         t = action["type"]
         if t not in self.STANDARD_ACTIONS:
             raise _illegal("unknown_action", "unknown action type for this variant",
@@ -783,8 +768,8 @@ class Papyrus(Game):
                 self._exchange(ctx, seat, action)
         self._settle(ctx)
 
-    def _move(self, ctx: _Ctx, seat: int, action: dict) -> None:
-        s = ctx.s
+    def _move(self, ctx: Outcome, seat: int, action: dict) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         self._fields(action, "path", "cards")
         pid = action["path"]
@@ -816,8 +801,8 @@ class Papyrus(Game):
                                "cards": {k: pay[k] for k in KINDS if pay[k]}}, seat)
         self._arrive(ctx, seat, to)
 
-    def _exchange(self, ctx: _Ctx, seat: int, action: dict) -> None:
-        s = ctx.s
+    def _exchange(self, ctx: Outcome, seat: int, action: dict) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         self._fields(action, "pay", "take")
         pay = self._glyph(action["pay"], "pay")
@@ -840,8 +825,8 @@ class Papyrus(Game):
 
     # -- drawing ----------------------------------------------------------------------------
 
-    def _draw_movement(self, ctx: _Ctx, seat: int, n: int) -> None:
-        s = ctx.s
+    def _draw_movement(self, ctx: Outcome, seat: int, n: int) -> None:
+        s = ctx.state
         while n > 0:
             if not s["movement_deck"]:
                 if not any(s["movement_discard"].values()):
@@ -852,8 +837,8 @@ class Papyrus(Game):
             ctx.emit("MovementDrawn", {"cards": cards}, seat)
             n -= len(cards)
 
-    def _draw_glyphs(self, ctx: _Ctx, seat: int, n: int) -> int:
-        s = ctx.s
+    def _draw_glyphs(self, ctx: Outcome, seat: int, n: int) -> int:
+        s = ctx.state
         drawn = 0
         while n > drawn:
             if not s["bag"]:
@@ -868,8 +853,8 @@ class Papyrus(Game):
 
     # -- arrival, conquest, events -------------------------------------------------------------
 
-    def _arrive(self, ctx: _Ctx, seat: int, space: str) -> None:
-        s = ctx.s
+    def _arrive(self, ctx: Outcome, seat: int, space: str) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         node = self.board(s).nodes[space]
         if node["kind"] == "pyramid":
@@ -886,8 +871,8 @@ class Papyrus(Game):
             ctx.emit("EventDrawn", {"card": card, "space": space}, seat)
             self._resolve_event(ctx, seat, card)
 
-    def _conquer(self, ctx: _Ctx, seat: int, god: str, type_: str) -> None:
-        s = ctx.s
+    def _conquer(self, ctx: Outcome, seat: int, god: str, type_: str) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         spelling = _glyph_list(SPELLING[god])
         ctx.emit(type_, {"god": god, "value": GOD[god]["value"], "spelling": spelling}, seat)
@@ -901,8 +886,8 @@ class Papyrus(Game):
                      {"seats": [(seat + i) % n for i in range(1, n)
                                 if not self._resigned(s, (seat + i) % n)]}, seat)
 
-    def _resolve_event(self, ctx: _Ctx, seat: int, card: str) -> None:
-        s = ctx.s
+    def _resolve_event(self, ctx: Outcome, seat: int, card: str) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         eff = EVENT[card]["effect"]
         kind, n = eff["kind"], eff["n"]
@@ -943,18 +928,18 @@ class Papyrus(Game):
             ctx.emit("SkipNextTurn", {}, seat)
         self._finish_event(ctx, seat, card)
 
-    def _finish_event(self, ctx: _Ctx, seat: int, card: str) -> None:
+    def _finish_event(self, ctx: Outcome, seat: int, card: str) -> None:
         ctx.emit("EventDiscarded", {"card": card})
         self._capacity(ctx, seat)
 
-    def _capacity(self, ctx: _Ctx, seat: int) -> None:
-        excess = sum(ctx.s["seats"][seat]["holder"].values()) - CAPACITY
+    def _capacity(self, ctx: Outcome, seat: int) -> None:
+        excess = sum(ctx.state["seats"][seat]["holder"].values()) - CAPACITY
         if excess > 0:
             ctx.emit("DecisionPending", {"kind": "capacity", "count": excess, "card": None},
                      seat)
 
-    def _event_choice(self, ctx: _Ctx, seat: int, pend: dict, action: dict) -> None:
-        s = ctx.s
+    def _event_choice(self, ctx: Outcome, seat: int, pend: dict, action: dict) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         kind = pend["kind"]
         card = pend["card"]
@@ -1027,14 +1012,14 @@ class Papyrus(Game):
 
     # -- turn flow --------------------------------------------------------------------------
 
-    def _settle(self, ctx: _Ctx) -> None:
-        s = ctx.s
+    def _settle(self, ctx: Outcome) -> None:
+        s = ctx.state
         if s["over"] or s["pending"] is not None:
             return
         self._end_turn(ctx)
 
-    def _end_turn(self, ctx: _Ctx) -> None:
-        s = ctx.s
+    def _end_turn(self, ctx: Outcome) -> None:
+        s = ctx.state
         ctx.emit("TurnEnded", {}, s["current"])
         while True:
             if s["turn_limit"] and s["turns"] >= s["turn_limit"]:
@@ -1058,8 +1043,8 @@ class Papyrus(Game):
 
     # -- solo -------------------------------------------------------------------------------
 
-    def _decide_solo(self, ctx: _Ctx, seat: int, action: dict) -> None:
-        s = ctx.s
+    def _decide_solo(self, ctx: Outcome, seat: int, action: dict) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         t = action["type"]
         if t not in self.SOLO_ACTIONS:
@@ -1109,15 +1094,15 @@ class Papyrus(Game):
     # ------------------------------------------------------------------------------------
     # resignation (spec 12.4; see the module docstring)
 
-    def resign(self, state: dict, seat: int) -> list[dict] | None:
+    def resign(self, state: dict, seat: int) -> tuple[list[dict], dict] | None:
         if (state["over"] or not _is_int(seat) or not 0 <= seat < state["n"]
                 or self._resigned(state, seat)):
             return None  # nothing the rules can do: the shell ends the game for the seat
         solo = state["variant"] == "solo"
         if solo and state["n"] == 1:
             return None  # solo (10.1): resigning is a loss and ends the game
-        ctx = _Ctx(self, state, None)
-        s = ctx.s
+        ctx = Outcome(self, state, None)
+        s = ctx.state
         p = s["seats"][seat]
         on_turn = s["current"] == seat
         pend = s["pending"]
@@ -1132,10 +1117,10 @@ class Papyrus(Game):
         active = [i for i in range(s["n"]) if not self._resigned(s, i)]
         if (not solo and len(active) <= 1) or not active:
             ctx.emit("GameEnded", {"reason": "resignation"})
-            return ctx.events
+            return ctx.done()
         if on_turn:
             self._end_turn(ctx)
-        return ctx.events
+        return ctx.done()
 
     # ------------------------------------------------------------------------------------
     # results
