@@ -13,7 +13,7 @@ import os
 from collections import deque
 from typing import Any
 
-from ...engine import InvalidOptions
+from ...engine import InvalidOptions, is_int
 
 _HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -173,10 +173,6 @@ def _bad(code: str, message: str, **details: Any) -> InvalidOptions:
     return InvalidOptions(code, message, details or None)
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _is_id(v: Any) -> bool:
     return isinstance(v, str) and 0 < len(v) <= MAX_ID_LEN
 
@@ -254,7 +250,7 @@ def validate_board(doc: Any, gods_in_play: list[str] | None = None) -> dict:
             node["ring"] = n["ring"]
         for axis in ("x", "y"):
             if axis in n:
-                if not _is_int(n[axis]) or not -10**6 <= n[axis] <= 10**6:
+                if not is_int(n[axis]) or not -10**6 <= n[axis] <= 10**6:
                     raise _bad("board_malformed", "coordinates are integers", node=nid)
                 node[axis] = n[axis]
         out_nodes.append(node)
@@ -295,7 +291,7 @@ def validate_board(doc: Any, gods_in_play: list[str] | None = None) -> dict:
             if c not in COLOURS or c not in colours:
                 raise _bad("board_invalid_colour", "path colour is not a board colour",
                            path=pid, colour=str(c)[:MAX_ID_LEN])
-            if not _is_int(v) or v < 0 or v > MAX_PATH_SQUARES:
+            if not is_int(v) or v < 0 or v > MAX_PATH_SQUARES:
                 raise _bad("board_invalid_squares", "square counts are small integers",
                            path=pid)
         for c in COLOURS:

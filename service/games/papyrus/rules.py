@@ -67,8 +67,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...engine import (ALL, Game, IllegalAction, InvalidOptions, Outcome, clone,
-                       competition_ranks, redact, sees)
+from ...engine import (ALL, Game, InvalidOptions, Outcome, clone, competition_ranks, illegal,
+                       is_int, redact, sees)
 from . import data as D
 from .data import (BAG_COUNTS, CAPACITY, COLOURS, DRAW_MOVEMENT, EVENT, EVENT_COUNTS, EVENTS,
                    GLYPH_INDEX, GLYPHS, GOD, GODS, KINDS, MOVEMENT_COUNTS, SCARAB_POINTS, SONS,
@@ -117,16 +117,8 @@ def _multisets(counts: list[tuple[str, int]], k: int) -> list[list[str]]:
     return out
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _bad_opt(code: str, message: str, **details: Any) -> InvalidOptions:
     return InvalidOptions(code, message, details or None)
-
-
-def _illegal(code: str, message: str, **details: Any) -> IllegalAction:
-    return IllegalAction(code, message, details or None)
 
 
 GLYPH_SCHEMA = {"type": "string", "enum": list(GLYPHS)}
@@ -240,14 +232,14 @@ class Papyrus(Game):
             raise _bad_opt("invalid_player_count", "the solo variant takes 1-5 players",
                            players=n, min=1, max=5)
         first = options.get("first_player", 0)
-        if not _is_int(first) or not 0 <= first < n:
+        if not is_int(first) or not 0 <= first < n:
             raise _bad_opt("invalid_first_player", "first_player must be a seat", max=n - 1)
         size = options.get("god_deck_size", 36)
-        if not _is_int(size) or not max(3, 3 * n) <= size <= 36:
+        if not is_int(size) or not max(3, 3 * n) <= size <= 36:
             raise _bad_opt("invalid_god_deck_size", "god_deck_size out of range",
                            min=max(3, 3 * n), max=36)
         limit = options.get("turn_limit", 0)
-        if not _is_int(limit) or not 0 <= limit <= MAX_TURN_LIMIT:
+        if not is_int(limit) or not 0 <= limit <= MAX_TURN_LIMIT:
             raise _bad_opt("invalid_turn_limit", "turn_limit must be an integer >= 0",
                            min=0, max=MAX_TURN_LIMIT)
         setup = options.get("setup", None)
@@ -670,11 +662,11 @@ class Papyrus(Game):
 
     def decide(self, state: dict, seat: int, action: dict, rng) -> tuple[list[dict], dict]:
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise _illegal("malformed_action", "an action is an object with a string 'type'")
+            raise illegal("malformed_action", "an action is an object with a string 'type'")
         if state["over"]:
-            raise _illegal("game_over", "the game is over")
+            raise illegal("game_over", "the game is over")
         if seat not in self.awaiting(state):
-            raise _illegal("not_your_turn", "the game is not waiting for this seat")
+            raise illegal("not_your_turn", "the game is not waiting for this seat")
         ctx = Outcome(self, state, rng)
         if state["variant"] == "solo":
             self._decide_solo(ctx, seat, action)
@@ -688,37 +680,37 @@ class Papyrus(Game):
     def _fields(action: dict, *names: str) -> None:
         for name in names:
             if name not in action:
-                raise _illegal("missing_field", "a field is missing", field=name)
+                raise illegal("missing_field", "a field is missing", field=name)
         for key in action:
             if key != "type" and key not in names:
-                raise _illegal("unexpected_field", "unexpected field", field=str(key)[:64])
+                raise illegal("unexpected_field", "unexpected field", field=str(key)[:64])
 
     @staticmethod
     def _glyph(value: Any, field: str) -> str:
         if not isinstance(value, str):
-            raise _illegal("invalid_field", "a glyph id is a string", field=field)
+            raise illegal("invalid_field", "a glyph id is a string", field=field)
         if value not in GLYPH_INDEX:
-            raise _illegal("unknown_glyph", "unknown glyph id", field=field)
+            raise illegal("unknown_glyph", "unknown glyph id", field=field)
         return value
 
     def _glyphs(self, value: Any, field: str, count: int) -> list[str]:
         if not isinstance(value, list):
-            raise _illegal("invalid_field", "a list of glyph ids is expected", field=field)
+            raise illegal("invalid_field", "a list of glyph ids is expected", field=field)
         if len(value) != count:
-            raise _illegal("wrong_glyph_count", "wrong number of glyphs", field=field,
+            raise illegal("wrong_glyph_count", "wrong number of glyphs", field=field,
                            expected=count)
         return [self._glyph(v, field) for v in value]
 
     @staticmethod
     def _cards(value: Any, field: str) -> dict[str, int]:
         if not isinstance(value, dict):
-            raise _illegal("invalid_field", "cards are an object kind -> count", field=field)
+            raise illegal("invalid_field", "cards are an object kind -> count", field=field)
         out = _zero(KINDS)
         for k, v in value.items():
             if k not in KINDS:
-                raise _illegal("unknown_card_kind", "unknown movement card kind", field=field)
-            if not _is_int(v) or v < 0:
-                raise _illegal("invalid_field", "card counts are integers >= 0", field=field)
+                raise illegal("unknown_card_kind", "unknown movement card kind", field=field)
+            if not is_int(v) or v < 0:
+                raise illegal("invalid_field", "card counts are integers >= 0", field=field)
             out[k] = v
         return out
 
@@ -727,7 +719,7 @@ class Papyrus(Game):
         need = _count(glyphs, GLYPHS)
         for g in GLYPHS:
             if need[g] > p["holder"][g]:
-                raise _illegal("glyph_not_in_holder", "you do not hold these glyphs", glyph=g)
+                raise illegal("glyph_not_in_holder", "you do not hold these glyphs", glyph=g)
 
     # -- standard -----------------------------------------------------------------------------
 
@@ -735,14 +727,14 @@ class Papyrus(Game):
         s = ctx.state
         t = action["type"]
         if t not in self.STANDARD_ACTIONS:
-            raise _illegal("unknown_action", "unknown action type for this variant",
+            raise illegal("unknown_action", "unknown action type for this variant",
                            allowed=list(self.STANDARD_ACTIONS))
         pend = s["pending"]
         p = s["seats"][seat]
         if pend is not None:
             if pend["kind"] == "capacity":
                 if t != "discard_excess":
-                    raise _illegal("capacity_exceeded",
+                    raise illegal("capacity_exceeded",
                                    "your holder is above capacity: discard_excess first",
                                    excess=pend["count"])
                 self._fields(action, "glyphs")
@@ -753,12 +745,12 @@ class Papyrus(Game):
                                             "reason": "capacity"}, seat)
             else:
                 if t != "event_choice":
-                    raise _illegal("decision_pending", "an event decision is pending",
+                    raise illegal("decision_pending", "an event decision is pending",
                                    kind=pend["kind"])
                 self._event_choice(ctx, seat, pend, action)
         else:
             if t in ("event_choice", "discard_excess"):
-                raise _illegal("nothing_pending", "there is no pending decision")
+                raise illegal("nothing_pending", "there is no pending decision")
             if t == "draw_movement":
                 self._fields(action)
                 self._draw_movement(ctx, seat, DRAW_MOVEMENT)
@@ -775,26 +767,26 @@ class Papyrus(Game):
         pid = action["path"]
         board = self.board(s)
         if not isinstance(pid, str):
-            raise _illegal("invalid_field", "path is a path id", field="path")
+            raise illegal("invalid_field", "path is a path id", field="path")
         if pid not in board.paths:
-            raise _illegal("unknown_path", "no such path", field="path")
+            raise illegal("unknown_path", "no such path", field="path")
         if pid not in board.adjacent[p["pawn"]]:
-            raise _illegal("path_not_adjacent", "the path does not touch your space", path=pid)
+            raise illegal("path_not_adjacent", "the path does not touch your space", path=pid)
         pay = self._cards(action["cards"], "cards")
         need = board.paths[pid]["squares"]
         for c in COLOURS:
             if pay[c] and not need.get(c, 0):
-                raise _illegal("colour_not_on_path", "this colour is not on the path", colour=c)
+                raise illegal("colour_not_on_path", "this colour is not on the path", colour=c)
         for c in COLOURS:
             if pay[c] > need.get(c, 0):
-                raise _illegal("too_many_of_colour", "more cards than squares of a colour",
+                raise illegal("too_many_of_colour", "more cards than squares of a colour",
                                colour=c, squares=need.get(c, 0))
         if sum(pay.values()) != sum(need.values()):
-            raise _illegal("wrong_card_count", "play exactly one card per square",
+            raise illegal("wrong_card_count", "play exactly one card per square",
                            squares=sum(need.values()))
         for k in KINDS:
             if pay[k] > p["movement"][k]:
-                raise _illegal("card_not_in_hand", "you do not hold these cards", kind=k)
+                raise illegal("card_not_in_hand", "you do not hold these cards", kind=k)
         frm = p["pawn"]
         to = board.other_end(pid, frm)
         ctx.emit("PawnMoved", {"path": pid, "from": frm, "to": to,
@@ -810,12 +802,12 @@ class Papyrus(Game):
         if take != "bag":
             take = self._glyph(take, "take")
         if not p["holder"][pay]:
-            raise _illegal("glyph_not_in_holder", "you do not hold this glyph", glyph=pay)
+            raise illegal("glyph_not_in_holder", "you do not hold this glyph", glyph=pay)
         if take == "bag":
             if not self._bag_available(s):
-                raise _illegal("no_glyph_source", "the bag and the glyph discard pile are empty")
+                raise illegal("no_glyph_source", "the bag and the glyph discard pile are empty")
         elif not s["market"][take]:
-            raise _illegal("glyph_not_in_market", "this glyph was not face up in the market",
+            raise illegal("glyph_not_in_market", "this glyph was not face up in the market",
                            glyph=take)
         ctx.emit("GlyphsToMarket", {"glyphs": [pay], "reason": "exchange"}, seat)
         if take == "bag":
@@ -947,7 +939,7 @@ class Papyrus(Game):
             self._fields(action, "take")
             g = self._glyph(action["take"], "take")
             if not s["market"][g]:
-                raise _illegal("glyph_not_in_market", "this glyph is not in the market", glyph=g)
+                raise illegal("glyph_not_in_market", "this glyph is not in the market", glyph=g)
             ctx.emit("DecisionResolved", {"kind": kind}, seat)
             ctx.emit("GlyphTakenFromMarket", {"glyph": g, "reason": kind}, seat)
         elif kind == "wisdom-of-thoth":
@@ -967,11 +959,11 @@ class Papyrus(Game):
             self._fields(action, "discard")
             cards = self._cards(action["discard"], "discard")
             if sum(cards.values()) != pend["count"]:
-                raise _illegal("wrong_card_count", "discard exactly this many cards",
+                raise illegal("wrong_card_count", "discard exactly this many cards",
                                expected=pend["count"])
             for k in KINDS:
                 if cards[k] > p["movement"][k]:
-                    raise _illegal("card_not_in_hand", "you do not hold these cards", kind=k)
+                    raise illegal("card_not_in_hand", "you do not hold these cards", kind=k)
             ctx.emit("DecisionResolved", {"kind": kind}, seat)
             ctx.emit("MovementDiscarded", {"cards": {k: cards[k] for k in KINDS if cards[k]}},
                      seat)
@@ -980,9 +972,9 @@ class Papyrus(Game):
             god = action["god"]
             if god is not None:
                 if not isinstance(god, str):
-                    raise _illegal("invalid_field", "god is a god id or null", field="god")
+                    raise illegal("invalid_field", "god is a god id or null", field="god")
                 if god not in p["gods"]:
-                    raise _illegal("card_not_in_hand", "this God card is not in your hand")
+                    raise illegal("card_not_in_hand", "this God card is not in your hand")
             ctx.emit("DecisionResolved", {"kind": kind, "declined": god is None}, seat)
             if god is not None:
                 ctx.emit("GodSwapped", {"put": god, "drew": s["god_deck"][0]
@@ -993,11 +985,11 @@ class Papyrus(Game):
             board = self.board(s)
             if pid is not None:
                 if not isinstance(pid, str):
-                    raise _illegal("invalid_field", "path is a path id or null", field="path")
+                    raise illegal("invalid_field", "path is a path id or null", field="path")
                 if pid not in board.paths:
-                    raise _illegal("unknown_path", "no such path", field="path")
+                    raise illegal("unknown_path", "no such path", field="path")
                 if pid not in board.adjacent[p["pawn"]]:
-                    raise _illegal("path_not_adjacent", "the path does not touch your space",
+                    raise illegal("path_not_adjacent", "the path does not touch your space",
                                    path=pid)
             ctx.emit("DecisionResolved", {"kind": kind, "declined": pid is None}, seat)
             ctx.emit("EventDiscarded", {"card": card})
@@ -1048,16 +1040,16 @@ class Papyrus(Game):
         p = s["seats"][seat]
         t = action["type"]
         if t not in self.SOLO_ACTIONS:
-            raise _illegal("unknown_action", "unknown action type for this variant",
+            raise illegal("unknown_action", "unknown action type for this variant",
                            allowed=list(self.SOLO_ACTIONS))
         pend = s["pending"]
         if pend is not None and t != "discard_glyph":
-            raise _illegal("capacity_exceeded",
+            raise illegal("capacity_exceeded",
                            "your holder is above capacity: discard_glyph first",
                            excess=pend["count"])
         if t == "discard_glyph":
             if pend is None:
-                raise _illegal("nothing_pending", "there is no pending discard")
+                raise illegal("nothing_pending", "there is no pending discard")
             self._fields(action, "glyph")
             g = self._glyph(action["glyph"], "glyph")
             self._need_in_holder(p, [g])
@@ -1072,11 +1064,11 @@ class Papyrus(Game):
             self._fields(action, "god")
             god = action["god"]
             if not isinstance(god, str):
-                raise _illegal("invalid_field", "god is a god id", field="god")
+                raise illegal("invalid_field", "god is a god id", field="god")
             if god not in p["gods"]:
-                raise _illegal("card_not_in_hand", "this God card is not in your hand")
+                raise illegal("card_not_in_hand", "this God card is not in your hand")
             if not self._has_spelling(p["holder"], god):
-                raise _illegal("not_formable", "your holder lacks glyphs of this name")
+                raise illegal("not_formable", "your holder lacks glyphs of this name")
             self._conquer(ctx, seat, god, "GodFormed")
             if not s["god_deck"] and not p["gods"]:
                 self._end_turn(ctx)
@@ -1095,7 +1087,7 @@ class Papyrus(Game):
     # resignation (spec 12.4; see the module docstring)
 
     def resign(self, state: dict, seat: int) -> tuple[list[dict], dict] | None:
-        if (state["over"] or not _is_int(seat) or not 0 <= seat < state["n"]
+        if (state["over"] or not is_int(seat) or not 0 <= seat < state["n"]
                 or self._resigned(state, seat)):
             return None  # nothing the rules can do: the shell ends the game for the seat
         solo = state["variant"] == "solo"

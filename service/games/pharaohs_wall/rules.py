@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
-                       Viewer, sees, standard_result)
+                       Viewer, is_int, sees, standard_result)
 
 # ---------------------------------------------------------------------------------------------
 # Data
@@ -190,10 +190,6 @@ def segment_matches(wall: list[list[str]], cells: list[list[int]], sequence: lis
 # ---------------------------------------------------------------------------------------------
 # Action validation helpers
 # ---------------------------------------------------------------------------------------------
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
 
 def _fields(action: Action, required: Sequence[str]) -> None:
     allowed = {"type", *required}
@@ -727,7 +723,7 @@ class PharaohsWall(Game):
             raise _bad("card", "card must be a card id string")
         if card not in work["hands"][seat]:
             raise IllegalAction("card_not_in_hand", "that card is not in your hand")
-        if not _is_int(col):
+        if not is_int(col):
             raise _bad("column", "column must be an integer")
         if not 0 <= col < WIDTH:
             raise IllegalAction("invalid_column", "column must be 0..6", {"min": 0, "max": 6})
@@ -811,7 +807,7 @@ class PharaohsWall(Game):
         _fields(action, ("cells",))
         cells = action["cells"]
         if (not isinstance(cells, list) or len(cells) != 3
-                or not all(isinstance(c, list) and len(c) == 2 and all(_is_int(v) for v in c)
+                or not all(isinstance(c, list) and len(c) == 2 and all(is_int(v) for v in c)
                            for c in cells)):
             raise _bad("cells", "cells are three [col, row] integer pairs")
         triple = sorted([list(c) for c in cells])
@@ -848,7 +844,7 @@ class PharaohsWall(Game):
         work = out.state
         _fields(action, ("seat",))
         victim = action["seat"]
-        if not _is_int(victim):
+        if not is_int(victim):
             raise _bad("seat", "seat must be an integer")
         if victim not in self._victims(work, seat):
             raise IllegalAction("invalid_victim",

@@ -51,6 +51,7 @@ from typing import Any, Sequence
 
 from ...engine import (ALL, Game, IllegalAction, InvalidOptions, Outcome, clone, redact, sees,
                       standard_result)
+from ...engine.rng import fisher_yates
 
 # ---------------------------------------------------------------------------------------------
 # Geometry and pieces
@@ -256,7 +257,10 @@ def layout_problem(rows: Any, allow_reflection: bool) -> dict | None:
 
 def generate_layout(rng, allow_reflection: bool = True,
                     trace: list | None = None) -> tuple[list[str], int]:
-    """Section 4.1: returns (rows, attempts). ``rng`` only needs ``below(n)``.
+    """Section 4.1: returns (rows, attempts). ``rng`` only needs ``below(n)`` (so does
+    :func:`shuffle_missions`: both take section 4.3's reference generator, and their shuffles
+    draw through ``below`` with :func:`~service.engine.rng.fisher_yates`, which is
+    ``Rng.shuffle``'s own).
 
     ``trace`` (tests) receives every attempt's rows, rejected ones included.
     """
@@ -266,9 +270,7 @@ def generate_layout(rng, allow_reflection: bool = True,
         grid = [["."] * N for _ in range(N)]
         for q in range(4):
             order = list(range(25))
-            for i in range(24, 0, -1):
-                j = rng.below(i + 1)
-                order[i], order[j] = order[j], order[i]
+            fisher_yates(order, rng.below)
             inner = INNER[q][0] * 5 + INNER[q][1]
             rocks = [k for k in order if k != inner][:2]
             scarabs = [k for k in order if k not in rocks][:6]
@@ -287,9 +289,7 @@ def generate_layout(rng, allow_reflection: bool = True,
 def shuffle_missions(rng) -> list[str]:
     """Section 4.2: Fisher-Yates over F I L N P T U V W X Y Z, index 0 revealed first."""
     deck = list(LETTERS)
-    for i in range(len(deck) - 1, 0, -1):
-        j = rng.below(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    fisher_yates(deck, rng.below)
     return deck
 
 

@@ -11,8 +11,9 @@ game ends (``GAME_OVER``); equal totals share the victory.
 Randomness (the complete and exact sequence of RNG calls)
 ---------------------------------------------------------
 * ``create`` starts from the canonical deck order ``[1, 2, ..., 18]`` (card numbers ascending,
-  index 0 = top) and shuffles it with Fisher-Yates from the top index down: for ``i = 17`` down to
-  ``1``: ``j = rng.below(i + 1)``; swap ``deck[i]`` and ``deck[j]``. That is exactly 17 calls,
+  index 0 = top) and shuffles it with Fisher-Yates from the top index down
+  (:func:`service.engine.rng.fisher_yates`, the engine's shuffle): for ``i = 17`` down to ``1``:
+  ``j = rng.below(i + 1)``; swap ``deck[i]`` and ``deck[j]``. That is exactly 17 calls,
   ``below(18), below(17), ..., below(2)``, and nothing else. With ``options.setup.deck_order``
   the shuffle is skipped and no RNG call is made at all.
 * ``decide`` never draws: every later event follows from the deck order fixed at creation (the
@@ -49,7 +50,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
-                      Viewer, clone, redact, sees, standard_result)
+                      Viewer, clone, is_int, redact, sees, standard_result)
+from ...engine.rng import fisher_yates
 
 # ---------------------------------------------------------------------------------------------
 # Data
@@ -216,21 +218,18 @@ def score_kingdoms(kingdoms: Sequence[Sequence[int]], strict_zero_ties: bool = F
 
 
 def shuffled_deck(rng) -> list[int]:
-    """The documented shuffle: Fisher-Yates over ``[1..18]`` from the top index down."""
+    """The documented shuffle: Fisher-Yates over ``[1..18]`` from the top index down. It draws
+    through ``rng.below`` alone, so that the spec's conformance vector (the reference Mulberry32
+    generator, which has nothing but ``below``) checks this very function; with the engine's
+    :class:`~service.engine.rng.Rng` the draws are those of ``rng.shuffled``."""
     deck = list(CANONICAL_DECK)
-    for i in range(len(deck) - 1, 0, -1):
-        j = rng.below(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    fisher_yates(deck, rng.below)
     return deck
 
 
 # ---------------------------------------------------------------------------------------------
 # Action validation helpers
 # ---------------------------------------------------------------------------------------------
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
 
 def _check_fields(action: Action, fields: Sequence[str]) -> None:
     # Fast path for the well-formed action ("type" is present: decide checked it); the checks
@@ -246,7 +245,7 @@ def _check_fields(action: Action, fields: Sequence[str]) -> None:
     for name in fields:
         if name not in action:
             raise IllegalAction("malformed_action", f"missing field '{name}'", {"field": name})
-        if not _is_int(action[name]):
+        if not is_int(action[name]):
             raise IllegalAction("malformed_action", f"'{name}' must be a card number (integer)",
                                 {"field": name})
 
@@ -344,7 +343,7 @@ class TidesOfTime(Game):
         out: dict = {}
         if "deck_order" in setup:
             order = setup["deck_order"]
-            if not isinstance(order, list) or not all(_is_int(x) for x in order):
+            if not isinstance(order, list) or not all(is_int(x) for x in order):
                 raise InvalidOptions("invalid_deck_order",
                                      "setup.deck_order must be a list of 18 card numbers",
                                      {"field": "deck_order"})
@@ -404,7 +403,7 @@ class TidesOfTime(Game):
         if (kind == "pick") != (phase == DRAFT) or phase not in (DRAFT, RELIC):
             raise IllegalAction("wrong_phase", f"'{kind}' is not possible in phase {phase}",
                                 {"phase": phase})
-        if not _is_int(seat) or seat not in (0, 1):
+        if not is_int(seat) or seat not in (0, 1):
             raise IllegalAction("not_a_seat", "no such seat")
         if state["pending"][seat] is not None:
             raise IllegalAction("already_committed", "you have already committed this step")
