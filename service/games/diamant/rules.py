@@ -58,6 +58,7 @@ from typing import Any, Sequence
 
 from ...engine import (ALL, Game, IllegalAction, InvalidOptions, Outcome, clone, redact, sees,
                       standard_result)
+from ...engine.actions import action_type, check_fields, invalid_field
 
 TREASURES: list[tuple[str, int]] = [
     ("T1", 1), ("T2", 2), ("T3", 3), ("T4", 4), ("T5a", 5), ("T5b", 5), ("T7a", 7), ("T7b", 7),
@@ -74,6 +75,8 @@ TRAP_TYPE: dict[str, str] = {f"{t}{i}": t for t in TRAP_TYPES for i in (1, 2, 3)
 RELIC_VALUES: list[int] = [5, 5, 5, 10, 10]
 ROUNDS = 5
 CHOICES = ("continue", "return")
+#: The action types (api.md's action vocabulary).
+ACTIONS = ("decide",)
 
 
 def kind_of(card: str) -> str:
@@ -265,19 +268,11 @@ class Diamant(Game):
 
     # -- the decider ----------------------------------------------------------------------
     def _parse(self, action: Any) -> str:
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("malformed_action", "an action is an object with a string 'type'")
-        if action["type"] != "decide":
-            raise IllegalAction("unknown_action", "the only action is 'decide'",
-                                {"type": action["type"][:64]})
-        extra = sorted(str(k)[:64] for k in action if k not in ("type", "choice"))
-        if extra:
-            raise IllegalAction("unexpected_field", "unexpected fields in the action",
-                                {"fields": extra[:10]})
-        choice = action.get("choice")
+        action_type(action, ACTIONS)
+        check_fields(action, ("choice",))
+        choice = action["choice"]
         if not isinstance(choice, str) or choice not in CHOICES:
-            raise IllegalAction("invalid_choice", "choice must be 'continue' or 'return'",
-                                {"allowed": list(CHOICES)})
+            raise invalid_field("choice", "choice must be 'continue' or 'return'")
         return choice
 
     def decide(self, state: dict, seat: int, action: dict, rng) -> tuple[list[dict], dict]:

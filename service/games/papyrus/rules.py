@@ -69,6 +69,7 @@ from typing import Any, Sequence
 
 from ...engine import (ALL, Game, InvalidOptions, Outcome, clone, competition_ranks, illegal,
                        is_int, redact, sees)
+from ...engine.actions import action_type, check_fields, invalid_field
 from . import data as D
 from .data import (BAG_COUNTS, CAPACITY, COLOURS, DRAW_MOVEMENT, EVENT, EVENT_COUNTS, EVENTS,
                    GLYPH_INDEX, GLYPHS, GOD, GODS, KINDS, MOVEMENT_COUNTS, SCARAB_POINTS, SONS,
@@ -661,8 +662,7 @@ class Papyrus(Game):
     # decide
 
     def decide(self, state: dict, seat: int, action: dict, rng) -> tuple[list[dict], dict]:
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise illegal("malformed_action", "an action is an object with a string 'type'")
+        action_type(action)
         if state["over"]:
             raise illegal("game_over", "the game is over")
         if seat not in self.awaiting(state):
@@ -677,25 +677,16 @@ class Papyrus(Game):
     # -- payload parsing --------------------------------------------------------------------
 
     @staticmethod
-    def _fields(action: dict, *names: str) -> None:
-        for name in names:
-            if name not in action:
-                raise illegal("missing_field", "a field is missing", field=name)
-        for key in action:
-            if key != "type" and key not in names:
-                raise illegal("unexpected_field", "unexpected field", field=str(key)[:64])
-
-    @staticmethod
     def _glyph(value: Any, field: str) -> str:
         if not isinstance(value, str):
-            raise illegal("invalid_field", "a glyph id is a string", field=field)
+            raise invalid_field(field, "a glyph id is a string")
         if value not in GLYPH_INDEX:
             raise illegal("unknown_glyph", "unknown glyph id", field=field)
         return value
 
     def _glyphs(self, value: Any, field: str, count: int) -> list[str]:
         if not isinstance(value, list):
-            raise illegal("invalid_field", "a list of glyph ids is expected", field=field)
+            raise invalid_field(field, "a list of glyph ids is expected")
         if len(value) != count:
             raise illegal("wrong_glyph_count", "wrong number of glyphs", field=field,
                            expected=count)
@@ -704,13 +695,13 @@ class Papyrus(Game):
     @staticmethod
     def _cards(value: Any, field: str) -> dict[str, int]:
         if not isinstance(value, dict):
-            raise illegal("invalid_field", "cards are an object kind -> count", field=field)
+            raise invalid_field(field, "cards are an object kind -> count")
         out = _zero(KINDS)
         for k, v in value.items():
             if k not in KINDS:
                 raise illegal("unknown_card_kind", "unknown movement card kind", field=field)
             if not is_int(v) or v < 0:
-                raise illegal("invalid_field", "card counts are integers >= 0", field=field)
+                raise invalid_field(field, "card counts are integers >= 0")
             out[k] = v
         return out
 
@@ -725,10 +716,7 @@ class Papyrus(Game):
 
     def _decide_standard(self, ctx: Outcome, seat: int, action: dict) -> None:
         s = ctx.state
-        t = action["type"]
-        if t not in self.STANDARD_ACTIONS:
-            raise illegal("unknown_action", "unknown action type for this variant",
-                           allowed=list(self.STANDARD_ACTIONS))
+        t = action_type(action, self.STANDARD_ACTIONS)
         pend = s["pending"]
         p = s["seats"][seat]
         if pend is not None:
@@ -737,7 +725,7 @@ class Papyrus(Game):
                     raise illegal("capacity_exceeded",
                                    "your holder is above capacity: discard_excess first",
                                    excess=pend["count"])
-                self._fields(action, "glyphs")
+                check_fields(action, ("glyphs",))
                 glyphs = self._glyphs(action["glyphs"], "glyphs", pend["count"])
                 self._need_in_holder(p, glyphs)
                 ctx.emit("DecisionResolved", {"kind": "capacity"}, seat)
@@ -752,7 +740,7 @@ class Papyrus(Game):
             if t in ("event_choice", "discard_excess"):
                 raise illegal("nothing_pending", "there is no pending decision")
             if t == "draw_movement":
-                self._fields(action)
+                check_fields(action, ())
                 self._draw_movement(ctx, seat, DRAW_MOVEMENT)
             elif t == "move":
                 self._move(ctx, seat, action)
@@ -763,11 +751,11 @@ class Papyrus(Game):
     def _move(self, ctx: Outcome, seat: int, action: dict) -> None:
         s = ctx.state
         p = s["seats"][seat]
-        self._fields(action, "path", "cards")
+        check_fields(action, ("path", "cards"))
         pid = action["path"]
         board = self.board(s)
         if not isinstance(pid, str):
-            raise illegal("invalid_field", "path is a path id", field="path")
+            raise invalid_field("path", "path is a path id")
         if pid not in board.paths:
             raise illegal("unknown_path", "no such path", field="path")
         if pid not in board.adjacent[p["pawn"]]:
@@ -796,7 +784,7 @@ class Papyrus(Game):
     def _exchange(self, ctx: Outcome, seat: int, action: dict) -> None:
         s = ctx.state
         p = s["seats"][seat]
-        self._fields(action, "pay", "take")
+        check_fields(action, ("pay", "take"))
         pay = self._glyph(action["pay"], "pay")
         take = action["take"]
         if take != "bag":
@@ -936,27 +924,27 @@ class Papyrus(Game):
         kind = pend["kind"]
         card = pend["card"]
         if kind == "temple-offering":
-            self._fields(action, "take")
+            check_fields(action, ("take",))
             g = self._glyph(action["take"], "take")
             if not s["market"][g]:
                 raise illegal("glyph_not_in_market", "this glyph is not in the market", glyph=g)
             ctx.emit("DecisionResolved", {"kind": kind}, seat)
             ctx.emit("GlyphTakenFromMarket", {"glyph": g, "reason": kind}, seat)
         elif kind == "wisdom-of-thoth":
-            self._fields(action, "return")
+            check_fields(action, ("return",))
             glyphs = self._glyphs(action["return"], "return", pend["count"])
             self._need_in_holder(p, glyphs)
             ctx.emit("DecisionResolved", {"kind": kind}, seat)
             ctx.emit("GlyphsToMarket", {"glyphs": sorted(glyphs, key=GLYPH_INDEX.get),
                                         "reason": kind}, seat)
         elif kind == "tomb-robbers":
-            self._fields(action, "return")
+            check_fields(action, ("return",))
             g = self._glyph(action["return"], "return")
             self._need_in_holder(p, [g])
             ctx.emit("DecisionResolved", {"kind": kind}, seat)
             ctx.emit("GlyphsToMarket", {"glyphs": [g], "reason": kind}, seat)
         elif kind == "sandstorm":
-            self._fields(action, "discard")
+            check_fields(action, ("discard",))
             cards = self._cards(action["discard"], "discard")
             if sum(cards.values()) != pend["count"]:
                 raise illegal("wrong_card_count", "discard exactly this many cards",
@@ -968,11 +956,11 @@ class Papyrus(Game):
             ctx.emit("MovementDiscarded", {"cards": {k: cards[k] for k in KINDS if cards[k]}},
                      seat)
         elif kind == "divine-revelation":
-            self._fields(action, "god")
+            check_fields(action, ("god",))
             god = action["god"]
             if god is not None:
                 if not isinstance(god, str):
-                    raise illegal("invalid_field", "god is a god id or null", field="god")
+                    raise invalid_field("god", "god is a god id or null")
                 if god not in p["gods"]:
                     raise illegal("card_not_in_hand", "this God card is not in your hand")
             ctx.emit("DecisionResolved", {"kind": kind, "declined": god is None}, seat)
@@ -980,12 +968,12 @@ class Papyrus(Game):
                 ctx.emit("GodSwapped", {"put": god, "drew": s["god_deck"][0]
                                         if s["god_deck"] else god}, seat)
         elif kind == "sacred-barque":
-            self._fields(action, "path")
+            check_fields(action, ("path",))
             pid = action["path"]
             board = self.board(s)
             if pid is not None:
                 if not isinstance(pid, str):
-                    raise illegal("invalid_field", "path is a path id or null", field="path")
+                    raise invalid_field("path", "path is a path id or null")
                 if pid not in board.paths:
                     raise illegal("unknown_path", "no such path", field="path")
                 if pid not in board.adjacent[p["pawn"]]:
@@ -1038,10 +1026,7 @@ class Papyrus(Game):
     def _decide_solo(self, ctx: Outcome, seat: int, action: dict) -> None:
         s = ctx.state
         p = s["seats"][seat]
-        t = action["type"]
-        if t not in self.SOLO_ACTIONS:
-            raise illegal("unknown_action", "unknown action type for this variant",
-                           allowed=list(self.SOLO_ACTIONS))
+        t = action_type(action, self.SOLO_ACTIONS)
         pend = s["pending"]
         if pend is not None and t != "discard_glyph":
             raise illegal("capacity_exceeded",
@@ -1050,7 +1035,7 @@ class Papyrus(Game):
         if t == "discard_glyph":
             if pend is None:
                 raise illegal("nothing_pending", "there is no pending discard")
-            self._fields(action, "glyph")
+            check_fields(action, ("glyph",))
             g = self._glyph(action["glyph"], "glyph")
             self._need_in_holder(p, [g])
             ctx.emit("DecisionResolved", {"kind": "capacity"}, seat)
@@ -1061,10 +1046,10 @@ class Papyrus(Game):
                 return
             self._end_turn(ctx)
         elif t == "form_god":
-            self._fields(action, "god")
+            check_fields(action, ("god",))
             god = action["god"]
             if not isinstance(god, str):
-                raise illegal("invalid_field", "god is a god id", field="god")
+                raise invalid_field("god", "god is a god id")
             if god not in p["gods"]:
                 raise illegal("card_not_in_hand", "this God card is not in your hand")
             if not self._has_spelling(p["holder"], god):
@@ -1073,7 +1058,7 @@ class Papyrus(Game):
             if not s["god_deck"] and not p["gods"]:
                 self._end_turn(ctx)
         else:
-            self._fields(action)
+            check_fields(action, ())
             ctx.emit("GlyphBought", {}, seat)
             self._draw_glyphs(ctx, seat, 1)
             excess = sum(p["holder"].values()) - CAPACITY

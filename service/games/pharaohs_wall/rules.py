@@ -46,12 +46,13 @@ SarcophagusGiven.sarcophagus/value (giver and receiver only). The engine itself 
 creation event's ``options.setup`` (deck order, stacks, pharaohs) from every viewer but ``ALL``
 until the end (``service.engine.fold.visible``), for every game.
 
-Illegal-action codes: unknown_action, wrong_phase, not_your_turn, missing_field,
-unexpected_field, invalid_field (wrong JSON type), card_not_in_hand, invalid_column,
-column_full, explorer_not_allowed, reserve_empty, reserve_not_empty, not_your_explorer,
-unknown_pillar, same_pillar, no_scarab, pillar_full, not_a_segment, invalid_victim,
-not_your_sarcophagus. Options: invalid_options, invalid_player_count, unknown_option,
-invalid_option, invalid_setup (``details.field`` and ``details.reason``).
+Illegal-action codes: the engine's for malformed actions (:mod:`service.engine.actions`:
+malformed_action, unknown_action, unexpected_field, missing_field, invalid_field), then
+wrong_phase, not_your_turn, card_not_in_hand, invalid_column, column_full,
+explorer_not_allowed, reserve_empty, reserve_not_empty, not_your_explorer, unknown_pillar,
+same_pillar, no_scarab, pillar_full, not_a_segment, invalid_victim, not_your_sarcophagus.
+Options: invalid_options, invalid_player_count, unknown_option, invalid_option, invalid_setup
+(``details.field`` and ``details.reason``).
 
 With one animal per card every pair of a turn has the new card's animal (spec 14 item 4), so a
 turn has at most one pair group and the insert action's single ``explorer`` field covers it.
@@ -71,6 +72,7 @@ from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
                        Viewer, is_int, sees, standard_result)
+from ...engine.actions import action_type, check_fields, invalid_field
 
 # ---------------------------------------------------------------------------------------------
 # Data
@@ -87,6 +89,8 @@ SCARABS = 16
 PHARAOH_BONUS = 7
 MAX_END_MOVES = 16
 MAX_PAIR_SCARABS = 2
+#: The message of an ``explorer`` field that is none of its three forms.
+EXPLORER_VALUES = 'explorer is "none", "reserve" or {"from_pillar": animal}'
 START_PILE = 20
 
 CARDS: dict[str, dict[str, str]] = {}
@@ -185,25 +189,6 @@ def segments(wall: list[list[str]]) -> list[list[list[int]]]:
 def segment_matches(wall: list[list[str]], cells: list[list[int]], sequence: list[str]) -> bool:
     animals = [animal_of(cell(wall, c, r)) for c, r in cells]
     return animals == sequence or animals[::-1] == sequence
-
-
-# ---------------------------------------------------------------------------------------------
-# Action validation helpers
-# ---------------------------------------------------------------------------------------------
-
-def _fields(action: Action, required: Sequence[str]) -> None:
-    allowed = {"type", *required}
-    for key in action:
-        if key not in allowed:
-            raise IllegalAction("unexpected_field", f"unexpected field {key!r}",
-                                {"field": str(key)[:40]})
-    for key in required:
-        if key not in action:
-            raise IllegalAction("missing_field", f"missing field {key!r}", {"field": key})
-
-
-def _bad(field: str, message: str) -> IllegalAction:
-    return IllegalAction("invalid_field", message, {"field": field})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -678,31 +663,29 @@ class PharaohsWall(Game):
         return actions[0]
 
     # -- decide ---------------------------------------------------------------------------
+    #: action type -> (the phase it is played in, the method deciding it)
+    HANDLERS = {
+        "insert": ("play", "_decide_insert"),
+        "move_scarab": ("end", "_decide_move"),
+        "done": ("end", "_decide_done"),
+        "curse_claim": ("curse", "_decide_claim"),
+        "curse_pass": ("curse", "_decide_pass"),
+        "curse_victim": ("curse_victim", "_decide_victim"),
+        "curse_give": ("curse_give", "_decide_give"),
+    }
+    ACTIONS = tuple(sorted(HANDLERS))
+
     def decide(self, state: State, seat: int, action: Action,
                rng) -> tuple[list[Event], State]:
-        if not isinstance(action, dict):
-            raise IllegalAction("malformed_action", "an action is an object with a string 'type'")
-        kind = action.get("type")
-        handlers = {
-            "insert": ("play", self._decide_insert),
-            "move_scarab": ("end", self._decide_move),
-            "done": ("end", self._decide_done),
-            "curse_claim": ("curse", self._decide_claim),
-            "curse_pass": ("curse", self._decide_pass),
-            "curse_victim": ("curse_victim", self._decide_victim),
-            "curse_give": ("curse_give", self._decide_give),
-        }
-        if not isinstance(kind, str) or kind not in handlers:
-            raise IllegalAction("unknown_action", "unknown action type",
-                                {"allowed": sorted(handlers)})
-        phase, handler = handlers[kind]
+        kind = action_type(action, self.ACTIONS)
+        phase, handler = self.HANDLERS[kind]
         if state["phase"] != phase:
             raise IllegalAction("wrong_phase", f"'{kind}' is not possible now",
                                 {"phase": state["phase"]})
         if seat not in self.awaiting(state):
             raise IllegalAction("not_your_turn", "the game is not waiting for this seat")
         out = Outcome(self, state)
-        handler(out, seat, action)
+        getattr(self, handler)(out, seat, action)
         return out.done()
 
     def _opening_check(self, out: Outcome, animal: str) -> None:
@@ -717,25 +700,25 @@ class PharaohsWall(Game):
 
     def _decide_insert(self, out: Outcome, seat: int, action: Action) -> None:
         work = out.state
-        _fields(action, ("card", "column", "explorer"))
+        check_fields(action, ("card", "column", "explorer"))
         card, col, explorer = action["card"], action["column"], action["explorer"]
         if not isinstance(card, str):
-            raise _bad("card", "card must be a card id string")
+            raise invalid_field("card", "card must be a card id string")
         if card not in work["hands"][seat]:
             raise IllegalAction("card_not_in_hand", "that card is not in your hand")
         if not is_int(col):
-            raise _bad("column", "column must be an integer")
+            raise invalid_field("column", "column must be an integer")
         if not 0 <= col < WIDTH:
             raise IllegalAction("invalid_column", "column must be 0..6", {"min": 0, "max": 6})
         if len(work["wall"][col]) >= HEIGHT:
             raise IllegalAction("column_full", "that shaft is full", {"column": col})
         if isinstance(explorer, dict):
             if set(explorer) != {"from_pillar"} or not isinstance(explorer["from_pillar"], str):
-                raise _bad("explorer", 'explorer is "none", "reserve" or {"from_pillar": animal}')
+                raise invalid_field("explorer", EXPLORER_VALUES)
             if explorer["from_pillar"] not in ANIMALS:
                 raise IllegalAction("unknown_pillar", "unknown pillar", {"allowed": ANIMALS})
         elif explorer not in ("none", "reserve"):
-            raise _bad("explorer", 'explorer is "none", "reserve" or {"from_pillar": animal}')
+            raise invalid_field("explorer", EXPLORER_VALUES)
         row = len(work["wall"][col])
         animal = animal_of(card)
         pairs = find_pairs(work["wall"], col, row, card, work["sphinx"])
@@ -804,12 +787,12 @@ class PharaohsWall(Game):
     # curse ---------------------------------------------------------------------------------
     def _decide_claim(self, out: Outcome, seat: int, action: Action) -> None:
         work = out.state
-        _fields(action, ("cells",))
+        check_fields(action, ("cells",))
         cells = action["cells"]
         if (not isinstance(cells, list) or len(cells) != 3
                 or not all(isinstance(c, list) and len(c) == 2 and all(is_int(v) for v in c)
                            for c in cells)):
-            raise _bad("cells", "cells are three [col, row] integer pairs")
+            raise invalid_field("cells", "cells are three [col, row] integer pairs")
         triple = sorted([list(c) for c in cells])
         if triple not in segments(work["wall"]):
             raise IllegalAction("not_a_segment",
@@ -823,7 +806,7 @@ class PharaohsWall(Game):
 
     def _decide_pass(self, out: Outcome, seat: int, action: Action) -> None:
         work = out.state
-        _fields(action, ())
+        check_fields(action, ())
         out.emit("CursePassed", {"seat": seat}, seat)
         if all(r is not None for r in work["curse"]["responses"]):
             self._close_curse(out, None)
@@ -842,10 +825,10 @@ class PharaohsWall(Game):
 
     def _decide_victim(self, out: Outcome, seat: int, action: Action) -> None:
         work = out.state
-        _fields(action, ("seat",))
+        check_fields(action, ("seat",))
         victim = action["seat"]
         if not is_int(victim):
-            raise _bad("seat", "seat must be an integer")
+            raise invalid_field("seat", "seat must be an integer")
         if victim not in self._victims(work, seat):
             raise IllegalAction("invalid_victim",
                                 "the victim is another player owning a sarcophagus",
@@ -854,10 +837,10 @@ class PharaohsWall(Game):
 
     def _decide_give(self, out: Outcome, seat: int, action: Action) -> None:
         work = out.state
-        _fields(action, ("sarcophagus",))
+        check_fields(action, ("sarcophagus",))
         sid = action["sarcophagus"]
         if not isinstance(sid, str):
-            raise _bad("sarcophagus", "sarcophagus must be an id string")
+            raise invalid_field("sarcophagus", "sarcophagus must be an id string")
         owned = work["owned"][seat]
         if sid not in owned:
             raise IllegalAction("not_your_sarcophagus", "you do not own that sarcophagus")
@@ -870,11 +853,11 @@ class PharaohsWall(Game):
     # end phase -----------------------------------------------------------------------------
     def _decide_move(self, out: Outcome, seat: int, action: Action) -> None:
         work = out.state
-        _fields(action, ("from", "to"))
+        check_fields(action, ("from", "to"))
         src, dst = action["from"], action["to"]
         for name, value in (("from", src), ("to", dst)):
             if not isinstance(value, str):
-                raise _bad(name, f"{name} must be an animal id")
+                raise invalid_field(name, f"{name} must be an animal id")
             if value not in ANIMALS:
                 raise IllegalAction("unknown_pillar", "unknown pillar",
                                     {"field": name, "allowed": ANIMALS})
@@ -895,7 +878,7 @@ class PharaohsWall(Game):
 
     def _decide_done(self, out: Outcome, seat: int, action: Action) -> None:
         work = out.state
-        _fields(action, ())
+        check_fields(action, ())
         out.emit("EndDone", {"seat": seat}, seat)
         if work["end"]["index"] >= work["players"]:
             res = self._score(work)

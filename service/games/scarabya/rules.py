@@ -51,6 +51,7 @@ from typing import Any, Sequence
 
 from ...engine import (ALL, Game, IllegalAction, InvalidOptions, Outcome, clone, redact, sees,
                       standard_result)
+from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.rng import fisher_yates
 
 # ---------------------------------------------------------------------------------------------
@@ -356,7 +357,8 @@ def render(rows: Sequence[str], site: dict) -> list[str]:
 MODES = ("standard", "duel", "solo")
 OPTION_KEYS = {"mode", "allow_reflection", "duel_games", "solo_discard_loses", "setup", "clock"}
 SETUP_KEYS = {"layout", "mission_order"}
-ACTION_KEYS = {"type", "piece", "cells"}
+#: The action types (api.md's action vocabulary).
+ACTIONS = ("place",)
 
 
 def _bad(code: str, message: str, **details) -> InvalidOptions:
@@ -601,20 +603,11 @@ class Scarabya(Game):
 
     def _validate(self, state: dict, seat: int, action: Any) -> int:
         """The placement's bitmask, or IllegalAction with the section 7 code."""
-        if not isinstance(action, dict):
-            raise IllegalAction("malformed_action", "an action is an object")
-        if action.get("type") != "place":
-            raise IllegalAction("unknown_action", "the only action is 'place'",
-                                {"allowed": ["place"]})
-        extra = sorted(str(k) for k in action if k not in ACTION_KEYS)
-        if extra:
-            raise IllegalAction("malformed_action", "unexpected fields", {"fields": extra})
-        missing = [k for k in ("piece", "cells") if k not in action]
-        if missing:
-            raise IllegalAction("malformed_action", "missing fields", {"fields": missing})
+        action_type(action, ACTIONS)
+        check_fields(action, ("piece", "cells"))
         piece = action["piece"]
         if not isinstance(piece, str):
-            raise IllegalAction("malformed_action", "piece must be a one-letter string")
+            raise invalid_field("piece", "piece must be a one-letter string")
         if piece != state["piece"]:
             raise IllegalAction("not_current_piece", "this round's piece is "
                                 f"{state['piece']}", {"piece": state["piece"]})

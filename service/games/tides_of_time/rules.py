@@ -51,6 +51,7 @@ from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
                       Viewer, clone, is_int, redact, sees, standard_result)
+from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.rng import fisher_yates
 
 # ---------------------------------------------------------------------------------------------
@@ -231,24 +232,18 @@ def shuffled_deck(rng) -> list[int]:
 # Action validation helpers
 # ---------------------------------------------------------------------------------------------
 
-def _check_fields(action: Action, fields: Sequence[str]) -> None:
-    # Fast path for the well-formed action ("type" is present: decide checked it); the checks
-    # below give the same verdict for it, and the precise error otherwise.
-    if len(action) == len(fields) + 1 and all(
-            type(action.get(name)) is int for name in fields):
-        return
-    expected = {"type", *fields}
-    extra = sorted(str(k) for k in action if k not in expected)
-    if extra:
-        raise IllegalAction("malformed_action", f"unexpected field(s): {', '.join(extra)}",
-                            {"fields": extra})
-    for name in fields:
-        if name not in action:
-            raise IllegalAction("malformed_action", f"missing field '{name}'", {"field": name})
-        if not is_int(action[name]):
-            raise IllegalAction("malformed_action", f"'{name}' must be a card number (integer)",
-                                {"field": name})
+def _card_fields(action: Action, fields: Sequence[str]) -> list[int]:
+    """The card numbers of an action that takes exactly ``fields``, each a JSON integer."""
+    check_fields(action, fields)
+    cards = [action[name] for name in fields]
+    for name, card in zip(fields, cards):
+        if not is_int(card):
+            raise invalid_field(name, f"'{name}' must be a card number (integer)")
+    return cards
 
+
+#: The action types (api.md's action vocabulary).
+ACTIONS = ("pick", "relic")
 
 _CARD_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 18}
 
@@ -391,12 +386,7 @@ class TidesOfTime(Game):
     # -- the decider ----------------------------------------------------------------------
     def decide(self, state: State, seat: int, action: Action,
                rng) -> tuple[list[Event], State]:
-        if not isinstance(action, dict):
-            raise IllegalAction("malformed_action", "an action is an object with a string 'type'")
-        kind = action.get("type")
-        if kind not in ("pick", "relic"):
-            raise IllegalAction("unknown_action", "unknown action type; expected 'pick' or "
-                                "'relic'", {"allowed": ["pick", "relic"]})
+        kind = action_type(action, ACTIONS)
         phase = state["phase"]
         if phase == GAME_OVER:
             raise IllegalAction("wrong_phase", "the game is over", {"phase": phase})
@@ -408,14 +398,12 @@ class TidesOfTime(Game):
         if state["pending"][seat] is not None:
             raise IllegalAction("already_committed", "you have already committed this step")
         if kind == "pick":
-            _check_fields(action, ["card"])
-            card = action["card"]
+            (card,) = _card_fields(action, ("card",))
             if card not in state["hands"][seat]:
                 raise IllegalAction("card_not_in_hand", f"card {card} is not in your hand",
                                     {"card": card})
         else:
-            _check_fields(action, ["keep", "remove"])
-            keep, remove = action["keep"], action["remove"]
+            keep, remove = _card_fields(action, ("keep", "remove"))
             played = state["played"][seat]
             for name, card in (("keep", keep), ("remove", remove)):
                 if card not in played:
