@@ -38,7 +38,8 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from service.engine.bots import choose, observe  # noqa: E402
-from service.engine.ismcts import search, step  # noqa: E402
+from service.engine import command  # noqa: E402
+from service.engine.ismcts import search  # noqa: E402
 from service.engine.local import LocalGame  # noqa: E402
 from service.engine.rng import SimRng  # noqa: E402
 from service.games import GAMES  # noqa: E402
@@ -162,7 +163,7 @@ def random_playouts_per_second(points: list, mod, seconds: float) -> float:
                     break
                 seat = game.awaiting(state)[0]
                 moves = game.legal_actions(state, seat)
-                step(game, state, seat, moves[rnd.randrange(len(moves))], rng)
+                state = command(game, state, seat, moves[rnd.randrange(len(moves))], rng)[1]
             done += 1
     return done / (time.perf_counter() - t0)
 

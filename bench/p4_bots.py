@@ -61,7 +61,8 @@ def rate(fn, points, seconds: float, per_call: int) -> tuple[float, float]:
 
 def sims(args) -> dict:
     try:
-        from service.engine.ismcts import search, step  # noqa: F401
+        from service.engine import command
+        from service.engine.ismcts import search
         from service.engine.rng import SimRng
     except ModuleNotFoundError as exc:
         return {"skipped": f"service/engine/ismcts.py is missing ({exc})"}
@@ -87,7 +88,7 @@ def sims(args) -> dict:
                     break
                 seat = game.awaiting(state)[0]
                 moves = game.legal_actions(state, seat)
-                step(game, state, seat, moves[rnd.randrange(len(moves))], rng)
+                state = command(game, state, seat, moves[rnd.randrange(len(moves))], rng)[1]
 
         s_wall, s_cpu = rate(ismcts, points, args.seconds, 30)
         b_wall, b_cpu = rate(playout, points, args.seconds, 1)

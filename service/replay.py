@@ -151,7 +151,8 @@ def _commands(game, seed: bytes, events: list[dict], holder: list):
             raise Divergence(2, "inherited_events_do_not_replay", {"error": str(exc)}) from None
         pos = upto
     else:
-        setup = start(game, state, Rng(seed, 1))
+        setup, state = start(game, state, Rng(seed, 1))
+        holder[0] = state
         yield 2, setup, events[1:1 + len(setup)]
         pos = 1 + len(setup)
     while pos < len(events):

@@ -133,8 +133,9 @@ class Creation:
         first = creation_event(game, players, normalized, seed,
                                "supplied" if seed_hex else "server")
         first["data"]["clock"] = clock
-        state = game.initial(first["data"]["players"], normalized)
-        events = [first] + start(game, state, Rng(seed, 1))
+        setup, state = start(game, game.initial(first["data"]["players"], normalized),
+                             Rng(seed, 1))
+        events = [first] + setup
         now = self.now_ms()
         at = rfc3339(now)
         over = game.is_over(state)

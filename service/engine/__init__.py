@@ -1,14 +1,17 @@
-"""What every game shares: the decider contract, the public RNG, replay and forced moves."""
+"""What every game shares: the decider contract, the command runner (turn check, malformed
+actions, forced moves), the public RNG and replay."""
 
-from .fold import (NotYourTurn, clone, command, evolve, fold, forced_moves, forfeit, start,
-                   visible)
+from .fold import clone, evolve, fold, visible
 from .game import (ALL, Action, CodedError, Event, Game, IllegalAction, InvalidOptions, State,
-                   Viewer, competition_ranks, event, redact, require, sees, standard_result)
+                   Viewer, competition_ranks, event, illegal, is_int, redact, require, sees,
+                   standard_result)
+from .outcome import Outcome
 from .rng import Rng, commitment
+from .runner import NotYourTurn, command, forced_moves, forfeit, start
 
 __all__ = [
     "ALL", "Action", "CodedError", "Event", "Game", "IllegalAction", "InvalidOptions",
-    "NotYourTurn", "Rng", "State", "Viewer", "clone", "command", "commitment",
-    "competition_ranks", "event", "evolve", "fold", "forced_moves", "forfeit", "redact",
-    "require", "sees", "standard_result", "start", "visible",
+    "NotYourTurn", "Outcome", "Rng", "State", "Viewer", "clone", "command", "commitment",
+    "competition_ranks", "event", "evolve", "fold", "forced_moves", "forfeit", "illegal",
+    "is_int", "redact", "require", "sees", "standard_result", "start", "visible",
 ]

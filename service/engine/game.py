@@ -8,15 +8,26 @@ adds ``"forced": True`` to events of moves it plays for a seat with a single leg
 Split of responsibilities (architecture.md, "a game is a decider"):
 
 * ``initial(players, options)`` -> the state before any event of the game's own;
-* ``create(state, rng)`` -> the setup events (shuffles resolved and written into the events);
-* ``decide(state, seat, action, rng)`` -> events, or raise :class:`IllegalAction`;
+* ``create(state, rng)`` -> ``(events, state after them)``: the setup events (shuffles resolved
+  and written into the events);
+* ``decide(state, seat, action, rng)`` -> ``(events, state after them)``, or raise
+  :class:`IllegalAction`;
+* ``resign(state, seat)`` -> ``(events, state after them)``, or None;
 * ``apply(state, event)`` mutates ``state`` in place; the pure ``evolve`` of the decider pattern
-  is :func:`service.engine.fold.evolve` (clone, then apply) — in-place application keeps long
-  replays fast, the engine owns every copy;
+  is :func:`service.engine.fold.evolve` (clone, then apply);
 * ``awaiting``, ``legal_actions``, ``view``, ``visible``, ``timeout_action``, ``result``.
 
+``create``, ``decide`` and ``resign`` never mutate the ``state`` they are given; the state they
+return is exactly ``fold(game, clone(state), events)``, built while deciding (each event applied
+to a working clone as it is emitted: :class:`service.engine.outcome.Outcome`), so nobody applies
+those events again. The events' data and that state may share objects, so neither is mutated
+afterwards (the engine only flags an event itself, e.g. ``"forced"``; whoever applies more
+events works on a clone).
+
 The engine (not the game) handles forced moves, the "everything is public after the end" rule
-for events, the seat/turn check (409 ``not_your_turn``), and the random stream.
+for events, the seat/turn check (409 ``not_your_turn``), the malformed-action check and the
+random stream (:mod:`service.engine.runner`); the error codes of malformed actions are
+:mod:`service.engine.actions`.
 """
 
 from __future__ import annotations
@@ -35,6 +46,11 @@ Viewer = int | str | None
 def sees(viewer: Viewer, seat: int) -> bool:
     """True when ``viewer`` may see what belongs to ``seat`` alone."""
     return viewer == ALL or (viewer is not None and viewer == seat)
+
+
+def is_int(value: Any) -> bool:
+    """A JSON integer (``True`` and ``False`` are not)."""
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def event(type_: str, data: dict | None = None, seat: int | None = None) -> Event:
@@ -63,6 +79,11 @@ class IllegalAction(CodedError):
 
 class InvalidOptions(CodedError):
     """Creation options (including ``options.setup``) are not acceptable (HTTP 422)."""
+
+
+def illegal(code: str, message: str, **details: Any) -> IllegalAction:
+    """An :class:`IllegalAction` with ``details`` given as keyword arguments."""
+    return IllegalAction(code, message, details or None)
 
 
 class Game:
@@ -105,25 +126,28 @@ class Game:
     def initial(self, players: Sequence[dict], options: dict) -> State:
         raise NotImplementedError
 
-    def create(self, state: State, rng) -> list[Event]:
+    def create(self, state: State, rng) -> tuple[list[Event], State]:
+        """The setup events and the state after them (``state``, the :meth:`initial` one, is
+        not mutated). Every random draw of the setup is made here, from ``rng``, and written
+        into the events."""
         raise NotImplementedError
 
     # -- the decider ----------------------------------------------------------------------
-    def decide(self, state: State, seat: int, action: Action, rng) -> list[Event]:
+    def decide(self, state: State, seat: int, action: Action,
+               rng) -> tuple[list[Event], State]:
+        """The events of ``seat`` playing ``action`` and the state after them.
+
+        ``state`` is not mutated; the returned state equals ``fold(self, clone(state), events)``.
+        Raise :class:`IllegalAction` when the action breaks a rule (malformed actions with the
+        codes of :mod:`service.engine.actions`). The runner calls it for an awaited ``seat``
+        only, and for a client's action only once it is an object with a string ``type``;
+        ``decide`` still refuses anything else it is given with an :class:`IllegalAction`,
+        never another exception.
+        """
         raise NotImplementedError
 
     def apply(self, state: State, event: Event) -> None:
         raise NotImplementedError
-
-    def decide_and_apply(self, state: State, seat: int, action: Action,
-                         rng) -> tuple[list[Event], State]:
-        """``decide``, and the state after its events (``state`` untouched): by default a copy
-        with the events applied; a game whose ``decide`` already builds that state (by
-        ``apply``-ing each event it emits to a copy) may return it instead."""
-        from .fold import clone, fold  # fold.py builds on this module
-
-        events = self.decide(state, seat, action, rng)
-        return events, fold(self, clone(state), events)
 
     # -- questions about a state ----------------------------------------------------------
     def is_over(self, state: State) -> bool:
@@ -148,9 +172,10 @@ class Game:
         """None until the end, then ``{"scores", "ranks", "winners", "details"}``."""
         raise NotImplementedError
 
-    def resign(self, state: State, seat: int) -> list[Event] | None:
-        """The events of ``seat`` leaving the game under the rules (e.g. Papyrus 12.4), or None
-        when the game cannot go on without it (the shell then ends it with that seat last)."""
+    def resign(self, state: State, seat: int) -> tuple[list[Event], State] | None:
+        """The events of ``seat`` leaving the game under the rules (e.g. Papyrus 12.4) and the
+        state after them (``state`` not mutated), or None when the game cannot go on without it
+        (the shell then ends it with that seat last)."""
         return None
 
     # -- information ----------------------------------------------------------------------
@@ -198,7 +223,7 @@ def standard_result(scores: Sequence[int], keys: Sequence[Any] | None = None,
 def require(condition: bool, code: str, message: str, **details: Any) -> None:
     """Raise :class:`IllegalAction` unless ``condition`` holds."""
     if not condition:
-        raise IllegalAction(code, message, details or None)
+        raise illegal(code, message, **details)
 
 
 def redact(ev: Event, *, drop: Iterable[str] = (), replace: dict | None = None) -> Event:

@@ -10,13 +10,13 @@ One search answers one decision of the observing seat ``obs.seat``. Every iterat
    *availability* count is incremented and UCB1 uses it instead of the parent's visit count
    (``ucb = mean + C * sqrt(ln(avail) / visits)``, ``C = 0.7``). The first time a legal action
    has never been tried it is expanded (one new node per iteration) and the tree phase ends.
-3. **Simulate** with ``hooks.rollout`` (uniform random unless the game says otherwise), playing the
-   game's own ``decide``/``apply`` on the determinization with a
-   :class:`~service.engine.rng.SimRng` — what :func:`service.engine.command` does, applied in
-   place on the iteration's private state (no extra clone per command). Forced moves are not
-   searched for after every command (that costs a ``legal_actions`` per awaited seat): the loop
-   plays a seat's single legal action as soon as it picks that seat, which is the same game up to
-   the order of commits inside a simultaneous phase.
+3. **Simulate** with ``hooks.rollout`` (uniform random unless the game says otherwise), each
+   command through the engine's runner (:func:`service.engine.runner.command` with
+   ``simulated=True``) and a :class:`~service.engine.rng.SimRng`; the state it returns is the
+   one ``decide`` built (no other copy per command). Forced moves are not searched for after
+   every command (that costs a ``legal_actions`` per awaited seat): the loop plays a seat's
+   single legal action as soon as it picks that seat, which is the same game up to the order of
+   commits inside a simultaneous phase.
 4. **Backpropagate** the observer's reward along the visited nodes.
 
 Opponent modelling (documented choice): the tree branches on the observer's own decisions only.
@@ -50,8 +50,8 @@ from typing import Any
 
 import orjson
 
-from .fold import forced_moves
 from .rng import SimRng
+from .runner import command
 
 #: UCB1 exploration constant (rewards are in [0, 1]).
 EXPLORATION = 0.7
@@ -73,16 +73,6 @@ class Node:
         self.visits = 0
         self.total = 0.0
         self.avail = 0
-
-
-def step(game, state: dict, seat: int, action: dict, rng, forced: bool = True) -> None:
-    """``command`` in place: decide, apply the events to ``state``, then (``forced``) the
-    engine's forced moves."""
-    apply = game.apply
-    for ev in game.decide(state, seat, action, rng):
-        apply(state, ev)
-    if forced:
-        forced_moves(game, state, rng)
 
 
 def win_share(game, state: dict, seat: int) -> float:
@@ -171,7 +161,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
                 action = node.action
             else:
                 action = rollout(game, state, seat, moves, rnd)
-            step(game, state, seat, action, rng, False)
+            state = command(game, state, seat, action, rng, simulated=True)[1]
         if reward is None:
             if is_over(state):
                 reward = win_share(game, state, me)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .fold import command, start
 from .game import Action, Event, Game, State, event
 from .rng import Rng, commitment
+from .runner import command, start
 
 
 def creation_event(game: Game, players: Sequence[dict], options: dict, seed: bytes,
@@ -36,8 +36,9 @@ class LocalGame:
         players = [dict(p) for p in players]
         normalized = game.normalize_options(dict(options or {}), players)
         self.events: list[Event] = [creation_event(game, players, normalized, seed)]
-        self.state: State = game.initial(players, normalized)
-        self.events += start(game, self.state, Rng(seed, 1))
+        setup, state = start(game, game.initial(players, normalized), Rng(seed, 1))
+        self.events += setup
+        self.state: State = state
 
     @property
     def version(self) -> int:

@@ -16,11 +16,21 @@ from __future__ import annotations
 import hashlib
 import hmac
 import struct
-from typing import MutableSequence, Sequence, TypeVar
+from typing import Callable, MutableSequence, Sequence, TypeVar
 
 T = TypeVar("T")
 
 _TWO_64 = 1 << 64
+
+
+def fisher_yates(items: MutableSequence[T], below: Callable[[int], int]) -> None:
+    """Shuffle ``items`` in place from the top index down: for ``i = len - 1`` down to ``1``,
+    ``j = below(i + 1)``, swap ``items[i]`` and ``items[j]``. Every shuffle of the engine's
+    generators is this one; ``below`` may also be any generator a rules spec gives conformance
+    vectors for (e.g. Mulberry32, scarabya.md 4.3)."""
+    for i in range(len(items) - 1, 0, -1):
+        j = below(i + 1)
+        items[i], items[j] = items[j], items[i]
 
 
 def commitment(seed: bytes) -> str:
@@ -66,10 +76,8 @@ class Rng:
                 return x % n
 
     def shuffle(self, items: MutableSequence[T]) -> None:
-        """Fisher-Yates in place, from the top index down."""
-        for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
-            items[i], items[j] = items[j], items[i]
+        """Fisher-Yates in place, from the top index down (:func:`fisher_yates`)."""
+        fisher_yates(items, self.below)
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
         out = list(items)
@@ -108,9 +116,7 @@ class SimRng:
         return self._r.randrange(n)
 
     def shuffle(self, items) -> None:
-        for i in range(len(items) - 1, 0, -1):
-            j = self._r.randrange(i + 1)
-            items[i], items[j] = items[j], items[i]
+        fisher_yates(items, self._r.randrange)
 
     def shuffled(self, items):
         out = list(items)

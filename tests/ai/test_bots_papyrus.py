@@ -14,7 +14,7 @@ import pytest
 from service.engine.bots import choose
 from tests.ai import support
 from service.games.papyrus import bots as bot
-from service.engine.fold import clone, command
+from service.engine import clone, command
 from service.engine.local import LocalGame
 from service.engine.rng import SimRng
 from service.games.papyrus import GAME

@@ -10,10 +10,10 @@ import random
 import pytest
 
 from service.engine.bots import choose
-from service.engine.ismcts import action_key, step
+from service.engine.ismcts import action_key
 from tests.ai import support
 from service.games.pharaohs_wall import bots as bot
-from service.engine.fold import clone
+from service.engine import clone, command
 from service.engine.local import LocalGame
 from service.engine.rng import SimRng
 from service.games.pharaohs_wall import CURSES, GAME, SARCOPHAGI
@@ -282,8 +282,9 @@ def test_evaluate_is_a_share_centred_on_the_iteration_start(variant):
             while not GAME.is_over(moved) and not bot.horizon(moved):
                 s = GAME.awaiting(moved)[0]
                 legal = GAME.legal_actions(moved, s)
-                step(GAME, moved, s, bot.rollout(GAME, moved, s, legal, random.Random(2)),
-                     SimRng(random.Random(3)))
+                moved = command(GAME, moved, s,
+                                bot.rollout(GAME, moved, s, legal, random.Random(2)),
+                                SimRng(random.Random(3)))[1]
             for s in range(n):
                 v = bot.evaluate(GAME, moved, s)
                 assert 0.0 <= v <= 1.0
@@ -324,7 +325,7 @@ def test_horizon_counts_rounds_of_turns_and_never_ends_the_end_phase():
             if reached:
                 st[bot.SIM_START] = st["turn_number"]
             s = GAME.awaiting(st)[0]
-            step(GAME, st, s, rnd.choice(GAME.legal_actions(st, s)), SimRng(rnd))
+            st = command(GAME, st, s, rnd.choice(GAME.legal_actions(st, s)), SimRng(rnd))[1]
 
 
 @pytest.mark.parametrize("variant", ["base", "curse"])

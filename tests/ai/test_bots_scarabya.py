@@ -12,7 +12,7 @@ import pytest
 from service.engine.bots import choose
 from tests.ai import support
 from service.games.scarabya import bots as bot
-from service.engine.fold import clone
+from service.engine import clone
 from service.engine.local import LocalGame
 from service.games.scarabya import GAME, LETTERS
 
@@ -206,7 +206,7 @@ def _sim_state(g, seat, rnd_seed=0):
 
 @pytest.mark.parametrize("options", [{}, {"mode": "duel"}])
 def test_horizon_cuts_after_the_decided_card_and_evaluate_is_a_share(options):
-    from service.engine.ismcts import step
+    from service.engine import command
     from service.engine.rng import SimRng
 
     g = new_game(2, options, b"hooks")
@@ -221,7 +221,8 @@ def test_horizon_cuts_after_the_decided_card_and_evaluate_is_a_share(options):
         while not GAME.is_over(state) and not bot.horizon(state):
             assert (state["game"], state["round"]) == (start_game, start_round)
             s = GAME.awaiting(state)[0]
-            step(GAME, state, s, rnd.choice(GAME.legal_actions(state, s)), sim_rng, False)
+            state = command(GAME, state, s, rnd.choice(GAME.legal_actions(state, s)), sim_rng,
+                            simulated=True)[1]
         if not GAME.is_over(state):
             cuts += 1
             assert (state["game"], state["round"]) != (start_game, start_round)
@@ -272,11 +273,10 @@ def test_fast_playout_scores_what_the_rules_score():
 
 def GAME_step(state, seat, action):
     """One command without the engine's forced moves (a trace holds every placement)."""
-    from service.engine.ismcts import step
+    from service.engine import command
     from service.engine.rng import SimRng
 
-    step(GAME, state, seat, action, SimRng(random.Random(0)), False)
-    return state
+    return command(GAME, state, seat, action, SimRng(random.Random(0)), simulated=True)[1]
 
 
 def test_mcts_decision_does_not_depend_on_the_true_hidden_state():

@@ -10,8 +10,7 @@ import pytest
 from service.engine.bots import observe
 from service.games.tides_of_time import bots as ai
 from service.engine.ismcts import search
-from service.engine import clone
-from service.engine.fold import command
+from service.engine import clone, command
 from service.engine.local import LocalGame
 from service.games import GAMES
 from service.games.tides_of_time import NUMBERS, score_kingdoms

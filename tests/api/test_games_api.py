@@ -121,12 +121,13 @@ def test_illegal_action_is_422_with_rule_code(client):
     gid, tokens, _ = create(client, 3)
     err = error(client.post(f"/v1/games/{gid}/actions", json={"action": {"type": "decide",
                 "choice": "maybe"}}, headers=auth(tokens[0])), 422, "illegal_action")
-    assert err["details"]["code"] == "invalid_choice"
+    assert err["details"] == {"code": "invalid_field", "field": "choice"}
     err = error(client.post(f"/v1/games/{gid}/actions", json={"action": {"type": "fly"}},
                             headers=auth(tokens[0])), 422, "illegal_action")
-    assert err["details"]["code"] == "unknown_action"
+    assert err["details"] == {"code": "unknown_action", "allowed": ["decide"]}
     err = error(client.post(f"/v1/games/{gid}/actions", json={"action": {"choice": "x"}},
                             headers=auth(tokens[0])), 422, "illegal_action")
+    assert err["details"] == {"code": "malformed_action"}
 
 
 @pytest.mark.parametrize("raw", [

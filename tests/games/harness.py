@@ -50,8 +50,8 @@ def random_playout(game, players, options, seed: bytes, *, pick_seed: int = 0,
         before = clone(state)
         events = g.act(seat, rnd.choice(actions))
         assert state == before, "command mutated its input state"
-        # the state a command returns (decide_and_apply, then forced moves) is its events
-        # applied to the state before, whichever way the game builds it
+        # the state a command returns (decide's, then the forced moves') is its events
+        # applied to the state before
         assert fold(game, clone(before), clone(events)) == g.state
     else:  # pragma: no cover
         raise AssertionError("game did not end")

@@ -338,7 +338,7 @@ def test_full_round_decks_use_no_randomness():
     decks = [Rng(b"perm", r).shuffled(CANONICAL) for r in range(1, 6)]
     options = GAME.normalize_options({"setup": {"round_decks": decks}}, players(4))
     state = GAME.initial(players(4), options)
-    evs = GAME.create(state, NoRandomness())
+    evs, _ = GAME.create(state, NoRandomness())
     assert evs[0]["data"]["deck"] == decks[0]
     a = random_playout(GAME, players(4), options, b"seed-a", pick_seed=7)
     b = random_playout(GAME, players(4), options, b"seed-b", pick_seed=7)
@@ -400,15 +400,15 @@ def test_normalize_options_rejects(options, code, details):
 # -- hostile actions and turn checks ---------------------------------------------------------
 
 @pytest.mark.parametrize("action, code", [
-    ({"type": "decide"}, "invalid_choice"),
-    ({"type": "decide", "choice": "CONTINUE"}, "invalid_choice"),
-    ({"type": "decide", "choice": ""}, "invalid_choice"),
-    ({"type": "decide", "choice": 1}, "invalid_choice"),
-    ({"type": "decide", "choice": True}, "invalid_choice"),
-    ({"type": "decide", "choice": None}, "invalid_choice"),
-    ({"type": "decide", "choice": ["return"]}, "invalid_choice"),
-    ({"type": "decide", "choice": {"return": 1}}, "invalid_choice"),
-    ({"type": "decide", "choice": 10 ** 40}, "invalid_choice"),
+    ({"type": "decide"}, "missing_field"),
+    ({"type": "decide", "choice": "CONTINUE"}, "invalid_field"),
+    ({"type": "decide", "choice": ""}, "invalid_field"),
+    ({"type": "decide", "choice": 1}, "invalid_field"),
+    ({"type": "decide", "choice": True}, "invalid_field"),
+    ({"type": "decide", "choice": None}, "invalid_field"),
+    ({"type": "decide", "choice": ["return"]}, "invalid_field"),
+    ({"type": "decide", "choice": {"return": 1}}, "invalid_field"),
+    ({"type": "decide", "choice": 10 ** 40}, "invalid_field"),
     ({"type": "decide", "choice": "return", "seat": 1}, "unexpected_field"),
     ({"type": "decide", "choice": "return", "x": {"y": [1]}}, "unexpected_field"),
     ({"type": "pass"}, "unknown_action"),

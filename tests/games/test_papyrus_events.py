@@ -54,7 +54,8 @@ def test_temple_offering_choice_and_empty_market():
                                     "take": "owl"}).code == "glyph_not_in_market"
     assert illegal(GAME, after, 0, {"type": "draw_movement"}).code == "decision_pending"
     assert illegal(GAME, after, 0, {"type": "event_choice",
-                                    "path": None}).code == "missing_field"
+                                    "path": None}).code == "unexpected_field"
+    assert illegal(GAME, after, 0, {"type": "event_choice"}).code == "missing_field"
     _, done = act(after, 0, {"type": "event_choice", "take": "stool"})
     assert done["market"] == holder("stool", "foot")
     assert done["seats"][0]["holder"]["stool"] >= 1

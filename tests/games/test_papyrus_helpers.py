@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from service.engine import Rng, command
-from service.engine.fold import fold
 from service.games.papyrus import GAME
 from service.games.papyrus.data import (BAG_COUNTS, EVENT_COUNTS, GLYPHS, GODS, KINDS,
                                         MOVEMENT_COUNTS, canonical_events, canonical_glyphs,
@@ -19,9 +18,7 @@ def players(n: int) -> list[dict]:
 def fresh(n: int, **options) -> dict:
     """A state right after setup (no forced moves played), built exactly as the engine does."""
     opts = GAME.normalize_options(options, players(n))
-    state = GAME.initial(players(n), opts)
-    fold(GAME, state, GAME.create(state, Rng(SEED, 1)))
-    return state
+    return GAME.create(GAME.initial(players(n), opts), Rng(SEED, 1))[1]
 
 
 def act(state: dict, seat: int, action: dict, version: int = 100) -> tuple[list[dict], dict]:

@@ -7,17 +7,18 @@ import random
 import pytest
 
 from service.engine import ALL, Rng, clone, command
-from service.engine.fold import fold, forced_moves
+from service.engine import fold, forced_moves
 from tests.games.test_papyrus_helpers import GAME, SEED, conservation, fresh, holder
 
 
 def resign(state: dict, seat: int) -> tuple[list[dict], dict]:
-    """What the shell's ``_forfeit`` does: the rules' events folded on a clone."""
+    """The rules' part of the shell's forfeit: the events and the state after them."""
     before = clone(state)
-    events = GAME.resign(state, seat)
+    left = GAME.resign(state, seat)
     assert state == before, "resign mutated its input state"
-    assert events, "the game should go on through events"
-    after = fold(GAME, clone(state), events)
+    assert left is not None and left[0], "the game should go on through events"
+    events, after = left
+    assert after == fold(GAME, clone(state), events)
     return events, after
 
 
@@ -52,13 +53,12 @@ def play_out(state: dict, rnd: random.Random, version: int = 1000,
         if step == resign_at:
             live = [i for i in range(state["n"]) if not state["seats"][i].get("resigned")]
             seat = rnd.choice(live)
-            events = GAME.resign(state, seat)
-            if events is None:
+            left = GAME.resign(state, seat)
+            if left is None:
                 assert state["variant"] == "solo" and state["n"] == 1
                 return state
-            state = fold(GAME, clone(state), events)
-            # the shell does not play forced moves after a forfeit; do it like a command would
-            forced_moves(GAME, state, Rng(SEED, version))  # mutates state
+            # the forced moves after it, as the engine's forfeit plays them
+            state = forced_moves(GAME, left[1], Rng(SEED, version))[1]
             version += 1
             continue
         seat = rnd.choice(GAME.awaiting(state))
@@ -316,7 +316,7 @@ def test_random_playouts_with_a_resignation_end(i):
     opts = ({"variant": "solo", "god_deck_size": 3 * n, "turn_limit": 60 * n} if solo else
             {"god_deck_size": 3 * n + 1, "turn_limit": 30 * n})
     s = fresh(n, **opts)
-    forced_moves(GAME, s, Rng(SEED, 2))  # mutates s
+    s = forced_moves(GAME, s, Rng(SEED, 2))[1]
     end = play_out(s, rnd, resign_at=rnd.randrange(0, 40))
     assert end["over"]
     res = GAME.result(end)

@@ -11,7 +11,7 @@ import pytest
 from service.engine import ALL, InvalidOptions, NotYourTurn, Rng, command
 from service.engine.fold import clone
 from service.engine.local import LocalGame
-from service.games import scarabya as S
+from service.games.scarabya import rules as S
 from service.games.scarabya import GAME
 from tests.games.harness import illegal
 
@@ -537,7 +537,7 @@ def test_solo_early_win_ends_at_once():
                  (9, 2)]:  # (9, 2) is covered by the T of round 12
         grid[r][c] = "."
     state["layout"] = ["".join(r) for r in grid]
-    events = GAME.decide(state, 0, place("U", PLAYS["U"]), None)
+    events, _ = GAME.decide(state, 0, place("U", PLAYS["U"]), None)
     assert [e["type"] for e in events] == ["CampPlaced", "GameEnded"]
     res = events[-1]["data"]["result"]
     assert res["winners"] == [0] and res["details"]["won"] is True
@@ -695,17 +695,17 @@ GOOD = PLAYS["X"]
 @pytest.mark.parametrize("action,code", [
     ("place", "malformed_action"),
     ([1, 2], "malformed_action"),
-    ({}, "unknown_action"),
+    ({}, "malformed_action"),
     ({"type": "pass"}, "unknown_action"),
-    ({"type": 5}, "unknown_action"),
-    ({"type": "place"}, "malformed_action"),
-    ({"type": "place", "piece": "X"}, "malformed_action"),
-    ({"type": "place", "cells": [list(c) for c in GOOD]}, "malformed_action"),
+    ({"type": 5}, "malformed_action"),
+    ({"type": "place"}, "missing_field"),
+    ({"type": "place", "piece": "X"}, "missing_field"),
+    ({"type": "place", "cells": [list(c) for c in GOOD]}, "missing_field"),
     ({"type": "place", "piece": "X", "cells": [list(c) for c in GOOD], "x": 1},
-     "malformed_action"),
-    ({"type": "place", "piece": 5, "cells": [list(c) for c in GOOD]}, "malformed_action"),
-    ({"type": "place", "piece": None, "cells": [list(c) for c in GOOD]}, "malformed_action"),
-    ({"type": "place", "piece": ["X"], "cells": [list(c) for c in GOOD]}, "malformed_action"),
+     "unexpected_field"),
+    ({"type": "place", "piece": 5, "cells": [list(c) for c in GOOD]}, "invalid_field"),
+    ({"type": "place", "piece": None, "cells": [list(c) for c in GOOD]}, "invalid_field"),
+    ({"type": "place", "piece": ["X"], "cells": [list(c) for c in GOOD]}, "invalid_field"),
     ({"type": "place", "piece": "x", "cells": [list(c) for c in GOOD]}, "not_current_piece"),
     ({"type": "place", "piece": "Q", "cells": [list(c) for c in GOOD]}, "not_current_piece"),
     ({"type": "place", "piece": "X", "cells": None}, "bad_cells"),
@@ -742,7 +742,7 @@ def test_hostile_actions(action, code):
 def test_cells_accepted_in_any_order():
     g = new_game()
     before = clone(g.state)
-    events = GAME.decide(g.state, 0, place("X", list(reversed(GOOD))), None)
+    events, _ = GAME.decide(g.state, 0, place("X", list(reversed(GOOD))), None)
     assert g.state == before
     assert events[0]["data"]["cells"] == [list(c) for c in sorted(GOOD)]
 

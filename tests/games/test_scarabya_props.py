@@ -288,10 +288,11 @@ def test_fuzzed_actions_never_crash(action):
     state = _FUZZ_GAME.state
     before = clone(state)
     try:
-        events = GAME.decide(state, 0, action, None)
+        events, _ = GAME.decide(state, 0, action, None)
     except IllegalAction as exc:
         assert isinstance(exc.code, str) and exc.code
-        assert exc.code in {"malformed_action", "unknown_action", "not_current_piece",
+        assert exc.code in {"malformed_action", "unknown_action", "unexpected_field",
+                            "missing_field", "invalid_field", "not_current_piece",
                             "bad_cells", "off_board", "bad_shape", "covers_rock",
                             "piece_overlaps", "first_must_cover_center", "not_adjacent"}
     else:

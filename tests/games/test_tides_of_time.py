@@ -113,7 +113,7 @@ def test_deck_order_uses_no_randomness():
             raise AssertionError("no draw expected")
     state = GAME.initial(PLAYERS, GAME.normalize_options(
         {"setup": {"deck_order": T1_DECK}}, PLAYERS))
-    events = GAME.create(state, NoRng())
+    events, _ = GAME.create(state, NoRng())
     assert events[0]["data"]["hands"] == [[17, 1, 15, 12, 7], [2, 10, 14, 6, 9]]
 
 
@@ -425,14 +425,14 @@ def test_catalog_schemas_accept_every_legal_action():
 # ---------------------------------------------------------------------------------------------
 
 HOSTILE_PICKS = [
-    ({"type": "pick"}, "malformed_action"),
-    ({"type": "pick", "card": "17"}, "malformed_action"),
-    ({"type": "pick", "card": True}, "malformed_action"),
-    ({"type": "pick", "card": 17.0}, "malformed_action"),
-    ({"type": "pick", "card": None}, "malformed_action"),
-    ({"type": "pick", "card": [17]}, "malformed_action"),
-    ({"type": "pick", "card": {"card": 17}}, "malformed_action"),
-    ({"type": "pick", "card": 17, "extra": 1}, "malformed_action"),
+    ({"type": "pick"}, "missing_field"),
+    ({"type": "pick", "card": "17"}, "invalid_field"),
+    ({"type": "pick", "card": True}, "invalid_field"),
+    ({"type": "pick", "card": 17.0}, "invalid_field"),
+    ({"type": "pick", "card": None}, "invalid_field"),
+    ({"type": "pick", "card": [17]}, "invalid_field"),
+    ({"type": "pick", "card": {"card": 17}}, "invalid_field"),
+    ({"type": "pick", "card": 17, "extra": 1}, "unexpected_field"),
     ({"type": "pick", "card": 10 ** 40}, "card_not_in_hand"),
     ({"type": "pick", "card": -17}, "card_not_in_hand"),
     ({"type": "pick", "card": 0}, "card_not_in_hand"),
@@ -441,9 +441,9 @@ HOSTILE_PICKS = [
     ({"type": "relic", "keep": 17, "remove": 1}, "wrong_phase"),
     ({"type": "PICK", "card": 17}, "unknown_action"),
     ({"type": "resign"}, "unknown_action"),
-    ({"type": ["pick"], "card": 17}, "unknown_action"),
-    ({"card": 17}, "unknown_action"),
-    ({}, "unknown_action"),
+    ({"type": ["pick"], "card": 17}, "malformed_action"),
+    ({"card": 17}, "malformed_action"),
+    ({}, "malformed_action"),
 ]
 
 
@@ -454,12 +454,12 @@ def test_hostile_actions_in_the_draft(action, code):
 
 
 HOSTILE_RELICS = [
-    ({"type": "relic"}, "malformed_action"),
-    ({"type": "relic", "keep": 1}, "malformed_action"),
-    ({"type": "relic", "keep": "1", "remove": 10}, "malformed_action"),
-    ({"type": "relic", "keep": 1, "remove": False}, "malformed_action"),
-    ({"type": "relic", "keep": 1, "remove": 10, "also": 2}, "malformed_action"),
-    ({"type": "relic", "keep": [1], "remove": 10}, "malformed_action"),
+    ({"type": "relic"}, "missing_field"),
+    ({"type": "relic", "keep": 1}, "missing_field"),
+    ({"type": "relic", "keep": "1", "remove": 10}, "invalid_field"),
+    ({"type": "relic", "keep": 1, "remove": False}, "invalid_field"),
+    ({"type": "relic", "keep": 1, "remove": 10, "also": 2}, "unexpected_field"),
+    ({"type": "relic", "keep": [1], "remove": 10}, "invalid_field"),
     ({"type": "relic", "keep": 1, "remove": 2 ** 70}, "not_played_this_round"),
     ({"type": "relic", "keep": 14, "remove": 10}, "not_played_this_round"),  # B's card
     ({"type": "relic", "keep": 1, "remove": 1}, "same_card"),
@@ -686,8 +686,8 @@ def test_decide_never_mutates_its_input_for_any_action():
             before = clone(st)
             for seat in GAME.awaiting(st):
                 for action in GAME.legal_actions(st, seat):
-                    events = GAME.decide(st, seat, action, None)
+                    decided = GAME.decide(st, seat, action, None)
                     assert st == before, f"decide {action} for seat {seat} mutated the state"
-                    assert events == GAME.decide(clone(st), seat, action, None)
+                    assert decided == GAME.decide(clone(st), seat, action, None)
             seat = rnd.choice(g.awaiting())
             g.act(seat, rnd.choice(g.legal(seat)))

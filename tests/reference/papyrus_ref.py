@@ -499,7 +499,7 @@ class PapyrusRef:
         self._forced(rng)
 
     def _forced(self, rng) -> None:
-        """api.md forced moves, exactly as service.engine.fold.forced_moves scans them."""
+        """api.md forced moves, exactly as service.engine.runner.forced_moves scans them."""
         for _ in range(10_000):              # the engine's MAX_FORCED_MOVES safety net
             if self.over:
                 return

@@ -11,7 +11,7 @@ constructor, which draws the layout (section 4.1, unless ``setup.layout``) and t
 deck (section 4.2, unless ``setup.mission_order``). Nothing else is ever drawn, so
 :meth:`ScarabyaRef.act` takes no random stream.
 
-Forced moves are applied as the engine does (``service.engine.fold.forced_moves``): after
+Forced moves are applied as the engine does (``service.engine.runner.forced_moves``): after
 creation and after each act, while the game is not over and some seat of ``awaiting()`` (in that
 order) has exactly one legal action, that action is played; repeat.
 """

@@ -304,7 +304,7 @@ def _random_round_decks(rnd: random.Random) -> list[list[str]]:
 
 
 def crosscheck_game(game, i: int) -> None:
-    from service.engine.fold import NotYourTurn, command
+    from service.engine import NotYourTurn, command
     from service.engine.game import IllegalAction
     from service.engine.local import LocalGame
 

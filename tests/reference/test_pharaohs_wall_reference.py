@@ -559,7 +559,7 @@ def _random_illegal(rnd: random.Random, ref: PharaohsWallRef, seat: int) -> dict
 
 
 def crosscheck_game(game, i: int) -> None:
-    from service.engine.fold import NotYourTurn, command
+    from service.engine import NotYourTurn, command
     from service.engine.game import IllegalAction
     from service.engine.local import LocalGame
 

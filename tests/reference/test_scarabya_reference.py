@@ -439,7 +439,7 @@ def _check_state(game, g, ref, n, where):
 
 
 def crosscheck_game(game, i: int) -> None:
-    from service.engine.fold import NotYourTurn, command
+    from service.engine import NotYourTurn, command
     from service.engine.game import IllegalAction
     from service.engine.local import LocalGame
 

@@ -331,7 +331,7 @@ def _compare(game, g, ref, where: str) -> None:
 
 def _check_rejections(game, g, ref, rnd, where: str) -> None:
     """Both sides refuse the same illegal actions (codes of spec section 11 where defined)."""
-    from service.engine.fold import NotYourTurn, command
+    from service.engine import NotYourTurn, command
     from service.engine.game import IllegalAction
 
     cases = []
@@ -388,7 +388,7 @@ def _compare_end(game, g, ref, where: str) -> None:
                 f"{where}: effective counts round {r + 1} seat {seat}"
             assert rnd_info["totals"][seat] == ref.round_scores[seat][r]
     assert sorted(details["removed"]) == sorted(ref.removed), f"{where}: removed"
-    from service.engine.fold import NotYourTurn, command
+    from service.engine import NotYourTurn, command
     for seat in (0, 1):
         assert g.legal(seat) == [] == ref.legal(seat), f"{where}: legal actions after the end"
         with pytest.raises(Illegal):
@@ -473,7 +473,7 @@ def test_crosscheck_worked_example_through_production():
 def _leak_check(game, g, seat: int, options_for_seat: list, where: str) -> None:
     """Commit each alternative for ``seat`` (the first to commit) on copies of the state; the
     opponent's and the spectator's views, legal actions and visible events must not differ."""
-    from service.engine.fold import command, visible
+    from service.engine import command, visible
     from service.engine.rng import Rng as _Rng
 
     other = 1 - seat

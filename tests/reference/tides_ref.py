@@ -5,7 +5,7 @@ Plain and deliberately naive: mutable attributes, no events, no cleverness. The 
 random stream: the constructor takes an ``Rng`` (``service.engine.rng.Rng``) and makes exactly
 the 17 draws of spec section 3 (none with ``deck_order``); nothing later ever draws.
 
-Forced moves are played the way the engine does (``service.engine.fold.forced_moves``): after
+Forced moves are played the way the engine does (``service.engine.runner.forced_moves``): after
 creation and after every :meth:`TidesRef.act`, while some awaited seat (in ``awaiting()`` order)
 has exactly one legal action, the first such seat plays it; repeat. Every forced move is
 appended to ``forced_log`` as ``(seat, action)``.

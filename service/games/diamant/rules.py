@@ -56,8 +56,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...engine import (ALL, Game, IllegalAction, clone, event, redact, sees,
+from ...engine import (ALL, Game, IllegalAction, Outcome, clone, redact, sees,
                       standard_result)
+from ...engine.actions import action_type, check_fields, invalid_field
 
 TREASURES: list[tuple[str, int]] = [
     ("T1", 1), ("T2", 2), ("T3", 3), ("T4", 4), ("T5a", 5), ("T5b", 5), ("T7a", 7), ("T7b", 7),
@@ -73,6 +74,8 @@ TRAP_TYPE: dict[str, str] = {f"{t}{i}": t for t in TRAP_TYPES for i in (1, 2, 3)
 RELIC_VALUES: list[int] = [5, 5, 5, 10, 10]
 ROUNDS = 5
 CHOICES = ("continue", "return")
+#: The action types (api.md's action vocabulary).
+ACTIONS = ("decide",)
 
 
 def kind_of(card: str) -> str:
@@ -163,30 +166,26 @@ class Diamant(Game):
             "choice": [None] * n,
         }
 
-    def create(self, state: dict, rng) -> list[dict]:
-        work = clone(state)
-        out: list[dict] = []
-        self._start_round(work, 1, rng, out)
-        return out
+    def create(self, state: dict, rng) -> tuple[list[dict], dict]:
+        out = Outcome(self, state, rng)
+        self._start_round(out, 1)
+        return out.done()
 
-    # -- automatic consequences (on a working clone) --------------------------------------
-    def _emit(self, work: dict, out: list[dict], ev: dict) -> None:
-        self.apply(work, ev)
-        out.append(ev)
-
-    def _start_round(self, work: dict, rnd: int, rng, out: list[dict]) -> None:
+    # -- automatic consequences (on the outcome's working clone) --------------------------
+    def _start_round(self, out: Outcome, rnd: int) -> None:
+        work = out.state
         deck = canonical_restricted(work["deck"])
         decks = work["options"].get("setup", {}).get("round_decks", [])
         if rnd - 1 < len(decks):
             present = set(deck)
             deck = [c for c in decks[rnd - 1] if c in present]
         else:
-            rng.shuffle(deck)
-        self._emit(work, out, event("RoundStarted",
-                                    {"round": rnd, "deck": deck, "deck_size": len(deck)}))
-        self._reveal(work, rng, out)
+            out.rng.shuffle(deck)
+        out.emit("RoundStarted", {"round": rnd, "deck": deck, "deck_size": len(deck)})
+        self._reveal(out)
 
-    def _reveal(self, work: dict, rng, out: list[dict]) -> None:
+    def _reveal(self, out: Outcome) -> None:
+        work = out.state
         if not work["deck"]:  # impossible by spec 8; a bug if reached
             raise RuntimeError("Diamant: the deck ran out with players in the cave")
         card = work["deck"][0]
@@ -204,63 +203,47 @@ class Diamant(Game):
         elif kind == "trap":
             t = TRAP_TYPE[card]
             repeat = any(TRAP_TYPE.get(c) == t for c in work["path"])
-        self._emit(work, out, event("CardRevealed", data))
+        out.emit("CardRevealed", data)
         if repeat:
             lost = [work["pocket"][s] if work["in_cave"][s] else 0 for s in range(work["n"])]
-            self._emit(work, out, event("RoundEndedByTrap",
-                                        {"trap": TRAP_TYPE[card], "card": card,
-                                         "lost_pockets": lost}))
-            self._end_round(work, "trap", card, rng, out)
+            out.emit("RoundEndedByTrap", {"trap": TRAP_TYPE[card], "card": card,
+                                          "lost_pockets": lost})
+            self._end_round(out, "trap", card)
 
-    def _end_round(self, work: dict, reason: str, trap_card: str | None, rng,
-                   out: list[dict]) -> None:
+    def _end_round(self, out: Outcome, reason: str, trap_card: str | None) -> None:
+        work = out.state
         rnd = work["round"]
         relics = [c for c in work["path"] if kind_of(c) == "relic"]
-        self._emit(work, out, event("RoundEnded", {"round": rnd, "reason": reason,
-                                                   "removed_trap": trap_card,
-                                                   "removed_relics": relics}))
+        out.emit("RoundEnded", {"round": rnd, "reason": reason, "removed_trap": trap_card,
+                                "removed_relics": relics})
         if rnd >= ROUNDS:
             res = standard_result(work["chest"])
-            self._emit(work, out, event("GameEnded", {"scores": res["scores"],
-                                                      "winners": res["winners"]}))
+            out.emit("GameEnded", {"scores": res["scores"], "winners": res["winners"]})
         else:
-            self._start_round(work, rnd + 1, rng, out)
+            self._start_round(out, rnd + 1)
 
     # -- the decider ----------------------------------------------------------------------
     def _parse(self, action: Any) -> str:
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("malformed_action", "an action is an object with a string 'type'")
-        if action["type"] != "decide":
-            raise IllegalAction("unknown_action", "the only action is 'decide'",
-                                {"type": action["type"][:64]})
-        extra = sorted(str(k)[:64] for k in action if k not in ("type", "choice"))
-        if extra:
-            raise IllegalAction("unexpected_field", "unexpected fields in the action",
-                                {"fields": extra[:10]})
-        choice = action.get("choice")
+        action_type(action, ACTIONS)
+        check_fields(action, ("choice",))
+        choice = action["choice"]
         if not isinstance(choice, str) or choice not in CHOICES:
-            raise IllegalAction("invalid_choice", "choice must be 'continue' or 'return'",
-                                {"allowed": list(CHOICES)})
+            raise invalid_field("choice", "choice must be 'continue' or 'return'")
         return choice
 
-    def decide(self, state: dict, seat: int, action: dict, rng) -> list[dict]:
-        return self.decide_and_apply(state, seat, action, rng)[0]
-
-    def decide_and_apply(self, state: dict, seat: int, action: dict, rng):
-        """``decide`` builds the state after its events as it goes (each through ``apply``):
-        return it rather than have the engine apply them all again."""
+    def decide(self, state: dict, seat: int, action: dict, rng) -> tuple[list[dict], dict]:
         choice = self._parse(action)
         if self.is_over(state) or seat not in self.awaiting(state):
             raise IllegalAction(self.not_awaited_reason(state, seat),
                                 "this seat has no decision to make now")
-        work = clone(state)
-        out: list[dict] = []
-        self._emit(work, out, event("ChoiceCommitted", {"choice": choice}, seat))
+        out = Outcome(self, state, rng)
+        work = out.state
+        out.emit("ChoiceCommitted", {"choice": choice}, seat)
         n = work["n"]
         if any(work["in_cave"][s] and work["choice"][s] is None for s in range(n)):
-            return out, work
+            return out.done()
         choices = [work["choice"][s] if work["in_cave"][s] else None for s in range(n)]
-        self._emit(work, out, event("ChoicesRevealed", {"choices": choices}))
+        out.emit("ChoicesRevealed", {"choices": choices})
         leavers = [s for s in range(n) if choices[s] == "return"]
         if leavers:
             share, rem = divmod(work["path_rubies"], len(leavers))
@@ -270,14 +253,13 @@ class Diamant(Game):
                 taken = [c for c in work["path"] if kind_of(c) == "relic"]
                 k = work["relics_brought_back"]
                 values = [RELIC_VALUES[k + i] for i in range(len(taken))]
-            self._emit(work, out, event("PlayersReturned", {
-                "seats": leavers, "share_each": share, "remainder": rem,
-                "relics_taken": taken, "relic_values": values}))
+            out.emit("PlayersReturned", {"seats": leavers, "share_each": share, "remainder": rem,
+                                         "relics_taken": taken, "relic_values": values})
         if any(work["in_cave"]):
-            self._reveal(work, rng, out)
+            self._reveal(out)
         else:
-            self._end_round(work, "all_returned", None, rng, out)
-        return out, work
+            self._end_round(out, "all_returned", None)
+        return out.done()
 
     def apply(self, state: dict, ev: dict) -> None:
         t = ev["type"]

@@ -67,8 +67,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...engine import (ALL, Game, IllegalAction, InvalidOptions, clone, competition_ranks, event,
-                       redact, sees)
+from ...engine import (ALL, Game, InvalidOptions, Outcome, clone,
+                       competition_ranks, illegal, is_int, redact, sees)
+from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.options import invalid
 from . import data as D
 from .data import (BAG_COUNTS, CAPACITY, COLOURS, DRAW_MOVEMENT, EVENT, EVENT_COUNTS, EVENTS,
@@ -116,29 +117,6 @@ def _multisets(counts: list[tuple[str, int]], k: int) -> list[list[str]]:
     out.sort(key=lambda ms: [GLYPH_INDEX.get(x, KINDS.index(x) if x in KINDS else 0)
                              for x in ms])
     return out
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _illegal(code: str, message: str, **details: Any) -> IllegalAction:
-    return IllegalAction(code, message, details or None)
-
-
-class _Ctx:
-    """A working clone of the state; every emitted event is applied at once."""
-
-    def __init__(self, game: "Papyrus", state: dict, rng) -> None:
-        self.game = game
-        self.s = clone(state)
-        self.rng = rng
-        self.events: list[dict] = []
-
-    def emit(self, type_: str, data: dict | None = None, seat: int | None = None) -> None:
-        ev = event(type_, data, seat)
-        self.game.apply(self.s, ev)
-        self.events.append(ev)
 
 
 GLYPH_SCHEMA = {"type": "string", "enum": list(GLYPHS)}
@@ -295,10 +273,10 @@ class Papyrus(Game):
             "over": False, "end_reason": None, "options_setup": options.get("setup") or {},
         }
 
-    def create(self, state: dict, rng) -> list[dict]:
+    def create(self, state: dict, rng) -> tuple[list[dict], dict]:
         setup = state.get("options_setup") or {}
         solo = state["variant"] == "solo"
-        ctx = _Ctx(self, state, rng)
+        ctx = Outcome(self, state, rng)
 
         def order(key: str, canonical: list[str]) -> list[str]:
             if key in setup:
@@ -314,11 +292,11 @@ class Papyrus(Game):
                                    "gods_out": gods[size:], "event_deck": events, "bag": bag})
         m, g, t = START["movement"], START["gods"], START["glyphs"]
         for seat in range(state["n"]):
-            s = ctx.s
+            s = ctx.state
             ctx.emit("HandDealt", {"movement": [] if solo else s["movement_deck"][:m],
                                    "gods": s["god_deck"][:g], "glyphs": s["bag"][:t]}, seat)
         ctx.emit("TurnStarted", {}, state["first_player"])
-        return ctx.events
+        return ctx.done()
 
     # ------------------------------------------------------------------------------------
     # helpers on states
@@ -645,57 +623,47 @@ class Papyrus(Game):
     # ------------------------------------------------------------------------------------
     # decide
 
-    def decide(self, state: dict, seat: int, action: dict, rng) -> list[dict]:
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise _illegal("malformed_action", "an action is an object with a string 'type'")
+    def decide(self, state: dict, seat: int, action: dict, rng) -> tuple[list[dict], dict]:
+        action_type(action)
         if state["over"]:
-            raise _illegal("game_over", "the game is over")
+            raise illegal("game_over", "the game is over")
         if seat not in self.awaiting(state):
-            raise _illegal("not_your_turn", "the game is not waiting for this seat")
-        ctx = _Ctx(self, state, rng)
+            raise illegal("not_your_turn", "the game is not waiting for this seat")
+        ctx = Outcome(self, state, rng)
         if state["variant"] == "solo":
             self._decide_solo(ctx, seat, action)
         else:
             self._decide_standard(ctx, seat, action)
-        return ctx.events
+        return ctx.done()
 
     # -- payload parsing --------------------------------------------------------------------
 
     @staticmethod
-    def _fields(action: dict, *names: str) -> None:
-        for name in names:
-            if name not in action:
-                raise _illegal("missing_field", "a field is missing", field=name)
-        for key in action:
-            if key != "type" and key not in names:
-                raise _illegal("unexpected_field", "unexpected field", field=str(key)[:64])
-
-    @staticmethod
     def _glyph(value: Any, field: str) -> str:
         if not isinstance(value, str):
-            raise _illegal("invalid_field", "a glyph id is a string", field=field)
+            raise invalid_field(field, "a glyph id is a string")
         if value not in GLYPH_INDEX:
-            raise _illegal("unknown_glyph", "unknown glyph id", field=field)
+            raise illegal("unknown_glyph", "unknown glyph id", field=field)
         return value
 
     def _glyphs(self, value: Any, field: str, count: int) -> list[str]:
         if not isinstance(value, list):
-            raise _illegal("invalid_field", "a list of glyph ids is expected", field=field)
+            raise invalid_field(field, "a list of glyph ids is expected")
         if len(value) != count:
-            raise _illegal("wrong_glyph_count", "wrong number of glyphs", field=field,
+            raise illegal("wrong_glyph_count", "wrong number of glyphs", field=field,
                            expected=count)
         return [self._glyph(v, field) for v in value]
 
     @staticmethod
     def _cards(value: Any, field: str) -> dict[str, int]:
         if not isinstance(value, dict):
-            raise _illegal("invalid_field", "cards are an object kind -> count", field=field)
+            raise invalid_field(field, "cards are an object kind -> count")
         out = _zero(KINDS)
         for k, v in value.items():
             if k not in KINDS:
-                raise _illegal("unknown_card_kind", "unknown movement card kind", field=field)
-            if not _is_int(v) or v < 0:
-                raise _illegal("invalid_field", "card counts are integers >= 0", field=field)
+                raise illegal("unknown_card_kind", "unknown movement card kind", field=field)
+            if not is_int(v) or v < 0:
+                raise invalid_field(field, "card counts are integers >= 0")
             out[k] = v
         return out
 
@@ -704,25 +672,22 @@ class Papyrus(Game):
         need = _count(glyphs, GLYPHS)
         for g in GLYPHS:
             if need[g] > p["holder"][g]:
-                raise _illegal("glyph_not_in_holder", "you do not hold these glyphs", glyph=g)
+                raise illegal("glyph_not_in_holder", "you do not hold these glyphs", glyph=g)
 
     # -- standard -----------------------------------------------------------------------------
 
-    def _decide_standard(self, ctx: _Ctx, seat: int, action: dict) -> None:
-        s = ctx.s
-        t = action["type"]
-        if t not in self.STANDARD_ACTIONS:
-            raise _illegal("unknown_action", "unknown action type for this variant",
-                           allowed=list(self.STANDARD_ACTIONS))
+    def _decide_standard(self, ctx: Outcome, seat: int, action: dict) -> None:
+        s = ctx.state
+        t = action_type(action, self.STANDARD_ACTIONS)
         pend = s["pending"]
         p = s["seats"][seat]
         if pend is not None:
             if pend["kind"] == "capacity":
                 if t != "discard_excess":
-                    raise _illegal("capacity_exceeded",
+                    raise illegal("capacity_exceeded",
                                    "your holder is above capacity: discard_excess first",
                                    excess=pend["count"])
-                self._fields(action, "glyphs")
+                check_fields(action, ("glyphs",))
                 glyphs = self._glyphs(action["glyphs"], "glyphs", pend["count"])
                 self._need_in_holder(p, glyphs)
                 ctx.emit("DecisionResolved", {"kind": "capacity"}, seat)
@@ -730,14 +695,14 @@ class Papyrus(Game):
                                             "reason": "capacity"}, seat)
             else:
                 if t != "event_choice":
-                    raise _illegal("decision_pending", "an event decision is pending",
+                    raise illegal("decision_pending", "an event decision is pending",
                                    kind=pend["kind"])
                 self._event_choice(ctx, seat, pend, action)
         else:
             if t in ("event_choice", "discard_excess"):
-                raise _illegal("nothing_pending", "there is no pending decision")
+                raise illegal("nothing_pending", "there is no pending decision")
             if t == "draw_movement":
-                self._fields(action)
+                check_fields(action, ())
                 self._draw_movement(ctx, seat, DRAW_MOVEMENT)
             elif t == "move":
                 self._move(ctx, seat, action)
@@ -745,54 +710,54 @@ class Papyrus(Game):
                 self._exchange(ctx, seat, action)
         self._settle(ctx)
 
-    def _move(self, ctx: _Ctx, seat: int, action: dict) -> None:
-        s = ctx.s
+    def _move(self, ctx: Outcome, seat: int, action: dict) -> None:
+        s = ctx.state
         p = s["seats"][seat]
-        self._fields(action, "path", "cards")
+        check_fields(action, ("path", "cards"))
         pid = action["path"]
         board = self.board(s)
         if not isinstance(pid, str):
-            raise _illegal("invalid_field", "path is a path id", field="path")
+            raise invalid_field("path", "path is a path id")
         if pid not in board.paths:
-            raise _illegal("unknown_path", "no such path", field="path")
+            raise illegal("unknown_path", "no such path", field="path")
         if pid not in board.adjacent[p["pawn"]]:
-            raise _illegal("path_not_adjacent", "the path does not touch your space", path=pid)
+            raise illegal("path_not_adjacent", "the path does not touch your space", path=pid)
         pay = self._cards(action["cards"], "cards")
         need = board.paths[pid]["squares"]
         for c in COLOURS:
             if pay[c] and not need.get(c, 0):
-                raise _illegal("colour_not_on_path", "this colour is not on the path", colour=c)
+                raise illegal("colour_not_on_path", "this colour is not on the path", colour=c)
         for c in COLOURS:
             if pay[c] > need.get(c, 0):
-                raise _illegal("too_many_of_colour", "more cards than squares of a colour",
+                raise illegal("too_many_of_colour", "more cards than squares of a colour",
                                colour=c, squares=need.get(c, 0))
         if sum(pay.values()) != sum(need.values()):
-            raise _illegal("wrong_card_count", "play exactly one card per square",
+            raise illegal("wrong_card_count", "play exactly one card per square",
                            squares=sum(need.values()))
         for k in KINDS:
             if pay[k] > p["movement"][k]:
-                raise _illegal("card_not_in_hand", "you do not hold these cards", kind=k)
+                raise illegal("card_not_in_hand", "you do not hold these cards", kind=k)
         frm = p["pawn"]
         to = board.other_end(pid, frm)
         ctx.emit("PawnMoved", {"path": pid, "from": frm, "to": to,
                                "cards": {k: pay[k] for k in KINDS if pay[k]}}, seat)
         self._arrive(ctx, seat, to)
 
-    def _exchange(self, ctx: _Ctx, seat: int, action: dict) -> None:
-        s = ctx.s
+    def _exchange(self, ctx: Outcome, seat: int, action: dict) -> None:
+        s = ctx.state
         p = s["seats"][seat]
-        self._fields(action, "pay", "take")
+        check_fields(action, ("pay", "take"))
         pay = self._glyph(action["pay"], "pay")
         take = action["take"]
         if take != "bag":
             take = self._glyph(take, "take")
         if not p["holder"][pay]:
-            raise _illegal("glyph_not_in_holder", "you do not hold this glyph", glyph=pay)
+            raise illegal("glyph_not_in_holder", "you do not hold this glyph", glyph=pay)
         if take == "bag":
             if not self._bag_available(s):
-                raise _illegal("no_glyph_source", "the bag and the glyph discard pile are empty")
+                raise illegal("no_glyph_source", "the bag and the glyph discard pile are empty")
         elif not s["market"][take]:
-            raise _illegal("glyph_not_in_market", "this glyph was not face up in the market",
+            raise illegal("glyph_not_in_market", "this glyph was not face up in the market",
                            glyph=take)
         ctx.emit("GlyphsToMarket", {"glyphs": [pay], "reason": "exchange"}, seat)
         if take == "bag":
@@ -802,8 +767,8 @@ class Papyrus(Game):
 
     # -- drawing ----------------------------------------------------------------------------
 
-    def _draw_movement(self, ctx: _Ctx, seat: int, n: int) -> None:
-        s = ctx.s
+    def _draw_movement(self, ctx: Outcome, seat: int, n: int) -> None:
+        s = ctx.state
         while n > 0:
             if not s["movement_deck"]:
                 if not any(s["movement_discard"].values()):
@@ -814,8 +779,8 @@ class Papyrus(Game):
             ctx.emit("MovementDrawn", {"cards": cards}, seat)
             n -= len(cards)
 
-    def _draw_glyphs(self, ctx: _Ctx, seat: int, n: int) -> int:
-        s = ctx.s
+    def _draw_glyphs(self, ctx: Outcome, seat: int, n: int) -> int:
+        s = ctx.state
         drawn = 0
         while n > drawn:
             if not s["bag"]:
@@ -830,8 +795,8 @@ class Papyrus(Game):
 
     # -- arrival, conquest, events -------------------------------------------------------------
 
-    def _arrive(self, ctx: _Ctx, seat: int, space: str) -> None:
-        s = ctx.s
+    def _arrive(self, ctx: Outcome, seat: int, space: str) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         node = self.board(s).nodes[space]
         if node["kind"] == "pyramid":
@@ -848,8 +813,8 @@ class Papyrus(Game):
             ctx.emit("EventDrawn", {"card": card, "space": space}, seat)
             self._resolve_event(ctx, seat, card)
 
-    def _conquer(self, ctx: _Ctx, seat: int, god: str, type_: str) -> None:
-        s = ctx.s
+    def _conquer(self, ctx: Outcome, seat: int, god: str, type_: str) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         spelling = _glyph_list(SPELLING[god])
         ctx.emit(type_, {"god": god, "value": GOD[god]["value"], "spelling": spelling}, seat)
@@ -863,8 +828,8 @@ class Papyrus(Game):
                      {"seats": [(seat + i) % n for i in range(1, n)
                                 if not self._resigned(s, (seat + i) % n)]}, seat)
 
-    def _resolve_event(self, ctx: _Ctx, seat: int, card: str) -> None:
-        s = ctx.s
+    def _resolve_event(self, ctx: Outcome, seat: int, card: str) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         eff = EVENT[card]["effect"]
         kind, n = eff["kind"], eff["n"]
@@ -905,76 +870,76 @@ class Papyrus(Game):
             ctx.emit("SkipNextTurn", {}, seat)
         self._finish_event(ctx, seat, card)
 
-    def _finish_event(self, ctx: _Ctx, seat: int, card: str) -> None:
+    def _finish_event(self, ctx: Outcome, seat: int, card: str) -> None:
         ctx.emit("EventDiscarded", {"card": card})
         self._capacity(ctx, seat)
 
-    def _capacity(self, ctx: _Ctx, seat: int) -> None:
-        excess = sum(ctx.s["seats"][seat]["holder"].values()) - CAPACITY
+    def _capacity(self, ctx: Outcome, seat: int) -> None:
+        excess = sum(ctx.state["seats"][seat]["holder"].values()) - CAPACITY
         if excess > 0:
             ctx.emit("DecisionPending", {"kind": "capacity", "count": excess, "card": None},
                      seat)
 
-    def _event_choice(self, ctx: _Ctx, seat: int, pend: dict, action: dict) -> None:
-        s = ctx.s
+    def _event_choice(self, ctx: Outcome, seat: int, pend: dict, action: dict) -> None:
+        s = ctx.state
         p = s["seats"][seat]
         kind = pend["kind"]
         card = pend["card"]
         if kind == "temple-offering":
-            self._fields(action, "take")
+            check_fields(action, ("take",))
             g = self._glyph(action["take"], "take")
             if not s["market"][g]:
-                raise _illegal("glyph_not_in_market", "this glyph is not in the market", glyph=g)
+                raise illegal("glyph_not_in_market", "this glyph is not in the market", glyph=g)
             ctx.emit("DecisionResolved", {"kind": kind}, seat)
             ctx.emit("GlyphTakenFromMarket", {"glyph": g, "reason": kind}, seat)
         elif kind == "wisdom-of-thoth":
-            self._fields(action, "return")
+            check_fields(action, ("return",))
             glyphs = self._glyphs(action["return"], "return", pend["count"])
             self._need_in_holder(p, glyphs)
             ctx.emit("DecisionResolved", {"kind": kind}, seat)
             ctx.emit("GlyphsToMarket", {"glyphs": sorted(glyphs, key=GLYPH_INDEX.get),
                                         "reason": kind}, seat)
         elif kind == "tomb-robbers":
-            self._fields(action, "return")
+            check_fields(action, ("return",))
             g = self._glyph(action["return"], "return")
             self._need_in_holder(p, [g])
             ctx.emit("DecisionResolved", {"kind": kind}, seat)
             ctx.emit("GlyphsToMarket", {"glyphs": [g], "reason": kind}, seat)
         elif kind == "sandstorm":
-            self._fields(action, "discard")
+            check_fields(action, ("discard",))
             cards = self._cards(action["discard"], "discard")
             if sum(cards.values()) != pend["count"]:
-                raise _illegal("wrong_card_count", "discard exactly this many cards",
+                raise illegal("wrong_card_count", "discard exactly this many cards",
                                expected=pend["count"])
             for k in KINDS:
                 if cards[k] > p["movement"][k]:
-                    raise _illegal("card_not_in_hand", "you do not hold these cards", kind=k)
+                    raise illegal("card_not_in_hand", "you do not hold these cards", kind=k)
             ctx.emit("DecisionResolved", {"kind": kind}, seat)
             ctx.emit("MovementDiscarded", {"cards": {k: cards[k] for k in KINDS if cards[k]}},
                      seat)
         elif kind == "divine-revelation":
-            self._fields(action, "god")
+            check_fields(action, ("god",))
             god = action["god"]
             if god is not None:
                 if not isinstance(god, str):
-                    raise _illegal("invalid_field", "god is a god id or null", field="god")
+                    raise invalid_field("god", "god is a god id or null")
                 if god not in p["gods"]:
-                    raise _illegal("card_not_in_hand", "this God card is not in your hand")
+                    raise illegal("card_not_in_hand", "this God card is not in your hand")
             ctx.emit("DecisionResolved", {"kind": kind, "declined": god is None}, seat)
             if god is not None:
                 ctx.emit("GodSwapped", {"put": god, "drew": s["god_deck"][0]
                                         if s["god_deck"] else god}, seat)
         elif kind == "sacred-barque":
-            self._fields(action, "path")
+            check_fields(action, ("path",))
             pid = action["path"]
             board = self.board(s)
             if pid is not None:
                 if not isinstance(pid, str):
-                    raise _illegal("invalid_field", "path is a path id or null", field="path")
+                    raise invalid_field("path", "path is a path id or null")
                 if pid not in board.paths:
-                    raise _illegal("unknown_path", "no such path", field="path")
+                    raise illegal("unknown_path", "no such path", field="path")
                 if pid not in board.adjacent[p["pawn"]]:
-                    raise _illegal("path_not_adjacent", "the path does not touch your space",
+                    raise illegal("path_not_adjacent", "the path does not touch your space",
                                    path=pid)
             ctx.emit("DecisionResolved", {"kind": kind, "declined": pid is None}, seat)
             ctx.emit("EventDiscarded", {"card": card})
@@ -989,14 +954,14 @@ class Papyrus(Game):
 
     # -- turn flow --------------------------------------------------------------------------
 
-    def _settle(self, ctx: _Ctx) -> None:
-        s = ctx.s
+    def _settle(self, ctx: Outcome) -> None:
+        s = ctx.state
         if s["over"] or s["pending"] is not None:
             return
         self._end_turn(ctx)
 
-    def _end_turn(self, ctx: _Ctx) -> None:
-        s = ctx.s
+    def _end_turn(self, ctx: Outcome) -> None:
+        s = ctx.state
         ctx.emit("TurnEnded", {}, s["current"])
         while True:
             if s["turn_limit"] and s["turns"] >= s["turn_limit"]:
@@ -1020,22 +985,19 @@ class Papyrus(Game):
 
     # -- solo -------------------------------------------------------------------------------
 
-    def _decide_solo(self, ctx: _Ctx, seat: int, action: dict) -> None:
-        s = ctx.s
+    def _decide_solo(self, ctx: Outcome, seat: int, action: dict) -> None:
+        s = ctx.state
         p = s["seats"][seat]
-        t = action["type"]
-        if t not in self.SOLO_ACTIONS:
-            raise _illegal("unknown_action", "unknown action type for this variant",
-                           allowed=list(self.SOLO_ACTIONS))
+        t = action_type(action, self.SOLO_ACTIONS)
         pend = s["pending"]
         if pend is not None and t != "discard_glyph":
-            raise _illegal("capacity_exceeded",
+            raise illegal("capacity_exceeded",
                            "your holder is above capacity: discard_glyph first",
                            excess=pend["count"])
         if t == "discard_glyph":
             if pend is None:
-                raise _illegal("nothing_pending", "there is no pending discard")
-            self._fields(action, "glyph")
+                raise illegal("nothing_pending", "there is no pending discard")
+            check_fields(action, ("glyph",))
             g = self._glyph(action["glyph"], "glyph")
             self._need_in_holder(p, [g])
             ctx.emit("DecisionResolved", {"kind": "capacity"}, seat)
@@ -1046,19 +1008,19 @@ class Papyrus(Game):
                 return
             self._end_turn(ctx)
         elif t == "form_god":
-            self._fields(action, "god")
+            check_fields(action, ("god",))
             god = action["god"]
             if not isinstance(god, str):
-                raise _illegal("invalid_field", "god is a god id", field="god")
+                raise invalid_field("god", "god is a god id")
             if god not in p["gods"]:
-                raise _illegal("card_not_in_hand", "this God card is not in your hand")
+                raise illegal("card_not_in_hand", "this God card is not in your hand")
             if not self._has_spelling(p["holder"], god):
-                raise _illegal("not_formable", "your holder lacks glyphs of this name")
+                raise illegal("not_formable", "your holder lacks glyphs of this name")
             self._conquer(ctx, seat, god, "GodFormed")
             if not s["god_deck"] and not p["gods"]:
                 self._end_turn(ctx)
         else:
-            self._fields(action)
+            check_fields(action, ())
             ctx.emit("GlyphBought", {}, seat)
             self._draw_glyphs(ctx, seat, 1)
             excess = sum(p["holder"].values()) - CAPACITY
@@ -1071,15 +1033,15 @@ class Papyrus(Game):
     # ------------------------------------------------------------------------------------
     # resignation (spec 12.4; see the module docstring)
 
-    def resign(self, state: dict, seat: int) -> list[dict] | None:
-        if (state["over"] or not _is_int(seat) or not 0 <= seat < state["n"]
+    def resign(self, state: dict, seat: int) -> tuple[list[dict], dict] | None:
+        if (state["over"] or not is_int(seat) or not 0 <= seat < state["n"]
                 or self._resigned(state, seat)):
             return None  # nothing the rules can do: the shell ends the game for the seat
         solo = state["variant"] == "solo"
         if solo and state["n"] == 1:
             return None  # solo (10.1): resigning is a loss and ends the game
-        ctx = _Ctx(self, state, None)
-        s = ctx.s
+        ctx = Outcome(self, state, None)
+        s = ctx.state
         p = s["seats"][seat]
         on_turn = s["current"] == seat
         pend = s["pending"]
@@ -1094,10 +1056,10 @@ class Papyrus(Game):
         active = [i for i in range(s["n"]) if not self._resigned(s, i)]
         if (not solo and len(active) <= 1) or not active:
             ctx.emit("GameEnded", {"reason": "resignation"})
-            return ctx.events
+            return ctx.done()
         if on_turn:
             self._end_turn(ctx)
-        return ctx.events
+        return ctx.done()
 
     # ------------------------------------------------------------------------------------
     # results

@@ -46,13 +46,14 @@ SarcophagusGiven.sarcophagus/value (giver and receiver only). The engine itself 
 creation event's ``options.setup`` (deck order, stacks, pharaohs) from every viewer but ``ALL``
 until the end (``service.engine.fold.visible``), for every game.
 
-Illegal-action codes: unknown_action, wrong_phase, not_your_turn, missing_field,
-unexpected_field, invalid_field (wrong JSON type), card_not_in_hand, invalid_column,
-column_full, explorer_not_allowed, reserve_empty, reserve_not_empty, not_your_explorer,
-unknown_pillar, same_pillar, no_scarab, pillar_full, not_a_segment, invalid_victim,
-not_your_sarcophagus. Options (``service.engine.options``): invalid_options,
-invalid_player_count, unknown_option, invalid_option, invalid_setup (``details.option``, and
-``details.expected`` or ``details.reason``).
+Illegal-action codes: the engine's for malformed actions (:mod:`service.engine.actions`:
+malformed_action, unknown_action, unexpected_field, missing_field, invalid_field), then
+wrong_phase, not_your_turn, card_not_in_hand, invalid_column, column_full,
+explorer_not_allowed, reserve_empty, reserve_not_empty, not_your_explorer, unknown_pillar,
+same_pillar, no_scarab, pillar_full, not_a_segment, invalid_victim, not_your_sarcophagus.
+Options (``service.engine.options``): invalid_options, invalid_player_count,
+unknown_option, invalid_option, invalid_setup (``details.option``, and ``details.expected`` or
+``details.reason``).
 
 With one animal per card every pair of a turn has the new card's animal (spec 14 item 4), so a
 turn has at most one pair group and the insert action's single ``explorer`` field covers it.
@@ -70,8 +71,9 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, State, Viewer,
-                       clone, event, sees, standard_result)
+from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
+                       Viewer, is_int, sees, standard_result)
+from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.options import invalid
 
 # ---------------------------------------------------------------------------------------------
@@ -89,6 +91,8 @@ SCARABS = 16
 PHARAOH_BONUS = 7
 MAX_END_MOVES = 16
 MAX_PAIR_SCARABS = 2
+#: The message of an ``explorer`` field that is none of its three forms.
+EXPLORER_VALUES = 'explorer is "none", "reserve" or {"from_pillar": animal}'
 START_PILE = 20
 
 CARDS: dict[str, dict[str, str]] = {}
@@ -187,29 +191,6 @@ def segments(wall: list[list[str]]) -> list[list[list[int]]]:
 def segment_matches(wall: list[list[str]], cells: list[list[int]], sequence: list[str]) -> bool:
     animals = [animal_of(cell(wall, c, r)) for c, r in cells]
     return animals == sequence or animals[::-1] == sequence
-
-
-# ---------------------------------------------------------------------------------------------
-# Action validation helpers
-# ---------------------------------------------------------------------------------------------
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _fields(action: Action, required: Sequence[str]) -> None:
-    allowed = {"type", *required}
-    for key in action:
-        if key not in allowed:
-            raise IllegalAction("unexpected_field", f"unexpected field {key!r}",
-                                {"field": str(key)[:40]})
-    for key in required:
-        if key not in action:
-            raise IllegalAction("missing_field", f"missing field {key!r}", {"field": key})
-
-
-def _bad(field: str, message: str) -> IllegalAction:
-    return IllegalAction("invalid_field", message, {"field": field})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,7 +368,7 @@ class PharaohsWall(Game):
             "last_inserter": None,
         }
 
-    def create(self, state: State, rng) -> list[Event]:
+    def create(self, state: State, rng) -> tuple[list[Event], State]:
         n = state["players"]
         ov = state["overrides"]
         pillar_order = list(ANIMALS)
@@ -427,12 +408,11 @@ class PharaohsWall(Game):
             deck_p = list(PHARAOHS)
             rng.shuffle(deck_p)
             pharaohs, unused = deck_p[:n], deck_p[n:]
-        return [
-            event("GameSetUp", {"pillar_order": pillar_order, "stacks": stacks, "hands": hands,
-                                "piles": piles, "pharaohs": pharaohs,
-                                "unused_pharaohs": unused}),
-            event("TurnStarted", {"seat": 0, "turn_number": 1}),
-        ]
+        out = Outcome(self, state)
+        out.emit("GameSetUp", {"pillar_order": pillar_order, "stacks": stacks, "hands": hands,
+                               "piles": piles, "pharaohs": pharaohs, "unused_pharaohs": unused})
+        out.emit("TurnStarted", {"seat": 0, "turn_number": 1})
+        return out.done()
 
     # -- apply ----------------------------------------------------------------------------
     def apply(self, state: State, ev: Event) -> None:
@@ -617,66 +597,62 @@ class PharaohsWall(Game):
         return actions[0]
 
     # -- decide ---------------------------------------------------------------------------
-    def decide(self, state: State, seat: int, action: Action, rng) -> list[Event]:
-        if not isinstance(action, dict):
-            raise IllegalAction("malformed_action", "an action is an object with a string 'type'")
-        kind = action.get("type")
-        handlers = {
-            "insert": ("play", self._decide_insert),
-            "move_scarab": ("end", self._decide_move),
-            "done": ("end", self._decide_done),
-            "curse_claim": ("curse", self._decide_claim),
-            "curse_pass": ("curse", self._decide_pass),
-            "curse_victim": ("curse_victim", self._decide_victim),
-            "curse_give": ("curse_give", self._decide_give),
-        }
-        if not isinstance(kind, str) or kind not in handlers:
-            raise IllegalAction("unknown_action", "unknown action type",
-                                {"allowed": sorted(handlers)})
-        phase, handler = handlers[kind]
+    #: action type -> (the phase it is played in, the method deciding it)
+    HANDLERS = {
+        "insert": ("play", "_decide_insert"),
+        "move_scarab": ("end", "_decide_move"),
+        "done": ("end", "_decide_done"),
+        "curse_claim": ("curse", "_decide_claim"),
+        "curse_pass": ("curse", "_decide_pass"),
+        "curse_victim": ("curse_victim", "_decide_victim"),
+        "curse_give": ("curse_give", "_decide_give"),
+    }
+    ACTIONS = tuple(sorted(HANDLERS))
+
+    def decide(self, state: State, seat: int, action: Action,
+               rng) -> tuple[list[Event], State]:
+        kind = action_type(action, self.ACTIONS)
+        phase, handler = self.HANDLERS[kind]
         if state["phase"] != phase:
             raise IllegalAction("wrong_phase", f"'{kind}' is not possible now",
                                 {"phase": state["phase"]})
         if seat not in self.awaiting(state):
             raise IllegalAction("not_your_turn", "the game is not waiting for this seat")
-        work = clone(state)
-        events: list[Event] = []
-        handler(work, seat, action, events)
-        return events
+        out = Outcome(self, state)
+        getattr(self, handler)(out, seat, action)
+        return out.done()
 
-    def _emit(self, work: State, events: list[Event], ev: Event) -> None:
-        self.apply(work, ev)
-        events.append(ev)
-
-    def _opening_check(self, work: State, events: list[Event], animal: str) -> None:
+    def _opening_check(self, out: Outcome, animal: str) -> None:
+        work = out.state
         p = work["pillars"][animal]
         if p["scarabs"] == 3 and p["occupant"] is not None and p["stack"]:
             sid = p["stack"][0]
-            self._emit(work, events, event("SarcophagusOpened", {
+            out.emit("SarcophagusOpened", {
                 "seat": p["occupant"], "pillar": animal, "sarcophagus": sid,
                 "eyes": SARCOPHAGI[sid]["eyes"], "value": SARCOPHAGI[sid]["value"]},
-                p["occupant"]))
+                p["occupant"])
 
-    def _decide_insert(self, work: State, seat: int, action: Action, events: list[Event]) -> None:
-        _fields(action, ("card", "column", "explorer"))
+    def _decide_insert(self, out: Outcome, seat: int, action: Action) -> None:
+        work = out.state
+        check_fields(action, ("card", "column", "explorer"))
         card, col, explorer = action["card"], action["column"], action["explorer"]
         if not isinstance(card, str):
-            raise _bad("card", "card must be a card id string")
+            raise invalid_field("card", "card must be a card id string")
         if card not in work["hands"][seat]:
             raise IllegalAction("card_not_in_hand", "that card is not in your hand")
-        if not _is_int(col):
-            raise _bad("column", "column must be an integer")
+        if not is_int(col):
+            raise invalid_field("column", "column must be an integer")
         if not 0 <= col < WIDTH:
             raise IllegalAction("invalid_column", "column must be 0..6", {"min": 0, "max": 6})
         if len(work["wall"][col]) >= HEIGHT:
             raise IllegalAction("column_full", "that shaft is full", {"column": col})
         if isinstance(explorer, dict):
             if set(explorer) != {"from_pillar"} or not isinstance(explorer["from_pillar"], str):
-                raise _bad("explorer", 'explorer is "none", "reserve" or {"from_pillar": animal}')
+                raise invalid_field("explorer", EXPLORER_VALUES)
             if explorer["from_pillar"] not in ANIMALS:
                 raise IllegalAction("unknown_pillar", "unknown pillar", {"allowed": ANIMALS})
         elif explorer not in ("none", "reserve"):
-            raise _bad("explorer", 'explorer is "none", "reserve" or {"from_pillar": animal}')
+            raise invalid_field("explorer", EXPLORER_VALUES)
         row = len(work["wall"][col])
         animal = animal_of(card)
         pairs = find_pairs(work["wall"], col, row, card, work["sphinx"])
@@ -691,29 +667,26 @@ class PharaohsWall(Game):
                 raise IllegalAction("reserve_not_empty",
                                     "an explorer may only be moved when the reserve is empty")
             raise IllegalAction("not_your_explorer", "you have no explorer at that pillar")
-        self._emit(work, events, event("CardInserted", {
+        out.emit("CardInserted", {
             "seat": seat, "card": card, "animal": animal, "facing": facing_of(card),
-            "column": col, "row": row, "pairs": pairs, "explorer": explorer}, seat))
+            "column": col, "row": row, "pairs": pairs, "explorer": explorer}, seat)
         pillar = work["pillars"][animal]
         if explorer != "none":
             occ = pillar["occupant"]
             if occ is not None:
-                self._emit(work, events, event("ExplorerDisplaced",
-                                               {"pillar": animal, "seat": occ}, seat))
+                out.emit("ExplorerDisplaced", {"pillar": animal, "seat": occ}, seat)
             source = "reserve" if explorer == "reserve" else explorer["from_pillar"]
-            self._emit(work, events, event("ExplorerPlaced",
-                                           {"pillar": animal, "seat": seat, "from": source}, seat))
+            out.emit("ExplorerPlaced", {"pillar": animal, "seat": seat, "from": source}, seat)
         if pairs:
-            self._opening_check(work, events, animal)
+            self._opening_check(out, animal)
         for _ in range(min(len(pairs), MAX_PAIR_SCARABS)):
             if pillar["scarabs"] >= 3 or work["supply"] == 0:
                 reason = "pillar_full" if pillar["scarabs"] >= 3 else "supply_empty"
-                self._emit(work, events, event("ScarabSkipped",
-                                               {"pillar": animal, "reason": reason}, seat))
+                out.emit("ScarabSkipped", {"pillar": animal, "reason": reason}, seat)
                 continue
-            self._emit(work, events, event("ScarabPlaced", {"pillar": animal}, seat))
-            self._opening_check(work, events, animal)
-        self._continue_turn(work, events)
+            out.emit("ScarabPlaced", {"pillar": animal}, seat)
+            self._opening_check(out, animal)
+        self._continue_turn(out)
 
     def _current_pile(self, work: State) -> str | None:
         piles = work["piles"]
@@ -722,8 +695,9 @@ class PharaohsWall(Game):
                 return name
         return None
 
-    def _continue_turn(self, work: State, events: list[Event]) -> None:
+    def _continue_turn(self, out: Outcome) -> None:
         """Draw (section 5.6 / 7) for the active player, then end the turn (5.7)."""
+        work = out.state
         seat = work["turn"]
         while len(work["hands"][seat]) < HAND_SIZE:
             pile = self._current_pile(work)
@@ -731,89 +705,93 @@ class PharaohsWall(Game):
                 break
             top = work["piles"][pile][0]
             if top in CURSES:
-                self._emit(work, events, event("CurseRevealed", {
-                    "seat": seat, "card": top, "sequence": CURSES[top]}, seat))
+                out.emit("CurseRevealed", {
+                    "seat": seat, "card": top, "sequence": CURSES[top]}, seat)
                 return  # the curse round awaits every seat
-            self._emit(work, events, event("CardDrawn",
-                                           {"seat": seat, "pile": pile, "card": top}, seat))
+            out.emit("CardDrawn", {"seat": seat, "pile": pile, "card": top}, seat)
         n = work["players"]
         if wall_count(work["wall"]) >= CELLS:
             last = work["last_inserter"]
-            self._emit(work, events, event("EndPhaseStarted", {
-                "order": [(last + 1 + i) % n for i in range(n)]}))
+            out.emit("EndPhaseStarted", {
+                "order": [(last + 1 + i) % n for i in range(n)]})
         else:
-            self._emit(work, events, event("TurnStarted", {
-                "seat": (seat + 1) % n, "turn_number": work["turn_number"] + 1}))
+            out.emit("TurnStarted", {
+                "seat": (seat + 1) % n, "turn_number": work["turn_number"] + 1})
 
     # curse ---------------------------------------------------------------------------------
-    def _decide_claim(self, work: State, seat: int, action: Action, events: list[Event]) -> None:
-        _fields(action, ("cells",))
+    def _decide_claim(self, out: Outcome, seat: int, action: Action) -> None:
+        work = out.state
+        check_fields(action, ("cells",))
         cells = action["cells"]
         if (not isinstance(cells, list) or len(cells) != 3
-                or not all(isinstance(c, list) and len(c) == 2 and all(_is_int(v) for v in c)
+                or not all(isinstance(c, list) and len(c) == 2 and all(is_int(v) for v in c)
                            for c in cells)):
-            raise _bad("cells", "cells are three [col, row] integer pairs")
+            raise invalid_field("cells", "cells are three [col, row] integer pairs")
         triple = sorted([list(c) for c in cells])
         if triple not in segments(work["wall"]):
             raise IllegalAction("not_a_segment",
                                 "the cells are not a straight segment of three occupied cells")
-        self._emit(work, events, event("CurseClaimed", {"seat": seat, "cells": triple}, seat))
+        out.emit("CurseClaimed", {"seat": seat, "cells": triple}, seat)
         curse = work["curse"]
         if segment_matches(work["wall"], triple, CURSES[curse["card"]]):
-            self._close_curse(work, events, seat)
+            self._close_curse(out, seat)
         elif all(r is not None for r in curse["responses"]):
-            self._close_curse(work, events, None)
+            self._close_curse(out, None)
 
-    def _decide_pass(self, work: State, seat: int, action: Action, events: list[Event]) -> None:
-        _fields(action, ())
-        self._emit(work, events, event("CursePassed", {"seat": seat}, seat))
+    def _decide_pass(self, out: Outcome, seat: int, action: Action) -> None:
+        work = out.state
+        check_fields(action, ())
+        out.emit("CursePassed", {"seat": seat}, seat)
         if all(r is not None for r in work["curse"]["responses"]):
-            self._close_curse(work, events, None)
+            self._close_curse(out, None)
 
-    def _close_curse(self, work: State, events: list[Event], finder: int | None) -> None:
+    def _close_curse(self, out: Outcome, finder: int | None) -> None:
+        work = out.state
         curse = work["curse"]
-        self._emit(work, events, event("CurseRoundClosed",
-                                       {"card": curse["card"], "finder": finder}))
+        out.emit("CurseRoundClosed", {"card": curse["card"], "finder": finder})
         if work["phase"] == "curse_closed":
-            self._discard_curse(work, events)
+            self._discard_curse(out)
 
-    def _discard_curse(self, work: State, events: list[Event]) -> None:
-        self._emit(work, events, event("CurseDiscarded", {"card": work["curse"]["card"]}))
-        self._continue_turn(work, events)
+    def _discard_curse(self, out: Outcome) -> None:
+        work = out.state
+        out.emit("CurseDiscarded", {"card": work["curse"]["card"]})
+        self._continue_turn(out)
 
-    def _decide_victim(self, work: State, seat: int, action: Action, events: list[Event]) -> None:
-        _fields(action, ("seat",))
+    def _decide_victim(self, out: Outcome, seat: int, action: Action) -> None:
+        work = out.state
+        check_fields(action, ("seat",))
         victim = action["seat"]
-        if not _is_int(victim):
-            raise _bad("seat", "seat must be an integer")
+        if not is_int(victim):
+            raise invalid_field("seat", "seat must be an integer")
         if victim not in self._victims(work, seat):
             raise IllegalAction("invalid_victim",
                                 "the victim is another player owning a sarcophagus",
                                 {"allowed": self._victims(work, seat)})
-        self._emit(work, events, event("CurseVictimChosen", {"seat": seat, "victim": victim},
-                                       seat))
+        out.emit("CurseVictimChosen", {"seat": seat, "victim": victim}, seat)
 
-    def _decide_give(self, work: State, seat: int, action: Action, events: list[Event]) -> None:
-        _fields(action, ("sarcophagus",))
+    def _decide_give(self, out: Outcome, seat: int, action: Action) -> None:
+        work = out.state
+        check_fields(action, ("sarcophagus",))
         sid = action["sarcophagus"]
         if not isinstance(sid, str):
-            raise _bad("sarcophagus", "sarcophagus must be an id string")
+            raise invalid_field("sarcophagus", "sarcophagus must be an id string")
         owned = work["owned"][seat]
         if sid not in owned:
             raise IllegalAction("not_your_sarcophagus", "you do not own that sarcophagus")
         finder = work["curse"]["finder"]
-        self._emit(work, events, event("SarcophagusGiven", {
+        out.emit("SarcophagusGiven", {
             "from": seat, "to": finder, "index": owned.index(sid), "sarcophagus": sid,
-            "eyes": SARCOPHAGI[sid]["eyes"], "value": SARCOPHAGI[sid]["value"]}, seat))
-        self._discard_curse(work, events)
+            "eyes": SARCOPHAGI[sid]["eyes"], "value": SARCOPHAGI[sid]["value"]}, seat)
+        self._discard_curse(out)
 
     # end phase -----------------------------------------------------------------------------
-    def _decide_move(self, work: State, seat: int, action: Action, events: list[Event]) -> None:
-        _fields(action, ("from", "to"))
+    def _decide_move(self, out: Outcome, seat: int, action: Action) -> None:
+        work = out.state
+        check_fields(action, ("from", "to"))
         src, dst = action["from"], action["to"]
         for name, value in (("from", src), ("to", dst)):
             if not isinstance(value, str):
-                raise _bad(name, f"{name} must be an animal id")
+                raise invalid_field(name, f"{name} must be an animal id")
             if value not in ANIMALS:
                 raise IllegalAction("unknown_pillar", "unknown pillar",
                                     {"field": name, "allowed": ANIMALS})
@@ -829,20 +807,20 @@ class PharaohsWall(Game):
             raise IllegalAction("pillar_full", "that pillar already has 3 scarabs")
         if work["end"]["moves"][seat] >= MAX_END_MOVES:  # pragma: no cover - forced done
             raise IllegalAction("move_limit", "at most 16 end-game moves")
-        self._emit(work, events, event("ScarabMoved", {"seat": seat, "from": src, "to": dst},
-                                       seat))
-        self._opening_check(work, events, dst)
+        out.emit("ScarabMoved", {"seat": seat, "from": src, "to": dst}, seat)
+        self._opening_check(out, dst)
 
-    def _decide_done(self, work: State, seat: int, action: Action, events: list[Event]) -> None:
-        _fields(action, ())
-        self._emit(work, events, event("EndDone", {"seat": seat}, seat))
+    def _decide_done(self, out: Outcome, seat: int, action: Action) -> None:
+        work = out.state
+        check_fields(action, ())
+        out.emit("EndDone", {"seat": seat}, seat)
         if work["end"]["index"] >= work["players"]:
             res = self._score(work)
-            self._emit(work, events, event("GameEnded", {
+            out.emit("GameEnded", {
                 "scores": res["scores"], "ranks": res["ranks"], "winners": res["winners"],
                 "pharaohs": work["pharaohs"], "unused_pharaohs": work["unused_pharaohs"],
                 "owned": work["owned"],
-                "stacks": {a: work["pillars"][a]["stack"] for a in ANIMALS}}))
+                "stacks": {a: work["pillars"][a]["stack"] for a in ANIMALS}})
 
     # -- scoring --------------------------------------------------------------------------
     def _score(self, state: State) -> dict:

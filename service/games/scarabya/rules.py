@@ -49,9 +49,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Sequence
 
-from ...engine import (ALL, Game, IllegalAction, InvalidOptions, clone, event, redact, sees,
+from ...engine import (ALL, Game, IllegalAction, InvalidOptions, Outcome, clone, redact, sees,
                       standard_result)
 from ...engine.options import invalid
+from ...engine.actions import action_type, check_fields, invalid_field
+from ...engine.rng import fisher_yates
 
 # ---------------------------------------------------------------------------------------------
 # Geometry and pieces
@@ -257,7 +259,10 @@ def layout_problem(rows: Any, allow_reflection: bool) -> dict | None:
 
 def generate_layout(rng, allow_reflection: bool = True,
                     trace: list | None = None) -> tuple[list[str], int]:
-    """Section 4.1: returns (rows, attempts). ``rng`` only needs ``below(n)``.
+    """Section 4.1: returns (rows, attempts). ``rng`` only needs ``below(n)`` (so does
+    :func:`shuffle_missions`: both take section 4.3's reference generator, and their shuffles
+    draw through ``below`` with :func:`~service.engine.rng.fisher_yates`, which is
+    ``Rng.shuffle``'s own).
 
     ``trace`` (tests) receives every attempt's rows, rejected ones included.
     """
@@ -267,9 +272,7 @@ def generate_layout(rng, allow_reflection: bool = True,
         grid = [["."] * N for _ in range(N)]
         for q in range(4):
             order = list(range(25))
-            for i in range(24, 0, -1):
-                j = rng.below(i + 1)
-                order[i], order[j] = order[j], order[i]
+            fisher_yates(order, rng.below)
             inner = INNER[q][0] * 5 + INNER[q][1]
             rocks = [k for k in order if k != inner][:2]
             scarabs = [k for k in order if k not in rocks][:6]
@@ -288,9 +291,7 @@ def generate_layout(rng, allow_reflection: bool = True,
 def shuffle_missions(rng) -> list[str]:
     """Section 4.2: Fisher-Yates over F I L N P T U V W X Y Z, index 0 revealed first."""
     deck = list(LETTERS)
-    for i in range(len(deck) - 1, 0, -1):
-        j = rng.below(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    fisher_yates(deck, rng.below)
     return deck
 
 
@@ -357,7 +358,8 @@ def render(rows: Sequence[str], site: dict) -> list[str]:
 MODES = ("standard", "duel", "solo")
 #: Seats each mode takes (section 6).
 MODE_PLAYERS = {"standard": (2, 4), "duel": (2, 2), "solo": (1, 1)}
-ACTION_KEYS = {"type", "piece", "cells"}
+#: The action types (api.md's action vocabulary).
+ACTIONS = ("place",)
 
 
 class Scarabya(Game):
@@ -468,30 +470,25 @@ class Scarabya(Game):
             "result": None,
         }
 
-    def create(self, state: dict, rng) -> list[dict]:
-        work = clone(state)
-        events: list[dict] = []
-        setup = work["setup"]
+    def create(self, state: dict, rng) -> tuple[list[dict], dict]:
+        out = Outcome(self, state)
+        setup = out.state["setup"]
         if "layout" in setup:
-            self._emit(work, events, event("LayoutCreated", {
-                "rows": list(setup["layout"]), "source": "setup", "attempts": 0}))
+            out.emit("LayoutCreated", {
+                "rows": list(setup["layout"]), "source": "setup", "attempts": 0})
         else:
-            rows, attempts = generate_layout(rng, work["allow_reflection"])
-            self._emit(work, events, event("LayoutCreated", {
-                "rows": rows, "source": "generated", "attempts": attempts}))
+            rows, attempts = generate_layout(rng, out.state["allow_reflection"])
+            out.emit("LayoutCreated", {
+                "rows": rows, "source": "generated", "attempts": attempts})
         if "mission_order" in setup:
             order, source = list(setup["mission_order"]), "setup"
         else:
             order, source = shuffle_missions(rng), "shuffled"
-        self._emit(work, events, event("MissionDeckShuffled", {"order": order, "source": source}))
-        self._advance(work, events)
-        return events
+        out.emit("MissionDeckShuffled", {"order": order, "source": source})
+        self._advance(out)
+        return out.done()
 
     # -- helpers --------------------------------------------------------------------------
-    def _emit(self, work: dict, events: list, ev: dict) -> None:
-        self.apply(work, ev)
-        events.append(ev)
-
     @staticmethod
     def _site_index(state: dict, seat: int) -> int:
         return seat if state["mode"] == "standard" else 0
@@ -509,38 +506,39 @@ class Scarabya(Game):
         rocks, _, occ = self._masks(state, seat)
         return legal_masks(state["piece"], state["allow_reflection"], rocks, occ)
 
-    def _advance(self, work: dict, events: list) -> None:
+    def _advance(self, out: Outcome) -> None:
         """Reveal cards (discarding automatically) until a seat is awaited or the game ends."""
+        work = out.state
         mode = work["mode"]
         while True:
             if work["round"] >= ROUNDS:
                 if mode == "duel":
-                    self._emit(work, events, event("DuelGameEnded", {
-                        "game": work["game"], "scores": list(work["scores"])}))
+                    out.emit("DuelGameEnded", {
+                        "game": work["game"], "scores": list(work["scores"])})
                     if work["game"] < work["duel_games"]:
-                        self._emit(work, events, event("DuelGameStarted", {
-                            "game": work["game"] + 1, "starter": 1 - work["starter"]}))
+                        out.emit("DuelGameStarted", {
+                            "game": work["game"] + 1, "starter": 1 - work["starter"]})
                         continue
-                self._end(work, events)
+                self._end(out)
                 return
             rnd = work["round"] + 1
             piece = work["deck"][rnd - 1]
             data = {"round": rnd, "piece": piece, "game": work["game"]}
             if mode == "duel":
                 data["seat"] = work["starter"] if rnd % 2 == 1 else 1 - work["starter"]
-            self._emit(work, events, event("MissionRevealed", data))
+            out.emit("MissionRevealed", data)
             for seat in range(work["players"]):
                 if work["status"][seat] == "await" and not self._legal(work, seat):
-                    self._emit(work, events, event("CampDiscarded", {
-                        "seat": seat, "piece": piece, "round": rnd}, seat))
+                    out.emit("CampDiscarded", {
+                        "seat": seat, "piece": piece, "round": rnd}, seat)
                     if mode == "solo" and work["solo_discard_loses"]:
-                        self._end(work, events)
+                        self._end(out)
                         return
             if "await" in work["status"]:
                 return
 
-    def _end(self, work: dict, events: list) -> None:
-        self._emit(work, events, event("GameEnded", {"result": self._compute_result(work)}))
+    def _end(self, out: Outcome) -> None:
+        out.emit("GameEnded", {"result": self._compute_result(out.state)})
 
     def _compute_result(self, state: dict) -> dict:
         mode = state["mode"]
@@ -574,20 +572,11 @@ class Scarabya(Game):
 
     def _validate(self, state: dict, seat: int, action: Any) -> int:
         """The placement's bitmask, or IllegalAction with the section 7 code."""
-        if not isinstance(action, dict):
-            raise IllegalAction("malformed_action", "an action is an object")
-        if action.get("type") != "place":
-            raise IllegalAction("unknown_action", "the only action is 'place'",
-                                {"allowed": ["place"]})
-        extra = sorted(str(k) for k in action if k not in ACTION_KEYS)
-        if extra:
-            raise IllegalAction("malformed_action", "unexpected fields", {"fields": extra})
-        missing = [k for k in ("piece", "cells") if k not in action]
-        if missing:
-            raise IllegalAction("malformed_action", "missing fields", {"fields": missing})
+        action_type(action, ACTIONS)
+        check_fields(action, ("piece", "cells"))
         piece = action["piece"]
         if not isinstance(piece, str):
-            raise IllegalAction("malformed_action", "piece must be a one-letter string")
+            raise invalid_field("piece", "piece must be a one-letter string")
         if piece != state["piece"]:
             raise IllegalAction("not_current_piece", "this round's piece is "
                                 f"{state['piece']}", {"piece": state["piece"]})
@@ -637,44 +626,44 @@ class Scarabya(Game):
         return out
 
     # -- the decider ----------------------------------------------------------------------
-    def decide(self, state: dict, seat: int, action: dict, rng) -> list[dict]:
+    def decide(self, state: dict, seat: int, action: dict, rng) -> tuple[list[dict], dict]:
         pmask = self._validate(state, seat, action)
         cells = cells_of(pmask)
-        work = clone(state)
-        events: list[dict] = []
+        out = Outcome(self, state)
+        work = out.state
         mode = work["mode"]
         rnd, piece = work["round"], work["piece"]
         if mode == "standard":
-            self._emit(work, events, event("PlacementCommitted", {
-                "seat": seat, "round": rnd, "piece": piece, "cells": cells}, seat))
+            out.emit("PlacementCommitted", {
+                "seat": seat, "round": rnd, "piece": piece, "cells": cells}, seat)
             if "await" in work["status"]:
-                return events
+                return out.done()
             scored = []
             for s in range(work["players"]):
                 if work["pending"][s] is not None:
                     scored.append((s, self._scoring(work, s, mask_of(work["pending"][s]))))
-            self._emit(work, events, event("PlacementsRevealed", {
-                "round": rnd, "piece": piece, "placements": list(work["pending"])}))
+            out.emit("PlacementsRevealed", {
+                "round": rnd, "piece": piece, "placements": list(work["pending"])})
             for s, regs in scored:
                 if regs:
-                    self._emit(work, events, event("RegionsScored", {
+                    out.emit("RegionsScored", {
                         "seat": s, "round": rnd, "regions": regs,
-                        "points": sum(x["points"] for x in regs)}, s))
+                        "points": sum(x["points"] for x in regs)}, s)
         else:
             regs = self._scoring(work, seat, pmask) if mode == "duel" else []
-            self._emit(work, events, event("CampPlaced", {
-                "seat": seat, "round": rnd, "piece": piece, "cells": cells}, seat))
+            out.emit("CampPlaced", {
+                "seat": seat, "round": rnd, "piece": piece, "cells": cells}, seat)
             if regs:
-                self._emit(work, events, event("RegionsScored", {
+                out.emit("RegionsScored", {
                     "seat": seat, "round": rnd, "regions": regs,
-                    "points": sum(x["points"] for x in regs)}, seat))
+                    "points": sum(x["points"] for x in regs)}, seat)
             if mode == "solo":
                 _, scarabs, occ = self._masks(work, seat)
                 if not scarabs & ~occ:
-                    self._end(work, events)
-                    return events
-        self._advance(work, events)
-        return events
+                    self._end(out)
+                    return out.done()
+        self._advance(out)
+        return out.done()
 
     def apply(self, state: dict, ev: dict) -> None:
         t, d = ev["type"], ev["data"]

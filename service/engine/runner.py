@@ -1,0 +1,99 @@
+"""Running commands: the one loop through which every command of every game is played.
+
+The cross-cutting rules of api.md live here once for every game: the turn check (409
+``not_your_turn``), the malformed-action check (422 ``malformed_action``, see
+:mod:`.actions`), and forced moves (an awaited seat with exactly one legal action has it played
+at once, its events flagged ``"forced": true``).
+
+Every caller goes through :func:`command` (or :func:`start` and :func:`forfeit`, which play the
+same forced moves): the server, :class:`~service.engine.local.LocalGame`, export verification
+(:mod:`service.replay`) and the ISMCTS simulations (``simulated=True``).
+
+Each step takes the state that ``Game.create``/``decide``/``resign`` return with their events
+(the events already applied there): no event is applied twice, and no state given to these
+functions is mutated.
+"""
+
+from __future__ import annotations
+
+from .actions import action_type
+from .game import Action, CodedError, Event, Game, State
+
+
+class NotYourTurn(CodedError):
+    """The seat is not awaited now (HTTP 409 ``not_your_turn``, reason in ``details.code``)."""
+
+    def __init__(self, reason: str, message: str = "the game is not waiting for this seat") -> None:
+        super().__init__("not_your_turn", message, {"code": reason})
+        self.reason = reason
+
+
+#: Safety net against a game that keeps forcing moves forever.
+MAX_FORCED_MOVES = 10_000
+
+
+def command(game: Game, state: State, seat: int, action: Action, rng, *,
+            simulated: bool = False) -> tuple[list[Event], State]:
+    """Play ``action`` for ``seat`` against ``state`` (not mutated).
+
+    Returns every event the command causes and the state after them: ``decide``'s, followed by
+    the forced moves they make due (:func:`forced_moves`). Raises :class:`NotYourTurn` for a
+    seat the game does not await, or :class:`~service.engine.game.IllegalAction`.
+
+    ``simulated=True`` is a command of an ISMCTS simulation: ``decide`` alone. Its seat comes
+    from ``awaiting`` and its action from ``legal_actions`` or the rollout policy, so the turn
+    and malformed-action checks are left out; so is the search for forced moves after it (that
+    costs a ``legal_actions`` per awaited seat after every command, and a simulation plays a
+    seat's single legal action anyway when it picks that seat).
+    """
+    if simulated:
+        return game.decide(state, seat, action, rng)
+    if game.is_over(state):
+        raise NotYourTurn("game_over", "the game is over")
+    if seat not in game.awaiting(state):
+        raise NotYourTurn(game.not_awaited_reason(state, seat))
+    action_type(action)
+    events, after = game.decide(state, seat, action, rng)
+    forced, after = forced_moves(game, after, rng)
+    return events + forced, after
+
+
+def forced_moves(game: Game, state: State, rng) -> tuple[list[Event], State]:
+    """Play every awaited seat's only legal action until none is left (seats in ``awaiting``
+    order, the scan starting over after each move). Returns the events, each flagged
+    ``"forced": True``, and the state after them (``state`` itself when none is due)."""
+    out: list[Event] = []
+    for _ in range(MAX_FORCED_MOVES):
+        if game.is_over(state):
+            return out, state
+        for seat in game.awaiting(state):
+            actions = game.legal_actions(state, seat)
+            if len(actions) == 1:
+                events, state = game.decide(state, seat, actions[0], rng)
+                for ev in events:
+                    ev["forced"] = True
+                out += events
+                break
+        else:
+            return out, state
+    raise RuntimeError("forced moves did not settle")
+
+
+def start(game: Game, state: State, rng) -> tuple[list[Event], State]:
+    """The game's setup events (``Game.create`` on the initial ``state``, not mutated) and the
+    forced moves after them, with the state after them all."""
+    events, after = game.create(state, rng)
+    forced, after = forced_moves(game, after, rng)
+    return events + forced, after
+
+
+def forfeit(game: Game, state: State, seat: int, rng) -> tuple[list[Event], State] | None:
+    """The rules' consequence of ``seat`` leaving (``Game.resign``) and the forced moves after
+    it, with the state after them (``state`` untouched); None when the game cannot go on
+    without the seat."""
+    left = game.resign(state, seat)
+    if left is None or not left[0]:
+        return None
+    events, after = left
+    forced, after = forced_moves(game, after, rng)
+    return events + forced, after
