@@ -1,4 +1,4 @@
-"""Arena: bot levels against each other, per game type (issue 7, part 3).
+"""Arena: bot levels against each other, per game type.
 
     python bench/arena.py [--games N] [--types diamant tides-of-time ...] [--budget-ms MS]
                           [--iterations K] [--seed S] [--sims-seconds SEC]

@@ -1,4 +1,4 @@
-"""Benchmark P1 (issue 9): action throughput and latency against a same-run baseline.
+"""Benchmark P1: action throughput and latency against a same-run baseline.
 
 Starts its own embedded Valkey (the ``make run`` server: AOF, ``appendfsync everysec``, unix
 socket) and one gunicorn with the production configuration (``service/gunicorn_conf.py``: gevent

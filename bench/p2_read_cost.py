@@ -1,4 +1,4 @@
-"""Benchmark P2 (issue 9): the cost of reading a game is flat in its length.
+"""Benchmark P2: the cost of reading a game is flat in its length.
 
 Starts its own embedded Valkey and the application in process (``create_app`` with the
 production defaults: ``CARTOUCHE_SNAPSHOT_EVERY`` 100, cache 2048), then builds two Papyrus games

@@ -1,4 +1,4 @@
-"""Benchmark P3 (issue 9): cold rebuild of a 2,000-event game vs the ``eventsourcing`` library.
+"""Benchmark P3: cold rebuild of a 2,000-event game vs the ``eventsourcing`` library.
 
 Starts its own embedded Valkey and the application in process, and builds one Papyrus game (2
 seats, random legal actions through ``GameService.act``, the API's command path) up to the first

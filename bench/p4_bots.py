@@ -1,4 +1,4 @@
-"""Benchmark P4 (issue 9): ISMCTS simulation rate and the time of one bot decision.
+"""Benchmark P4: ISMCTS simulation rate and the time of one bot decision.
 
 No server: bots are pure functions of an observation (``service.engine.bots``). Decision points
 come from one heuristic game per game type (``bench/arena.py``'s ``decision_points``: the

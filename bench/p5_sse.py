@@ -1,4 +1,4 @@
-"""Benchmark P5 (issue 9): delivery delay of live event streams with 500 subscribers on one game.
+"""Benchmark P5: delivery delay of live event streams with 500 subscribers on one game.
 
 Starts its own embedded Valkey and one gunicorn with the production configuration (gevent
 workers, ``WEB_CONCURRENCY`` 2, default keep-alive). One Papyrus game (2 seats; random play makes

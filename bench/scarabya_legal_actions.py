@@ -1,4 +1,4 @@
-"""Benchmark: Scarabya ``legal_actions`` on reachable boards (issue 5: must stay under 5 ms).
+"""Benchmark: Scarabya ``legal_actions`` on reachable boards (must stay under 5 ms).
 
 Plays random games in every mode (standard 2-4 seats, duel match, solo; with and without
 reflection) through the engine exactly as the server does (``LocalGame``), keeps every state in

@@ -1,4 +1,4 @@
-"""Bot levels for Diamant and Tides of Time, and the ISMCTS core (issue 7, part 2).
+"""Bot levels for Diamant and Tides of Time, and the ISMCTS core.
 
 Everything a bot gets is an :class:`service.engine.bots.Observation` built by
 :func:`service.engine.bots.observe` from the true state through ``view``/``visible``; these tests check that the bots only ever play

@@ -1,4 +1,4 @@
-"""Papyrus bots (issue 7, part 2): complete games at every level in the standard game (2-5
+"""Papyrus bots: complete games at every level in the standard game (2-5
 seats) and the solo variant, the determinizer's consistency with the observation and its
 blindness to the true hidden state, the rollout policy ends games, heuristic > random."""
 

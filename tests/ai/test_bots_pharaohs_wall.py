@@ -1,4 +1,4 @@
-"""Pharaoh's Wall bots (issue 7, part 2): complete games at every level and variant, the
+"""Pharaoh's Wall bots: complete games at every level and variant, the
 determinizer's consistency and blindness to the true hidden state, heuristic > random."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scarabya bots (issue 7, part 2): complete games at every level and mode, the determinizer's
+"""Scarabya bots: complete games at every level and mode, the determinizer's
 consistency and blindness to the true hidden state, heuristic > random."""
 
 from __future__ import annotations

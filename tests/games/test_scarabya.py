@@ -681,7 +681,7 @@ def test_v5_depends_on_allow_reflection_option(monkeypatch):
         calls.append(refl)
         return orig(rows_, refl)
 
-    monkeypatch.setattr(S.rules, "layout_problem", spy)  # the name the rules call
+    monkeypatch.setattr(S, "layout_problem", spy)  # S is the rules module: the name it calls
     GAME.normalize_options({"allow_reflection": False, "setup": {"layout": L1}}, [{"name": "a"}])
     assert calls == [False]
 

@@ -7,7 +7,8 @@ Nothing is hidden.
 
 from __future__ import annotations
 
-from service.engine import Game, IllegalAction, InvalidOptions, clone, event, standard_result
+from service.engine import Game, Outcome, is_int, standard_result
+from service.engine.actions import action_type, check_fields, invalid_field
 
 
 class Pebbles(Game):
@@ -29,42 +30,30 @@ class Pebbles(Game):
     }
 
     def normalize_options(self, options: dict, players) -> dict:
-        unknown = sorted(set(options) - {"pile"})
-        if unknown:
-            raise InvalidOptions("unknown_option", "unknown option", {"option": unknown[0]})
-        pile = options.get("pile")
-        if pile is not None and (type(pile) is not int or not 1 <= pile <= 50):
-            raise InvalidOptions("invalid_option", "pile is an integer from 1 to 50",
-                                 {"option": "pile"})
-        return {"pile": pile}
+        # the schema says it all (service.engine.options): nothing is checked by hand
+        return {"pile": self.checked_options(options).get("pile")}
 
     def initial(self, players, options: dict) -> dict:
         return {"n": len(players), "pile": 0, "turn": 0, "taken": [0] * len(players),
                 "winner": None, "fixed": options["pile"]}
 
     def create(self, state: dict, rng):
-        pile = state["fixed"] if state["fixed"] is not None else 10 + rng.below(6)
-        return self._resolve(state, [event("PileMade", {"pile": pile})])
+        out = Outcome(self, state, rng)
+        out.emit("PileMade", {"pile": state["fixed"] if state["fixed"] is not None
+                              else 10 + rng.below(6)})
+        return out.done()
 
     def decide(self, state: dict, seat: int, action: dict, rng):
-        if set(action) != {"type", "count"} or action["type"] != "take":
-            raise IllegalAction("unknown_action", "the only action is take with a count",
-                                {"allowed": ["take"]})
+        action_type(action, ("take",))
+        check_fields(action, ("count",))
         count = action["count"]
-        if type(count) is not int or not 1 <= count <= min(3, state["pile"]):
-            raise IllegalAction("invalid_field", "take 1 to 3, at most what is left",
-                                {"field": "count"})
-        left = state["pile"] - count
-        events = [event("Took", {"count": count, "left": left}, seat)]
-        if left == 0:
-            events.append(event("GameEnded", {"winner": seat}))
-        return self._resolve(state, events)
-
-    def _resolve(self, state: dict, events: list):
-        after = clone(state)
-        for ev in events:
-            self.apply(after, ev)
-        return events, after
+        if not is_int(count) or not 1 <= count <= min(3, state["pile"]):
+            raise invalid_field("count", "take 1 to 3, at most what is left")
+        out = Outcome(self, state, rng)
+        out.emit("Took", {"count": count, "left": state["pile"] - count}, seat)
+        if out.state["pile"] == 0:
+            out.emit("GameEnded", {"winner": seat})
+        return out.done()
 
     def apply(self, state: dict, ev: dict) -> None:
         d = ev["data"]

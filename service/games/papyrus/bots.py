@@ -1,4 +1,4 @@
-"""Papyrus bots: the heuristic level, the rollout policy and the determinizer (issue 7, part 2).
+"""Papyrus bots: the heuristic level, the rollout policy and the determinizer.
 
 Heuristic (standard game), from the seat's view only
 ------------------------------------------------------

@@ -72,9 +72,9 @@ uniform over the six other animals — so the sampled secrets of a determinizati
 (and tell nothing). The rest of ``worths`` is the public position model above (claims on held
 pillars, the pharaoh bonus weighted by the game's progress, explorers in reserve).
 
-Measured (2 seats, bench/arena.py, see the commit log): the horizon is what made mcts stronger
-than the heuristic (1 round ~ the heuristic's own one-ply threat, 2-5 rounds better, 3 best per
-iteration cost); each iteration costs ~0.5 ms, most of it the rules' ``legal_actions``.
+The horizon is what makes mcts stronger than the heuristic (measured with bench/arena.py, 2
+seats: 1 round ~ the heuristic's own one-ply threat, 2-5 rounds better, 3 best per iteration
+cost); each iteration costs ~0.5 ms, most of it the rules' ``legal_actions``.
 
 Determinizer (``determinize(obs, rnd)``)
 ---------------------------------------
