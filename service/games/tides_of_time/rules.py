@@ -50,7 +50,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
-                      Viewer, clone, is_int, redact, sees, standard_result)
+                      Viewer, clone, event, is_int, redact, sees, standard_result)
 from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.rng import fisher_yates
 
@@ -389,16 +389,22 @@ class TidesOfTime(Game):
             if keep == remove:
                 raise IllegalAction("same_card", "keep and remove must be different cards",
                                     {"card": keep})
-        out = Outcome(self, state)
+        committed = (event("PickCommitted", {"card": card}, seat) if kind == "pick" else
+                     event("RelicCommitted", {"keep": keep, "remove": remove}, seat))
+        if state["pending"][1 - seat] is None:
+            # Performance shortcut (half of all commands, and of every simulated step): a commit
+            # the other seat has yet to match changes only ``pending``, so the state after it
+            # shares everything else with ``state``. That is safe because a built state is never
+            # mutated: every decide works on a clone (Outcome), every replay on a fresh state.
+            after = {**state, "pending": list(state["pending"])}
+            self.apply(after, committed)
+            return [committed], after
+        out = Outcome(self, state)  # both committed: the step resolves
+        out.emit(committed["type"], committed["data"], seat)
         if kind == "pick":
-            out.emit("PickCommitted", {"card": card}, seat)
+            self._resolve_picks(out)
         else:
-            out.emit("RelicCommitted", {"keep": keep, "remove": remove}, seat)
-        if state["pending"][1 - seat] is not None:  # both committed: the step resolves
-            if kind == "pick":
-                self._resolve_picks(out)
-            else:
-                self._resolve_relics(out)
+            self._resolve_relics(out)
         return out.done()
 
     def _resolve_picks(self, out: Outcome) -> None:
