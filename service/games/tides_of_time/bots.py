@@ -397,8 +397,9 @@ def rollout(game, state: dict, seat: int, legal: list, rnd: random.Random) -> di
 
 def for_simulation(state: dict) -> dict:
     """ISMCTS hook: the per-round breakdown (``rounds``) only feeds views and result details;
-    simulations run without it so that the rules' clones stay small."""
-    state["rounds"] = []
+    simulations run without it (None: the rules record none either) so that the state each
+    command clones stays small."""
+    state["rounds"] = None
     return state
 
 

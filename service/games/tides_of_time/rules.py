@@ -466,8 +466,9 @@ class TidesOfTime(Game):
         elif t == "RoundScored":
             state["round_scores"] = [list(r) for r in d["round_scores"]]
             state["totals"] = list(d["running_totals"])
-            state["rounds"].append(clone({k: d[k] for k in (
-                "round", "kingdoms", "per_card", "counts", "raw_counts", "totals")}))
+            if state["rounds"] is not None:  # None: a bot simulation's state keeps no breakdown
+                state["rounds"].append(clone({k: d[k] for k in (
+                    "round", "kingdoms", "per_card", "counts", "raw_counts", "totals")}))
             state["phase"] = RELIC if d["round"] < ROUNDS else SCORED
         elif t == "RelicCommitted":
             state["pending"][seat] = {"keep": d["keep"], "remove": d["remove"]}
