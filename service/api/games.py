@@ -18,7 +18,16 @@ blp = Blueprint("games", __name__, url_prefix="/v1", description="Games and thei
 MAX_VERSION = 2**53
 ERRORS = {400: "invalid request", 401: "bad token", 403: "this caller may not do that",
           404: "unknown game or version", 409: "not now", 413: "body too large",
-          422: "rule or option violation", 429: "rate limited (see Retry-After)",
+          422: "a rule or option violation. `illegal_action`: the reason in `details.code`, for "
+               "a malformed action one of `malformed_action`, `unknown_action` "
+               "(`details.allowed`), `unexpected_field`, `missing_field`, `invalid_field` "
+               "(`details.field`), else the rule's own code. `invalid_options`: `details.code` "
+               "one of `unknown_option`, `invalid_option`, `invalid_setup`, `invalid_layout`, "
+               "`invalid_board`, `invalid_player_count` (`details.option`, and "
+               "`details.expected` or `details.reason`) or `invalid_clock`. Also "
+               "`invalid_player_count`, `unknown_game_type`, `bot_level_unavailable`, "
+               "`not_a_command_boundary`, `idempotency_key_reused`",
+          429: "rate limited (see Retry-After)",
           503: "event store unavailable"}
 
 
