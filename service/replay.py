@@ -125,10 +125,8 @@ def _verify(doc: Any) -> int:
     if want != have:
         raise Divergence(1, "creation_differs", {"expected": want, "logged": have})
     state = game.initial(players, normalized)
-    holder = [state]
-    for version, produced, logged in _commands(game, seed, events, holder):
+    for version, produced, logged, state in _commands(game, seed, events, state):
         _compare(produced, logged, version)
-    state = holder[0]
     result = doc.get("result")
     if game.is_over(state) and result is not None and result != game.result(state):
         raise Divergence(len(events), "result_differs",
@@ -136,11 +134,11 @@ def _verify(doc: Any) -> int:
     return len(events)
 
 
-def _commands(game, seed: bytes, events: list[dict], holder: list):
+def _commands(game, seed: bytes, events: list[dict], state: dict):
     """Re-derive ``events`` (an export's log) command by command from the seed and each
-    command's record: yields ``(first version, events derived, events logged)``; the state
-    after the last command is left in ``holder[0]``."""
-    state = holder[0]
+    command's record, starting from ``state`` (the game's initial state, mutated only while
+    inherited events are folded in): yields ``(first version, events derived, events logged,
+    state after them)``."""
     forked = events[0]["data"].get("forked_from")
     if forked:
         # Inherited events came from the parent's seed: replayed, not re-derived.
@@ -152,8 +150,7 @@ def _commands(game, seed: bytes, events: list[dict], holder: list):
         pos = upto
     else:
         setup, state = start(game, state, Rng(seed, 1))
-        holder[0] = state
-        yield 2, setup, events[1:1 + len(setup)]
+        yield 2, setup, events[1:1 + len(setup)], state
         pos = 1 + len(setup)
     while pos < len(events):
         first = events[pos]
@@ -169,12 +166,11 @@ def _commands(game, seed: bytes, events: list[dict], holder: list):
             if cmd["shell"] == "forfeit" and len(group) > 1:
                 left = forfeit(game, state, cmd["seat"], Rng(seed, version))
                 produced, state = left if left is not None else ([], state)
-                holder[0] = state
-                yield version, [group[0]] + produced, group
+                yield version, [group[0]] + produced, group, state
             elif any(e["type"] not in SHELL_EVENTS for e in group):
                 raise Divergence(version, "shell_command_with_game_events")
             else:
-                yield version, group, group
+                yield version, group, group, state
         else:
             try:
                 produced, state = command(game, state, cmd["seat"], cmd["action"],
@@ -183,8 +179,7 @@ def _commands(game, seed: bytes, events: list[dict], holder: list):
                 raise Divergence(version, "recorded_action_rejected",
                                  {"error": exc.reason if isinstance(exc, NotYourTurn)
                                   else exc.code}) from None
-            holder[0] = state
-            yield version, produced, group
+            yield version, produced, group, state
         pos = end
 
 
@@ -197,8 +192,8 @@ def rederive(doc: dict) -> list[dict]:
     data = events[0]["data"]
     state = game.initial(data["players"], data["options"])
     out: list[dict] = []
-    for _version, produced, _logged in _commands(game, bytes.fromhex(doc["seed"]), events,
-                                                 [state]):
+    for _version, produced, _logged, _state in _commands(game, bytes.fromhex(doc["seed"]),
+                                                         events, state):
         out.extend(produced)
     return out
 
