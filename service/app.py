@@ -8,13 +8,14 @@ import redis
 from flask import Flask, request
 
 from . import api as api_pkg
-from .api import bench, docs, errors, fastpaths, games, health, stream, viewer
+from .api import bench, docs, errors, fastpaths, games, health, players, stream, viewer
 from .api import webhooks as webhooks_api
 from .application import GameService
 from .config import Config
 from .jobs import RqScheduler
 from .store import connect
 from .store.events import EventStore, StreamFollower
+from .store.players import PlayerStore
 
 API_SETTINGS = {
     "API_TITLE": "Cartouche",
@@ -51,6 +52,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     api.register_blueprint(games.blp)
     fastpaths.install_lean_action(app)
     api.register_blueprint(games.replays)
+    api.register_blueprint(players.blp)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
     errors.register(app)  # after Api: our error model replaces flask-smorest's
@@ -68,8 +70,14 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
         scheduler = RqScheduler(queue)
     app.extensions["cartouche"] = GameService(
         EventStore(client), snapshot_every=config.snapshot_every, cache_size=config.cache_size,
-        platform_key_digests=config.platform_key_digests, scheduler=scheduler, now_ms=now_ms)
+        platform_key_digests=config.platform_key_digests, scheduler=scheduler, now_ms=now_ms,
+        lobby_ttl_s=config.lobby_ttl_s,
+        player_store=PlayerStore(client, stream_max=config.player_stream_max))
     app.extensions["cartouche_api"] = api
+    try:
+        app.extensions["cartouche"].players.ensure_bots()
+    except redis.RedisError:  # the store is down at start: written on first use instead
+        logging.getLogger("cartouche.api").warning("could not write the bot players yet")
     _document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())
     webhooks_api.register(app, api, app.extensions["cartouche"], webhook_queue or queue,

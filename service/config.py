@@ -27,6 +27,10 @@ class Config:
     #: Per process: the command path's connections plus one per followed game (its hub's
     #: blocking XREAD) and one per subscriber still catching up on the log.
     redis_max_connections: int = 2000
+    #: A table still waiting for players this long after its creation is aborted.
+    lobby_ttl_s: int = 3600
+    #: Notifications kept per player stream (a reconnect within them misses nothing).
+    player_stream_max: int = 1000
 
     @classmethod
     def from_env(cls) -> "Config":
@@ -49,4 +53,6 @@ class Config:
             max_body_bytes=_int("CARTOUCHE_MAX_BODY_BYTES", 256 * 1024),
             redis_max_connections=_int("CARTOUCHE_REDIS_MAX_CONNECTIONS", 2000),
             max_export_bytes=_int("CARTOUCHE_MAX_EXPORT_BYTES", 16 * 1024 * 1024),
+            lobby_ttl_s=_int("CARTOUCHE_LOBBY_TTL_S", 3600),
+            player_stream_max=_int("CARTOUCHE_PLAYER_STREAM_MAX", 1000),
         )

@@ -14,18 +14,24 @@ from typing import Any, Iterable
 
 from .engine import (IllegalAction, NotYourTurn, Rng, command, commitment, fold, forfeit,
                      start)
+from .engine.lobby import LOBBY_EVENTS, Lobby, SeatUnavailable, unfilled
 from .engine.local import creation_event
 from .games import GAMES
 
 FORMAT = "cartouche-export/1"
-#: Events the shell writes about seats and the table; the rules never see them.
-SHELL_EVENTS = frozenset({"SeatResigned", "SeatForfeited", "GameAborted"})
+#: Events the shell writes about seats and the table; the rules never see them (a table's
+#: ``GameStarted`` begins the rules' state: see ``engine.lobby``).
+SHELL_EVENTS = frozenset({"SeatResigned", "SeatForfeited", "GameAborted"}) | LOBBY_EVENTS
 #: Creation-event fields the shell adds around what the rules decide.
-SHELL_CREATED_FIELDS = ("clock", "forked_from")
+SHELL_CREATED_FIELDS = ("clock", "forked_from", "on_decline", "rematch_of")
+#: The shell commands of a table before its game starts (``engine.lobby``).
+LOBBY_COMMANDS = frozenset({"join", "leave", "decline"})
 
 
-def export_document(meta: dict, seed_hex: str, envelopes: list[tuple[int, dict]],
-                    game_id: str, status: str, result: dict | None) -> dict:
+def export_document(meta: dict, players: list[dict], seed_hex: str,
+                    envelopes: list[tuple[int, dict]], game_id: str, status: str,
+                    result: dict | None) -> dict:
+    """``players``: who held each seat at the end (a table's seats as they were filled)."""
     created = envelopes[0][1]["data"]
     return {
         "format": FORMAT,
@@ -33,7 +39,7 @@ def export_document(meta: dict, seed_hex: str, envelopes: list[tuple[int, dict]]
         "type": meta["type"],
         "status": status,
         "created_at": envelopes[0][1].get("at"),
-        "players": created["players"],
+        "players": players,
         "options": created["options"],
         "clock": created.get("clock"),
         "seed": seed_hex,
@@ -124,23 +130,77 @@ def _verify(doc: Any) -> int:
     have = {k: v for k, v in data.items() if k not in SHELL_CREATED_FIELDS}
     if want != have:
         raise Divergence(1, "creation_differs", {"expected": want, "logged": have})
-    state = game.initial(players, normalized)
+    state = None if any(unfilled(p) for p in players) else game.initial(players, normalized)
     for version, produced, logged, state in _commands(game, seed, events, state):
         _compare(produced, logged, version)
     result = doc.get("result")
-    if game.is_over(state) and result is not None and result != game.result(state):
+    if state is not None and game.is_over(state) and result is not None and result != game.result(state):
         raise Divergence(len(events), "result_differs",
                          {"expected": game.result(state), "logged": result})
     return len(events)
 
 
-def _commands(game, seed: bytes, events: list[dict], state: dict):
+def _groups(events: list[dict], pos: int):
+    """``(version, cmd, events)`` of each command from index ``pos`` on."""
+    while pos < len(events):
+        end = pos + 1
+        while end < len(events) and "cmd" not in events[end]:
+            end += 1
+        yield events[pos]["version"], events[pos].get("cmd"), events[pos:end]
+        pos = end
+
+
+def _lobby(game, seed: bytes, events: list[dict]):
+    """A table's commands before its game starts, re-decided by ``engine.lobby``: yields
+    like :func:`_commands`; returns the index of the first event after them and the rules'
+    state then (None when the table never started)."""
+    data = events[0]["data"]
+    lobby = Lobby(data["players"], data.get("on_decline", "open"))
+    pos = 1
+    for version, cmd, group in _groups(events, 1):
+        if not lobby.waiting:
+            break
+        if not isinstance(cmd, dict) or "shell" not in cmd:
+            raise Divergence(version, "command_before_start")
+        if cmd["shell"] not in LOBBY_COMMANDS:  # an abort or an expiry: as logged
+            if any(e["type"] != "GameAborted" for e in group):
+                raise Divergence(version, "shell_command_with_game_events")
+            for ev in group:
+                lobby.apply(ev)
+            yield version, group, group, None
+            pos += len(group)
+            continue
+        try:
+            produced = lobby.decide(cmd)
+        except SeatUnavailable as exc:
+            raise Divergence(version, "recorded_action_rejected", {"error": exc.code}) from None
+        for ev in produced:
+            lobby.apply(ev)
+        state = None
+        if produced[-1]["type"] == "GameStarted":
+            setup, state = start(game, game.initial(lobby.seats, data["options"]),
+                                 Rng(seed, 1))
+            produced = produced + setup
+        yield version, produced, group, state
+        pos += len(group)
+        if state is not None:
+            return pos, state
+    return pos, None
+
+
+def _commands(game, seed: bytes, events: list[dict], state: dict | None):
     """Re-derive ``events`` (an export's log) command by command from the seed and each
     command's record, starting from ``state`` (the game's initial state, mutated only while
-    inherited events are folded in): yields ``(first version, events derived, events logged,
-    state after them)``."""
+    inherited events are folded in; None for a table that starts with its last join):
+    yields ``(first version, events derived, events logged, state after them)``."""
     forked = events[0]["data"].get("forked_from")
-    if forked:
+    if state is None:
+        pos, state = yield from _lobby(game, seed, events)
+        if state is None:
+            if pos < len(events):
+                raise Divergence(events[pos]["version"], "events_after_end")
+            return
+    elif forked:
         # Inherited events came from the parent's seed: replayed, not re-derived.
         upto = forked["version"]
         try:
@@ -152,17 +212,12 @@ def _commands(game, seed: bytes, events: list[dict], state: dict):
         setup, state = start(game, state, Rng(seed, 1))
         yield 2, setup, events[1:1 + len(setup)], state
         pos = 1 + len(setup)
-    while pos < len(events):
-        first = events[pos]
-        cmd = first.get("cmd")
-        end = pos + 1
-        while end < len(events) and "cmd" not in events[end]:
-            end += 1
-        group = events[pos:end]
-        version = first["version"]
+    for version, cmd, group in _groups(events, pos):
         if not isinstance(cmd, dict):
             raise Divergence(version, "missing_command_record")
         if "shell" in cmd:
+            if cmd["shell"] in LOBBY_COMMANDS:
+                raise Divergence(version, "lobby_command_after_start")
             if cmd["shell"] == "forfeit" and len(group) > 1:
                 left = forfeit(game, state, cmd["seat"], Rng(seed, version))
                 produced, state = left if left is not None else ([], state)
@@ -180,7 +235,6 @@ def _commands(game, seed: bytes, events: list[dict], state: dict):
                                  {"error": exc.reason if isinstance(exc, NotYourTurn)
                                   else exc.code}) from None
             yield version, produced, group, state
-        pos = end
 
 
 def rederive(doc: dict) -> list[dict]:
@@ -190,7 +244,8 @@ def rederive(doc: dict) -> list[dict]:
     game = GAMES[doc["type"]]
     events = doc["events"]
     data = events[0]["data"]
-    state = game.initial(data["players"], data["options"])
+    state = (None if any(unfilled(p) for p in data["players"])
+             else game.initial(data["players"], data["options"]))
     out: list[dict] = []
     for _version, produced, _logged, _state in _commands(game, bytes.fromhex(doc["seed"]),
                                                          events, state):

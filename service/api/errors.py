@@ -14,8 +14,9 @@ from typing import Callable
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
-from ..application.errors import (CannotAbort, DeadlinePassed, Forbidden, GameNotFinished,
-                                  IdempotencyKeyReused, IllegalAction, InvalidOptions,
+from ..application.errors import (CannotAbort, CannotRematch, DeadlinePassed, Forbidden,
+                                  GameNotFinished, IdempotencyKeyReused, InvalidSeat,
+                                  SeatUnavailable, IllegalAction, InvalidOptions,
                                   InvalidRequest, InvalidToken, NotFound, NotYourTurn,
                                   SeatNotHuman, VersionConflict)
 from ..clock import ClockError
@@ -58,6 +59,11 @@ ANSWERS: dict[type[CodedError], Answer] = {
     VersionConflict: Answer(409),  # version_conflict, details.current_version
     DeadlinePassed: Answer(409),  # deadline_passed
     CannotAbort: Answer(409),  # cannot_abort
+    CannotRematch: Answer(409),  # cannot_rematch
+    # seat_taken, game_full, not_invited, already_seated, not_seated, game_started,
+    # game_aborted
+    SeatUnavailable: Answer(409),
+    InvalidSeat: Answer(422),  # invalid_seat
     GameNotFinished: Answer(409),  # game_not_finished
     IllegalAction: Answer(422, "illegal_action"),  # the rule's code in details.code
     InvalidOptions: Answer(422, "invalid_options"),

@@ -6,7 +6,8 @@ from flask import current_app, request
 
 from .. import schemas as s
 from ..application import GameService, Table, body_digest
-from ..application.errors import Forbidden, InvalidToken, NotFound
+from ..application.players import PLATFORM
+from ..application.errors import Forbidden, InvalidToken, NotFound, SeatUnavailable
 from ..engine import ALL
 from ..games import GAMES
 from ..options import served_schema
@@ -85,17 +86,23 @@ GAME_LINKS = {
 @_alts(401, 403, 413, 422, 429, 503)
 @blp.doc(operationId="createGame")
 def create_game(body):
-    """Create a game; returns one secret token per seat, once."""
-    _require_creator()
-    return service().create(body["type"], body["players"], body["options"], body.get("seed"))
+    """Create a game; returns one secret token per filled seat, once. A table (a seat
+    ``{"open": true}`` or ``{"player": id}`` of another player) waits for players: status
+    ``waiting`` until its last seat is joined."""
+    return service().create(body["type"], body["players"], body["options"], body.get("seed"),
+                            creator=_require_creator())
 
 
-def _require_creator() -> None:
+def _require_creator() -> str | None:
+    """Who creates: ``PLATFORM`` for a platform key, a player's id for a player token, None
+    for anybody else (where no platform keys are configured)."""
     svc = service()
+    token = bearer_token()
+    if token is not None and svc.is_platform_key(token):
+        return PLATFORM
     if svc.platform_key_digests:
-        token = bearer_token()
-        if token is None or not svc.is_platform_key(token):
-            raise Forbidden("platform_key_required", "creating games needs a platform key")
+        raise Forbidden("platform_key_required", "creating games needs a platform key")
+    return svc.player_for_token(token)
 
 
 @blp.route("/games/bulk", methods=["POST"])
@@ -106,9 +113,9 @@ def _require_creator() -> None:
 def create_games_bulk(body):
     """Create up to 100 games at once, all or none (tournaments). A 422 names the failing
     game's ``details.index``."""
-    _require_creator()
+    creator = _require_creator()
     specs = [(g["type"], g["players"], g["options"], g.get("seed")) for g in body["games"]]
-    return {"games": service().create_many(specs)}
+    return {"games": service().create_many(specs, creator)}
 
 
 @blp.route("/games", methods=["GET"])
@@ -268,6 +275,75 @@ def fork_game(body, game_id):
         raise Forbidden("fork_forbidden", "only platform keys may fork a running game")
     _require_creator()  # a fork creates a game: the same rule as POST /v1/games
     return service().fork(game_id, body["at"])
+
+
+@blp.route("/games/<gid:game_id>/join", methods=["POST"])
+@blp.arguments(s.JoinSchema, error_status_code=400)
+@blp.response(201, s.JoinedSchema)
+@_alts(400, 401, 404, 409, 422, 429, 503)
+@blp.doc(operationId="joinGame")
+def join_game(body, game_id):
+    """Take a seat of a waiting table: with a player token, the seat reserved for you or an
+    open one; without a token, an open seat under ``name``. The join that fills the last seat
+    starts the game. 409: ``seat_taken``, ``game_full``, ``not_invited``, ``already_seated``,
+    ``game_aborted``."""
+    svc = service()
+    token = bearer_token()
+    player = svc.player_for_token(token)
+    if player is None:
+        if token is not None and not svc.is_platform_key(token):
+            raise InvalidToken("joining takes a player token, or no token and a name")
+        if "name" not in body:
+            raise MalformedRequest("name_required", "without a player token, give a name")
+    elif "name" in body:
+        raise MalformedRequest("unexpected_name", "a player joins under its own name")
+    return svc.join(game_id, body.get("seat"), player, body.get("name"))
+
+
+def _holder(game_id: str) -> tuple[Table, int]:
+    """The caller's seat: a seat token's, or the seat the caller's player holds."""
+    table = load(game_id)
+    viewer = caller(table)
+    if not isinstance(viewer, int):
+        raise SeatUnavailable("not_seated", "you hold no seat of this game")
+    return table, viewer
+
+
+@blp.route("/games/<gid:game_id>/leave", methods=["POST"])
+@blp.response(200, s.GameViewSchema)
+@_alts(401, 404, 409, 429, 503)
+@blp.doc(operationId="leaveGame")
+def leave_game(game_id):
+    """Give your seat of a waiting table back (409 ``game_started`` once it has begun: resign
+    instead)."""
+    _, seat = _holder(game_id)
+    return service().view(service().leave(game_id, seat), None)
+
+
+@blp.route("/games/<gid:game_id>/decline", methods=["POST"])
+@blp.response(200, s.GameViewSchema)
+@_alts(401, 403, 404, 409, 429, 503)
+@blp.doc(operationId="declineGame")
+def decline_game(game_id):
+    """Turn down your invitation to a table (a player token): the seat opens, or the table is
+    aborted, as its ``options.on_decline`` says."""
+    player = service().player_for_token(bearer_token())
+    if player is None:
+        raise Forbidden("player_token_required", "declining takes the invited player's token")
+    return service().view(service().decline(game_id, player), None)
+
+
+@blp.route("/games/<gid:game_id>/rematch", methods=["POST"])
+@blp.response(201, s.RematchSchema)
+@blp.alt_response(200, schema=s.RematchSchema, description="the rematch asked for already")
+@_alts(401, 403, 404, 409, 422, 429, 503)
+@blp.doc(operationId="rematchGame")
+def rematch_game(game_id):
+    """A new table for the same players (invited again), seats rotated by one; the caller
+    sits at once. Asking again (from any seat) answers the same rematch with 200."""
+    table, seat = _holder(game_id)
+    answer, created = service().rematch(game_id, seat, table.holder(seat))
+    return json_response(answer, 201 if created else 200)
 
 
 replays = Blueprint("replays", __name__, url_prefix="/v1/replays",

@@ -41,7 +41,7 @@ class Autoplay:
             table = self.loader.load(game_id)
             if version is not None and table.version != version and not timed_out:
                 return timed_out
-            if not table.clock or table.over:
+            if not table.clock or table.over or table.waiting:
                 return timed_out
             due = clock_mod.overdue(table.clock, table.shell.clock, self.now_ms(),
                                     table.awaiting())
@@ -72,7 +72,7 @@ class Autoplay:
         if controller.control is Control.HUMAN:
             return False
         if controller.control is Control.BOT:
-            bot = table.created["data"]["players"][seat].get("bot") or {}
+            bot = table.players[seat].get("bot") or {}
             action = self._bot_action(table, seat, controller.level, bot.get("budget_ms"))
         else:  # resigned under ``timeout: auto``, or left a game that goes on
             action = table.game.timeout_action(table.state, seat)
@@ -87,6 +87,6 @@ class Autoplay:
 
         events = [game_event(table.game, s) for s in self.store.read(table.id, 1, table.version)
                   if s.envelope["type"] not in SHELL_EVENTS]
-        obs = observe(table.game, table.created["data"], events, table.state, seat,
-                      table.version)
+        created = {**table.created["data"], "players": table.players}
+        obs = observe(table.game, created, events, table.state, seat, table.version)
         return choose(level, obs, rnd, budget_ms)

@@ -67,28 +67,35 @@ class Appender:
         """The shell after a command that left the rules at ``after``: ``changes`` applied,
         the clock advanced (``actors`` made a decision)."""
         shell = table.shell._replace(**changes) if changes else table.shell
-        if table.clock:
+        if table.clock and table.shell.clock is not None:
             over = table.game.is_over(after) or shell.ended is not None or shell.aborted
             shell = shell._replace(clock=clock_mod.advance(
                 table.clock, table.shell.clock, self.now_ms(), table.awaiting(),
                 [] if over else table.game.awaiting(after), actors))
         return shell
 
-    def append(self, table: Table, events: list[dict], after: dict, shell: Shell, *,
-               cmd: dict, idem=None, quota: Quota | None = None) -> Outcome:
+    def append(self, table: Table, events: list[dict], after: dict | None, shell: Shell, *,
+               cmd: dict, idem=None, quota: Quota | None = None, meta: dict | None = None,
+               new_meta: dict | None = None) -> Outcome:
         """Append one command's events. ``cmd`` (stored on the first envelope, never served
         while the game runs) records what caused them, so an export can be re-derived.
 
         ``quota``: charged in the same script; over the limit nothing is appended and
-        :class:`QuotaExceeded` is raised."""
+        :class:`QuotaExceeded` is raised.
+
+        ``meta``: fields of the stored meta hash the command changes (a table's seats, as
+        strings), written in the same script; ``new_meta`` the table's meta after them."""
         at = rfc3339(self.now_ms())
         envelopes = [envelope(table.game, e, at) for e in events]
         envelopes[0]["cmd"] = cmd
         stored_shell = envelopes[-1]["shell"] = shell.stored()
-        new = Table(table.id, table.game, table.meta, after, table.version + len(events), shell)
+        new = Table(table.id, table.game, new_meta or table.meta, after,
+                    table.version + len(events), shell)
+        changed = new.status != table.status
         reads = self.bus.reads()
         result = self.store.append(table.id, table.version, envelopes,
-                                   status=new.status if new.over else None, idempotency=idem,
+                                   status=new.status if changed else None, meta=meta,
+                                   idempotency=idem,
                                    reads=[read for _, wanted in reads for read in wanted],
                                    quota=quota)
         outcome = result.outcome
@@ -98,11 +105,12 @@ class Appender:
             if k and new.version // k > table.version // k:
                 self.store.save_snapshot(table.id, new.version,
                                          {"state": after, "shell": stored_shell})
-            if new.over:
+            if changed:
                 self.store.index(table.id, table.game.type_id, new.status,
                                  table.meta["created_ms"])
             self.scheduler.changed(new)
-            self.bus.notify(new, table.version + 1, envelopes, reads, result.reads)
+            self.bus.notify(new, table.version + 1, envelopes, reads, result.reads,
+                            previous=table)
             return Appended(new, table.version + 1, envelopes)
         if outcome is AppendStatus.CONFLICT:
             return Conflict(result.version)
@@ -179,6 +187,8 @@ class Commands:
             try:
                 if table.over:
                     raise NotYourTurn("game_over", "the game is over")
+                if table.waiting:
+                    raise NotYourTurn("game_not_started", "the table is waiting for players")
                 if not table.shell.controllers[seat].human:
                     raise SeatNotHuman()
                 if expected_version is not None and expected_version != table.version:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import secrets
 import uuid
+
+import orjson
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -15,11 +17,15 @@ from ..engine.local import creation_event
 from ..games import GAMES
 from ..store.events import EventStore
 from .envelopes import envelope, rfc3339
-from .errors import InvalidRequest
+from .errors import InvalidRequest, NotFound
 from .identity import new_seat_tokens
 from .listeners import ListenerBus
 from .loading import Loader
-from .model import Cached, Shell, Table
+from .model import Cached, Shell, Table, unfilled
+from .players import PLATFORM, Players, bot_level
+
+#: What happens to an invited seat its player declines (``options.on_decline``).
+ON_DECLINE = ("open", "abort")
 
 #: (game type, players, options, seed hex or None): one game of a creation request
 Spec = tuple[str, list[dict], dict, str | None]
@@ -49,16 +55,24 @@ class NewGame:
         return self.id, self.meta, self.seed, self.envelopes
 
 
-def new_game(game: Game, envelopes: list[dict], state: dict, shell: Shell, *, seed: bytes,
-             now: int, status: str) -> NewGame:
+def new_game(game: Game, envelopes: list[dict], state: dict | None, shell: Shell, *,
+             seed: bytes, now: int, status: str, created_by: str | None = None) -> NewGame:
     """A new game from its first envelopes (the creation event first) and the state and shell
-    after them: a fresh id and seat tokens, the shell on the last envelope, the meta."""
+    after them: a fresh id and seat tokens, the shell on the last envelope, the meta.
+    A table's unfilled seats get their tokens when somebody joins."""
     created = envelopes[0]["data"]
     game_id = uuid.uuid4().hex[:20]
-    tokens, digests = new_seat_tokens(len(created["players"]))
+    open_seats = [i for i, p in enumerate(created["players"]) if unfilled(p)]
+    tokens, digests = new_seat_tokens(len(created["players"]), open_seats)
     envelopes[-1]["shell"] = shell.stored()
     meta = {"type": game.type_id, "created_ms": str(now), "tokens": digests, "status": status,
             "created_version": str(len(envelopes))}
+    if open_seats:  # a table: its seats change as players join
+        meta["seats"] = orjson.dumps(created["players"]).decode()
+        meta["options"] = orjson.dumps(
+            {k: v for k, v in created["options"].items() if k != "setup"}).decode()
+    if created_by is not None:
+        meta["created_by"] = created_by
     return NewGame(game_id, game, meta, seed.hex(), envelopes, state, shell, now, {
         "id": game_id,
         "version": len(envelopes),
@@ -75,25 +89,33 @@ class Creation:
     bus: ListenerBus
     scheduler: Any
     now_ms: Callable[[], int]
+    players: Players
 
-    def create_many(self, specs: Sequence[Spec]) -> list[dict]:
+    def create_many(self, specs: Sequence[Spec], creator: str | None = None) -> list[dict]:
         """Create every game or none: all are validated and set up first, then written in one
-        transaction. Raises InvalidRequest (with ``details.index`` for bulk requests)."""
+        transaction. Raises InvalidRequest (with ``details.index`` for bulk requests).
+
+        ``creator``: the player creating the games (a player token); an entry
+        ``{"player": <creator>}`` seats the creator at once, any other player is invited.
+        With ``creator`` :data:`PLATFORM` (a platform key) every named player is seated."""
         prepared = []
         for index, spec in enumerate(specs):
             try:
-                prepared.append(self.prepare(*spec))
+                prepared.append(self.prepare(*spec, creator=creator))
             except InvalidRequest as exc:
                 if len(specs) > 1:
                     exc.details = {"index": index, **exc.details}
                 raise
         self.store.create_many([new.record for new in prepared])
-        out = []
         for new in prepared:
-            table = self.open(new)
-            self.bus.notify(table, 1, new.envelopes)
-            out.append(new.response)
-        return out
+            self.announce(new)
+        return [new.response for new in prepared]
+
+    def announce(self, new: NewGame) -> Table:
+        """A game just written: :meth:`open`, and the listeners told."""
+        table = self.open(new)
+        self.bus.notify(table, 1, new.envelopes)
+        return table
 
     def open(self, new: NewGame) -> Table:
         """A game just written: in the index and this process's cache, its first jobs
@@ -105,7 +127,8 @@ class Creation:
         return table
 
     def prepare(self, game_type: str, players: list[dict], options: dict,
-                seed_hex: str | None) -> NewGame:
+                seed_hex: str | None, *, creator: str | None = None,
+                shell_fields: dict | None = None) -> NewGame:
         game = GAMES.get(game_type)
         if game is None:
             raise InvalidRequest("unknown_game_type", f"no game type {game_type!r}",
@@ -117,12 +140,20 @@ class Creation:
                                  {"min": game.min_players, "max": game.max_players})
         from ..engine.bots import available
 
+        players = [self.seat(p, creator, seat) for seat, p in enumerate(players)]
         for seat, p in enumerate(players):
             if p.get("bot") and not available(game, p["bot"]["level"]):
                 raise InvalidRequest("bot_level_unavailable",
                                      f"no {p['bot']['level']} bot for {game.name} yet",
                                      {"seat": seat})
         options = dict(options)
+        table = any(unfilled(p) for p in players)
+        on_decline = options.pop("on_decline", None)
+        if on_decline is not None and (not table or on_decline not in ON_DECLINE):
+            raise InvalidRequest("invalid_options", "on_decline is 'open' or 'abort', for "
+                                 "tables with an invited seat",
+                                 {"code": "invalid_option", "option": "on_decline",
+                                  "expected": list(ON_DECLINE)})
         try:
             clock = clock_mod.normalize(options.pop("clock", None))
             normalized = game.normalize_options(options, players)
@@ -133,15 +164,42 @@ class Creation:
         first = creation_event(game, players, normalized, seed,
                                "supplied" if seed_hex else "server")
         first["data"]["clock"] = clock
+        if table:
+            first["data"]["on_decline"] = on_decline or "open"
+        first["data"].update(shell_fields or {})
+        now = self.now_ms()
+        at = rfc3339(now)
+        shell = Shell.initial(first["data"])
+        if table:  # the rules begin when the last seat fills (Tables.start)
+            return new_game(game, [envelope(game, first, at)], None, shell, seed=seed,
+                            now=now, status="waiting", created_by=creator)
         setup, state = start(game, game.initial(first["data"]["players"], normalized),
                              Rng(seed, 1))
         events = [first] + setup
-        now = self.now_ms()
-        at = rfc3339(now)
         over = game.is_over(state)
-        shell = Shell.initial(first["data"])
         if shell.clock:
             shell = shell._replace(clock=clock_mod.restart(
                 shell.clock, now, [] if over else game.awaiting(state)))
         return new_game(game, [envelope(game, e, at) for e in events], state, shell,
-                        seed=seed, now=now, status="finished" if over else "active")
+                        seed=seed, now=now, status="finished" if over else "active",
+                        created_by=creator)
+
+    def seat(self, entry: dict, creator: str | None, index: int) -> dict:
+        """A requested seat as the creation event records it: ``{"open": true}`` stays open;
+        ``{"player": id}`` is a built-in bot's seat, the creator's own seat, or an
+        invitation (third-party bots are invited like anybody else)."""
+        if "player" not in entry:
+            return entry
+        player_id = entry["player"]
+        level = bot_level(player_id)
+        if level is not None:
+            return {"name": self.players.record(player_id)["name"], "bot": {"level": level},
+                    "player": player_id}
+        try:
+            record = self.players.record(player_id)
+        except NotFound:
+            raise InvalidRequest("player_not_found", f"no player {player_id!r}",
+                                 {"seat": index}) from None
+        if player_id == creator or creator == PLATFORM:
+            return {"name": record["name"], "bot": None, "player": player_id}
+        return {"name": None, "bot": None, "invited": player_id}

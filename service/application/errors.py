@@ -9,6 +9,7 @@ The rules' own errors (``IllegalAction``, ``InvalidOptions``, ``NotYourTurn``) c
 from __future__ import annotations
 
 from ..engine import CodedError, IllegalAction, InvalidOptions, NotYourTurn
+from ..engine.lobby import InvalidSeat, SeatUnavailable
 
 
 class NotFound(CodedError):
@@ -64,6 +65,11 @@ class CannotAbort(CodedError):
         super().__init__("cannot_abort", message)
 
 
+class CannotRematch(CodedError):
+    def __init__(self, message: str = "only a finished game can be rematched") -> None:
+        super().__init__("cannot_rematch", message)
+
+
 class GameNotFinished(CodedError):
     """Only a finished (or aborted) game has an export."""
 
@@ -81,6 +87,6 @@ class IdempotencyKeyReused(CodedError):
                          "this Idempotency-Key was used with another body")
 
 
-__all__ = ["CannotAbort", "CodedError", "DeadlinePassed", "Forbidden", "GameNotFinished",
+__all__ = ["CannotAbort", "CannotRematch", "CodedError", "InvalidSeat", "SeatUnavailable", "DeadlinePassed", "Forbidden", "GameNotFinished",
            "IdempotencyKeyReused", "IllegalAction", "InvalidOptions", "InvalidRequest",
            "InvalidToken", "NotFound", "NotYourTurn", "SeatNotHuman", "VersionConflict"]

@@ -31,7 +31,7 @@ class Exports:
         if not table.over:
             raise GameNotFinished()
         stored = self.store.read(game_id, 0, table.version)
-        return export_document(table.meta, self.loader.seed(game_id),
+        return export_document(table.meta, table.players, self.loader.seed(game_id),
                                [(s.version, s.envelope) for s in stored], game_id,
                                table.status, table.result())
 
@@ -49,10 +49,16 @@ class Exports:
                                  f"version {at} is inside a command; fork at a version that "
                                  "ends one", {"at": at})
         table = self.loader.load(game_id, at)
+        if table.state is None:
+            raise InvalidRequest("game_not_started",
+                                 f"version {at} is before the table's game started", {"at": at})
         seed = secrets.token_bytes(32)
         now = self.now_ms()
         created = dict(parent.created)
         data = dict(created["data"])
+        # a table's fork starts with its seats as they were filled (the lobby is inherited)
+        data["players"] = table.players
+        data.pop("on_decline", None)
         data.update({"seed_commitment": commitment(seed), "seed": "server", "setup": "custom",
                      "forked_from": {"id": game_id, "version": at}})
         envelopes = [{**created, "data": data, "at": rfc3339(now)}]

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 
 from ..engine import Viewer
 from ..store.events import EventStore
+from ..store.players import PlayerStore
 from ..store.quota import Quota
 from .autoplay import Autoplay
 from .commands import Appender, Commands
@@ -17,9 +18,13 @@ from .exports import Exports
 from .identity import Identity
 from .listeners import ListenerBus
 from .loading import Loader
+from .errors import NotFound
 from .model import Appended, Table
+from .notices import PlayerNotices
+from .players import Players
 from .reads import Reads
 from .seats import Seats
+from .tables import LOBBY_TTL_S, Tables
 
 
 class NullScheduler:
@@ -41,20 +46,27 @@ class GameService:
 
     def __init__(self, store: EventStore, *, snapshot_every: int = 100, cache_size: int = 2048,
                  platform_key_digests: Sequence[str] = (), scheduler=None,
-                 now_ms: Callable[[], int] | None = None) -> None:
+                 now_ms: Callable[[], int] | None = None, lobby_ttl_s: int = LOBBY_TTL_S,
+                 player_store: PlayerStore | None = None) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
         self.scheduler = scheduler or NullScheduler()
         self.now_ms = now_ms or _wall_clock_ms
-        self._identity = Identity(platform_key_digests)
+        self.player_store = player_store or PlayerStore(store.r)
+        self.players = Players(self.player_store, self.now_ms)
+        self._identity = Identity(platform_key_digests, self.players)
         self._loader = Loader(store, cache_size)
         self._bus = ListenerBus()
+        self._bus.listeners.append(PlayerNotices(self.player_store, self.now_ms))
         appender = Appender(store, self._loader, self._bus, self.scheduler, self.now_ms,
                             snapshot_every)
         self._seats = Seats(store, self._loader, appender)
         self._autoplay = Autoplay(store, self._loader, appender, self._seats, self.now_ms)
         self._commands = Commands(store, self._loader, appender, self._autoplay, self.now_ms)
-        self._creation = Creation(store, self._loader, self._bus, self.scheduler, self.now_ms)
+        self._creation = Creation(store, self._loader, self._bus, self.scheduler, self.now_ms,
+                                  self.players)
+        self._tables = Tables(store, self._loader, appender, self._creation, self.players,
+                              self.now_ms, lobby_ttl_s)
         self._exports = Exports(store, self._loader, self._creation, self.now_ms)
         self._reads = Reads(store, self.now_ms)
 
@@ -67,17 +79,58 @@ class GameService:
         return self._identity.is_platform_key(token, digest)
 
     def viewer_for(self, table: Table, token: str | None) -> Viewer:
-        """The seat a bearer token acts as, ALL for a platform key, None without a token;
-        InvalidToken for a token of no seat."""
+        """The seat a bearer token acts as, ALL for a platform key, None without a token (or
+        with the token of a player holding no seat); InvalidToken for a token of no seat."""
         return self._identity.viewer_for(table, token)
+
+    def player_for_token(self, token: str | None) -> str | None:
+        """The player a player token belongs to (None: no token, or not a player token);
+        InvalidToken for a player token of nobody."""
+        return None if token is None else self._identity.player_for_token(token)
 
     # -- creation -------------------------------------------------------------------------
     def create(self, game_type: str, players: list[dict], options: dict,
-               seed_hex: str | None) -> dict:
-        return self._creation.create_many([(game_type, players, options, seed_hex)])[0]
+               seed_hex: str | None, creator: str | None = None) -> dict:
+        return self._creation.create_many([(game_type, players, options, seed_hex)],
+                                          creator)[0]
 
-    def create_many(self, specs: Sequence[Spec]) -> list[dict]:
-        return self._creation.create_many(specs)
+    def create_many(self, specs: Sequence[Spec], creator: str | None = None) -> list[dict]:
+        return self._creation.create_many(specs, creator)
+
+    def player_games(self, player_id: str) -> list[dict]:
+        """The tables and games a player is in, newest first: ``{"id", "type", "status",
+        "seats"}``."""
+        out = []
+        for game_id in self.player_store.game_ids(player_id):
+            try:
+                table = self._loader.load(game_id)
+            except NotFound:  # gone from the store
+                self.player_store.remove_game(player_id, game_id)
+                continue
+            out.append({"id": game_id, "type": table.game.type_id, "status": table.status,
+                        "seats": table.seats_of(player_id)})
+        return out
+
+    # -- tables ---------------------------------------------------------------------------
+    def join(self, game_id: str, seat: int | None, player: str | None,
+             name: str | None) -> dict:
+        return self._tables.join(game_id, seat, player, name)
+
+    def leave(self, game_id: str, seat: int) -> Table:
+        return self._tables.leave(game_id, seat)
+
+    def decline(self, game_id: str, player: str) -> Table:
+        return self._tables.decline(game_id, player)
+
+    def expire_table(self, game_id: str) -> bool:
+        return self._tables.expire(game_id)
+
+    @property
+    def lobby_ttl_s(self) -> int:
+        return self._tables.lobby_ttl_s
+
+    def rematch(self, game_id: str, seat: int, player: str | None) -> tuple[dict, bool]:
+        return self._tables.rematch(game_id, seat, player)
 
     # -- loading --------------------------------------------------------------------------
     def load(self, game_id: str, version: int | None = None) -> Table:

@@ -19,16 +19,24 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def new_seat_tokens(n: int) -> tuple[list[str], str]:
-    """``n`` fresh seat tokens (returned once, at creation) and their digests as the game's
-    meta stores them."""
-    tokens = [secrets.token_urlsafe(32) for _ in range(n)]
-    return tokens, orjson.dumps([token_digest(t) for t in tokens]).decode()
+def new_seat_tokens(n: int, unfilled: Sequence[int] = ()) -> tuple[list[str | None], str]:
+    """``n`` fresh seat tokens (returned once, at creation; None for the ``unfilled`` seats of
+    a table) and their digests as the game's meta stores them (``""``: no token yet)."""
+    tokens = [None if i in unfilled else secrets.token_urlsafe(32) for i in range(n)]
+    return tokens, orjson.dumps([token_digest(t) if t else "" for t in tokens]).decode()
+
+
+def new_seat_token() -> tuple[str, str]:
+    """One fresh seat token and its digest (a table's seat, when someone joins)."""
+    token = secrets.token_urlsafe(32)
+    return token, token_digest(token)
 
 
 class Identity:
-    def __init__(self, platform_key_digests: Sequence[str] = ()) -> None:
+    def __init__(self, platform_key_digests: Sequence[str] = (), players=None) -> None:
         self.platform_key_digests = tuple(platform_key_digests)
+        #: ``Players`` (player tokens); None: seat tokens and platform keys only
+        self.players = players
 
     def is_platform_key(self, token: str, digest: str | None = None) -> bool:
         if not self.platform_key_digests:
@@ -37,16 +45,40 @@ class Identity:
         return any(hmac.compare_digest(digest, d) for d in self.platform_key_digests)
 
     def viewer_for(self, table: Table, token: str | None) -> Viewer:
-        """The seat a bearer token acts as, ALL for a platform key, None without a token."""
+        """The seat a bearer token acts as, ALL for a platform key, None without a token.
+
+        A player token acts for the seats its player holds (the one the game awaits first,
+        else the lowest); a player who holds no seat of the game is a spectator."""
         if token is None:
             return None
+        player = self.player_for_token(token)
+        if player is not None:
+            seats = table.seats_of(player)
+            if not seats:
+                return None
+            awaited = [s for s in table.awaiting() if s in seats]
+            return awaited[0] if awaited else seats[0]
         digest = token_digest(token)
         if self.is_platform_key(token, digest):
             return ALL
         seat = None
         for i, d in enumerate(table.meta["tokens"]):
-            if hmac.compare_digest(digest, d):  # constant time, and no early exit
+            if d and hmac.compare_digest(digest, d):  # constant time, and no early exit
                 seat = i
         if seat is None:
             raise InvalidToken("this token belongs to no seat of this game")
         return seat
+
+    def player_for_token(self, token: str) -> str | None:
+        """The player a player token belongs to; None for other tokens. InvalidToken for a
+        player token of nobody."""
+        if self.players is None:
+            return None
+        from .players import TOKEN_PREFIX
+
+        if not token.startswith(TOKEN_PREFIX):
+            return None
+        player = self.players.player_for_token(token)
+        if player is None:
+            raise InvalidToken("this player token belongs to nobody")
+        return player

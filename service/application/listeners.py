@@ -17,6 +17,9 @@ class ListenerBus:
     """Listeners are called after every successful append as ``listener(table_after,
     first_version, envelopes)``. A listener must not raise; errors are logged.
 
+    A listener with ``wants_previous = True`` also gets ``previous=``: the table before the
+    append (None for a new game).
+
     A listener with a ``reads_after_append()`` method (a list of read-only Redis commands) gets
     their replies as ``reads=`` (a reply is None if its read failed): the reads ride in the
     append's round trip (``EventStore.append``)."""
@@ -37,16 +40,17 @@ class ListenerBus:
         return out
 
     def notify(self, table: Table, first_version: int, envelopes: list[dict],
-               reads: Reads = (), replies: Sequence = ()) -> None:
+               reads: Reads = (), replies: Sequence = (), previous: Table | None = None) -> None:
         given, at = {}, 0
         for listener, cmds in reads:
             given[id(listener)] = list(replies[at:at + len(cmds)])
             at += len(cmds)
         for listener in self.listeners:
             try:
+                extra = {"previous": previous} if getattr(listener, "wants_previous", False) \
+                    else {}
                 if id(listener) in given:
-                    listener(table, first_version, envelopes, reads=given[id(listener)])
-                else:
-                    listener(table, first_version, envelopes)
+                    extra["reads"] = given[id(listener)]
+                listener(table, first_version, envelopes, **extra)
             except Exception:  # a listener never fails a command that is already stored
                 log.exception("listener %r failed for game %s", listener, table.id)

@@ -16,7 +16,7 @@ from ..replay import SHELL_EVENTS
 from ..store.events import EventStore, Loaded
 from .envelopes import game_event
 from .errors import NotFound
-from .model import Cached, Shell, Table
+from .model import Cached, Shell, Table, unfilled
 
 _GAME_ID = re.compile("[0-9a-f]{1,64}")
 
@@ -123,13 +123,22 @@ class Loader:
                 "created_version": int(raw["created_version"]),
                 "tokens": orjson.loads(raw["tokens"]),
                 "created": loaded.first.envelope}
-        self._metas.put(game_id, meta)
+        if "seats" in raw:  # a table, or a game with players' seats
+            meta["seats"] = orjson.loads(raw["seats"])
+        # A waiting table's seats and tokens change with each join: its meta is read again
+        # with every load until it starts; from then on it never changes.
+        if raw.get("status") != "waiting":
+            self._metas.put(game_id, meta)
         self._seeds.put(game_id, loaded.seed)
         return meta
 
     @staticmethod
-    def _initial(game: Game, meta: dict) -> dict:
+    def _initial(game: Game, meta: dict) -> dict | None:
+        """The rules' state before the first event after creation; None for a table still
+        waiting for players (its rules state begins with ``GameStarted``)."""
         data = meta["created"]["data"]
+        if any(unfilled(p) for p in data["players"]):
+            return None
         return game.initial(data["players"], data["options"])
 
     # -- tables ---------------------------------------------------------------------------
@@ -164,7 +173,11 @@ class Loader:
         if stored:
             state = clone(base)
             for s in stored:
-                if s.envelope["type"] not in SHELL_EVENTS:
+                kind = s.envelope["type"]
+                if kind == "GameStarted":  # a table's last seat filled: the rules begin
+                    state = game.initial(s.envelope["data"]["players"],
+                                         meta["created"]["data"]["options"])
+                elif kind not in SHELL_EVENTS:
                     game.apply(state, game_event(game, s))
                 if "shell" in s.envelope:
                     stored_shell = s.envelope["shell"]

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from .. import clock as clock_mod
 from ..engine import Game
+from ..engine.lobby import unfilled
 
 
 class Control(enum.Enum):
@@ -24,6 +25,7 @@ class Control(enum.Enum):
     BOT = "bot"  # a bot of the controller's ``level``
     AUTO = "auto"  # the game's own timeout move (a seat that resigned under ``timeout: auto``)
     LEFT = "left"  # forfeited; played by the timeout move if the game goes on
+    OPEN = "open"  # a table's seat nobody holds yet (open, or reserved for an invited player)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +65,9 @@ class Controller:
 HUMAN = Controller(Control.HUMAN)
 AUTO = Controller(Control.AUTO)
 LEFT = Controller(Control.LEFT)
-_PARSED: dict[str, Controller] = {c.stored: c for c in (HUMAN, AUTO, LEFT)}
+OPEN = Controller(Control.OPEN)
+_PARSED: dict[str, Controller] = {c.stored: c for c in (HUMAN, AUTO, LEFT, OPEN)}
+
 
 
 class Shell(NamedTuple):
@@ -81,9 +85,14 @@ class Shell(NamedTuple):
         """Before the first command, from the creation event's data."""
         clock = created.get("clock")
         n = len(created["players"])
-        return Shell(tuple(Controller.bot(p["bot"]["level"]) if p.get("bot") else HUMAN
-                           for p in created["players"]),
-                     clock_mod.initial(clock, n) if clock else None, None, False)
+        controllers = tuple(OPEN if unfilled(p) else
+                            Controller.bot(p["bot"]["level"]) if p.get("bot") else HUMAN
+                            for p in created["players"])
+        # a table's clock starts with the game (Tables.start)
+        waiting = OPEN in controllers
+        return Shell(controllers,
+                     clock_mod.initial(clock, n) if clock and not waiting else None, None,
+                     False)
 
     @staticmethod
     def parse(stored: dict) -> Shell:
@@ -120,7 +129,14 @@ class Table:
     checked: bool = True
 
     @property
+    def waiting(self) -> bool:
+        """A table with a seat nobody holds yet: no rules state, no clock, no legal action."""
+        return self.state is None and not self.shell.aborted
+
+    @property
     def over(self) -> bool:
+        if self.state is None:
+            return self.shell.aborted
         return (self.game.is_over(self.state) or self.shell.ended is not None
                 or self.shell.aborted)
 
@@ -128,7 +144,22 @@ class Table:
     def status(self) -> str:
         if self.shell.aborted:
             return "aborted"
+        if self.state is None:
+            return "waiting"
         return "finished" if self.over else "active"
+
+    @property
+    def players(self) -> list[dict]:
+        """Who holds each seat now: the creation event's entries, as joins and leaves of a
+        table changed them (``{"name", "bot"[, "player"]}``, or an unfilled entry)."""
+        return self.meta.get("seats") or self.created["data"]["players"]
+
+    def holder(self, seat: int) -> str | None:
+        """The player id holding ``seat`` (None: an anonymous seat, or nobody yet)."""
+        return self.players[seat].get("player")
+
+    def seats_of(self, player_id: str) -> list[int]:
+        return [i for i, p in enumerate(self.players) if p.get("player") == player_id]
 
     @property
     def created(self) -> dict:
@@ -139,9 +170,11 @@ class Table:
         return self.created["data"].get("clock")
 
     def awaiting(self) -> list[int]:
-        return [] if self.over else self.game.awaiting(self.state)
+        return [] if self.over or self.state is None else self.game.awaiting(self.state)
 
     def result(self) -> dict | None:
+        if self.state is None:
+            return None
         ended = self.shell.ended
         if ended is not None:  # a seat forfeited a game that cannot go on without it
             n = len(self.shell.controllers)

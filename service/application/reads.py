@@ -6,17 +6,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+import orjson
+
 from .. import clock as clock_mod
 from ..engine import ALL, Viewer, visible
 from ..replay import SHELL_EVENTS
 from ..store.events import EventStore
 from .envelopes import rfc3339
-from .model import Table
+from .model import Table, unfilled
 
 
 def _public_options(created: dict) -> dict:
     """Options without the setup overrides (they fix hidden orders until the end)."""
     return {k: v for k, v in created["options"].items() if k != "setup"}
+
+
+def _seat(seat: int, entry: dict, controller: str) -> dict:
+    """A seat as views and the lobby show it: who holds it (``player`` for a player's seat),
+    or for a table's unfilled seat ``open`` / ``invited``."""
+    out = {"seat": seat, "name": entry.get("name"), "bot": entry.get("bot"),
+           "controller": controller}
+    for key in ("player", "invited"):
+        if entry.get(key):
+            out[key] = entry[key]
+    return out
 
 
 @dataclass(eq=False)
@@ -71,15 +84,14 @@ class Reads:
             return rfc3339(at) if at is not None else None
 
         options = created["options"] if over or viewer == ALL else _public_options(created)
-        return {
+        view = {
             "id": table.id,
             "type": game.type_id,
             "status": table.status,
             "version": table.version,
             "created_at": table.created.get("at"),
-            "players": [{"seat": i, "name": p["name"], "bot": p.get("bot"),
-                         "controller": table.shell.controllers[i].shown}
-                        for i, p in enumerate(created["players"])],
+            "players": [_seat(i, p, table.shell.controllers[i].shown)
+                        for i, p in enumerate(table.players)],
             "you": viewer if isinstance(viewer, int) else None,
             "options": {**options, "clock": clock} if clock else options,
             "seed": created["seed"],
@@ -87,12 +99,18 @@ class Reads:
             "setup": created["setup"],
             "awaiting": [{"seat": s, "deadline": deadline(s)} for s in table.awaiting()],
             "clock": None if not clock else {
-                "remaining_ms": clock_mod.remaining(clock, clock_state, now),
+                "remaining_ms": (clock_mod.remaining(clock, clock_state, now)
+                                 if clock_state is not None else None),
                 "per_decision_ms": clock["per_decision_ms"],
                 "increment_ms": clock["increment_ms"], "timeout": clock["timeout"]},
-            "state": game.view(state, viewer),
+            "state": game.view(state, viewer) if state is not None else None,
             "result": table.result() if over else None,
         }
+        if created.get("rematch_of"):
+            view["rematch_of"] = created["rematch_of"]
+        if over and (rematch := self.store.meta_field(table.id, "rematch")):
+            view["rematch"] = rematch
+        return view
 
     @staticmethod
     def legal_actions(table: Table, viewer: Viewer) -> list[dict]:
@@ -108,7 +126,14 @@ class Reads:
             meta = self.store.meta(game_id)
             if meta is None:
                 continue
-            games.append({"id": game_id, "type": meta["type"], "status": meta["status"],
-                          "version": int(meta["version"]),
-                          "created_ms": int(meta["created_ms"])})
+            entry = {"id": game_id, "type": meta["type"], "status": meta["status"],
+                     "version": int(meta["version"]), "created_ms": int(meta["created_ms"])}
+            if "seats" in meta:  # a table: who sits, what is open, on what options
+                seats = orjson.loads(meta["seats"])
+                entry["open_seats"] = sum(1 for p in seats if unfilled(p))
+                entry["seats"] = [_seat(i, p, "open" if unfilled(p) else
+                                        "bot" if p.get("bot") else "human")
+                                  for i, p in enumerate(seats)]
+                entry["options"] = orjson.loads(meta["options"])
+            games.append(entry)
         return {"games": games, "page": page, "per_page": per_page, "total": total}

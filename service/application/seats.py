@@ -51,6 +51,8 @@ class Seats:
             table = self.loader.load(game_id)
             if table.over:
                 raise NotYourTurn("game_over", "the game is over")
+            if table.waiting:
+                raise NotYourTurn("game_not_started", "the game has not started: leave instead")
             if not table.shell.controllers[seat].human:
                 raise SeatNotHuman()
             clock = table.clock
@@ -69,11 +71,12 @@ class Seats:
         raise VersionConflict(self.store.version(game_id))
 
     def abort(self, game_id: str, by: Viewer) -> Table:
-        """End a game before anybody has moved (status ``aborted``)."""
+        """End a game before anybody has moved, or a table still waiting for players
+        (status ``aborted``)."""
         table = self.loader.load(game_id)
         if table.over:
             raise CannotAbort("the game is already over")
-        if table.version != table.meta["created_version"]:
+        if not table.waiting and table.version != table.meta["created_version"]:
             raise CannotAbort("the game has started: a move was made")
         marker = event("GameAborted", {"by": by if isinstance(by, int) else "platform"})
         outcome = self.appender.append(

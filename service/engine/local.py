@@ -15,15 +15,30 @@ from .runner import command, start
 
 def creation_event(game: Game, players: Sequence[dict], options: dict, seed: bytes,
                    seed_source: str = "server") -> Event:
-    """Version 1 of every game: public facts about the table and the seed commitment."""
+    """Version 1 of every game: public facts about the table and the seed commitment.
+
+    A seat entry is ``{"name", "bot"}``, with ``"player"`` when a player holds it; a table's
+    seat nobody holds yet is ``{"name": null, "bot": null}`` with ``"open": true`` or
+    ``"invited": "<player id>"``."""
     return event("GameCreated", {
         "game_type": game.type_id,
-        "players": [{"name": p.get("name"), "bot": p.get("bot")} for p in players],
+        "players": [seat_entry(p) for p in players],
         "options": options,
         "seed_commitment": commitment(seed),
         "seed": seed_source,
         "setup": "custom" if options.get("setup") else "standard",
     })
+
+
+def seat_entry(player: dict) -> dict:
+    """A seat's entry as the creation event and ``GameStarted`` record it."""
+    out = {"name": player.get("name"), "bot": player.get("bot")}
+    for key in ("player", "invited"):
+        if player.get(key) is not None:
+            out[key] = player[key]
+    if player.get("open"):
+        out["open"] = True
+    return out
 
 
 class LocalGame:

@@ -52,9 +52,32 @@ class BotSchema(Strict):
     budget_ms = JsonInteger(validate=validate.Range(1, 60_000))
 
 
+PLAYER_ID = r"^(p-[0-9a-f]{16}|bot-[a-z]{1,20})$"
+
+
 class PlayerSchema(Strict):
-    name = fields.String(required=True, validate=validate.Length(1, 64))
-    bot = fields.Nested(BotSchema, allow_none=True, load_default=None)
+    """One seat at creation: a name (and a bot), a player (``{"player": id}``: the creator's
+    own seat, a built-in bot player, or an invitation), or an open seat (``{"open": true}``)."""
+
+    name = fields.String(validate=validate.Length(1, 64))
+    bot = fields.Nested(BotSchema, allow_none=True)
+    player = fields.String(validate=validate.Regexp(PLAYER_ID), metadata={
+        "description": "a player id: seats the creator (their own id) or a built-in bot "
+                       "player (`bot-<level>`) at once, or reserves the seat for that player "
+                       "(an invitation on their stream). A platform key seats any player."})
+    open = JsonBoolean(validate=validate.Equal(True), metadata={
+        "description": "a seat anyone may join (`POST /v1/games/{id}/join`)"})
+
+    @ma.validates_schema
+    def _one_shape(self, data, **kwargs):
+        shapes = [k for k in ("name", "player", "open") if k in data]
+        if len(shapes) != 1:
+            raise ma.ValidationError("a seat is one of {name[, bot]}, {player} or "
+                                     "{open: true}", "_schema")
+        if "bot" in data and "name" not in data:
+            raise ma.ValidationError("bot goes with a name", "bot")
+        if "name" in data:
+            data.setdefault("bot", None)
 
 
 class CreateGameSchema(Strict):
@@ -72,8 +95,11 @@ class CreateGameSchema(Strict):
 
 class SeatTokenSchema(Strict):
     seat = JsonInteger(required=True)
-    name = fields.String(required=True)
-    token = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True,
+                         metadata={"description": "null for a table's unfilled seat"})
+    token = fields.String(required=True, allow_none=True,
+                          metadata={"description": "null for a table's unfilled seat (its "
+                                                   "token goes to whoever joins)"})
 
 
 class CreatedGameSchema(Strict):
@@ -128,12 +154,16 @@ class AwaitingSchema(Strict):
 
 class SeatSchema(Strict):
     seat = JsonInteger(required=True)
-    name = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
     bot = fields.Dict(required=True, allow_none=True)
     controller = fields.String(required=True, validate=validate.OneOf(
-        ["human", "bot", "auto", "left"]), metadata={
+        ["human", "bot", "auto", "left", "open"]), metadata={
         "description": "who plays the seat now: its human, a bot, the clock's automatic move "
-                       "(after resigning under timeout=auto), or nobody (forfeited)"})
+                       "(after resigning under timeout=auto), nobody (forfeited), or nobody "
+                       "yet (`open`: a table's seat waiting for a player)"})
+    player = fields.String(metadata={"description": "the player holding the seat"})
+    invited = fields.String(metadata={"description": "an unfilled seat reserved for this "
+                                                     "player"})
 
 
 class ClockViewSchema(Strict):
@@ -153,8 +183,8 @@ class ResultSchema(Strict):
 class GameViewSchema(Strict):
     id = fields.String(required=True)
     type = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished",
-                                                                   "aborted"]))
+    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active",
+                                                                   "finished", "aborted"]))
     version = JsonInteger(required=True)
     created_at = fields.String(required=True, allow_none=True)
     players = fields.List(fields.Nested(SeatSchema), required=True)
@@ -166,8 +196,12 @@ class GameViewSchema(Strict):
     setup = fields.String(required=True, validate=validate.OneOf(["standard", "custom"]))
     awaiting = fields.List(fields.Nested(AwaitingSchema), required=True)
     clock = fields.Nested(ClockViewSchema, required=True, allow_none=True)
-    state = fields.Dict(required=True, metadata={"description": "game-specific view"})
+    state = fields.Dict(required=True, allow_none=True,
+                        metadata={"description": "game-specific view (null while a table "
+                                                 "waits for players)"})
     result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    rematch_of = fields.String(metadata={"description": "the game this one is a rematch of"})
+    rematch = fields.String(metadata={"description": "this finished game's rematch"})
 
 
 class LegalActionsSchema(Strict):
@@ -205,7 +239,9 @@ class EventPageSchema(Strict):
 
 class GamesQuerySchema(Query):
     type = fields.String(validate=validate.OneOf(GAME_TYPES))
-    status = fields.String(validate=validate.OneOf(["active", "finished", "aborted"]))
+    status = fields.String(validate=validate.OneOf(["waiting", "active", "finished",
+                                                    "aborted"]), metadata={
+        "description": "`waiting`: the lobby (tables with open seats)"})
     page = fields.Integer(load_default=1, validate=validate.Range(1, 100_000))
     per_page = fields.Integer(load_default=20, validate=validate.Range(1, 100))
 
@@ -216,6 +252,10 @@ class GameSummarySchema(Strict):
     status = fields.String(required=True)
     version = JsonInteger(required=True)
     created_ms = JsonInteger(required=True)
+    open_seats = JsonInteger(metadata={"description": "tables: seats nobody holds yet"})
+    seats = fields.List(fields.Nested(SeatSchema), metadata={
+        "description": "tables: who holds each seat"})
+    options = fields.Dict(metadata={"description": "tables: the game's public options"})
 
 
 class GameListSchema(Strict):
@@ -297,3 +337,82 @@ class BulkCreateSchema(Strict):
 
 class BulkCreatedSchema(Strict):
     games = fields.List(fields.Nested(CreatedGameSchema), required=True)
+
+
+# -- players and tables ---------------------------------------------------------------------
+class CreatePlayerSchema(Strict):
+    name = fields.String(required=True, validate=validate.Length(1, 64))
+    kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot"]))
+    external_id = fields.String(validate=validate.Length(1, 128), metadata={
+        "description": "the platform's own user id (platform keys only; unique per key)"})
+
+
+class CreatedPlayerSchema(Strict):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True)
+    token = fields.String(required=True, metadata={
+        "description": "the player's secret token, shown this once: it acts for every seat "
+                       "the player holds"})
+    external_id = fields.String()
+
+
+class RatingSchema(Strict):
+    mu = fields.Float(required=True)
+    sigma = fields.Float(required=True)
+    ordinal = fields.Float(required=True)
+
+
+class PlayerStatsSchema(Strict):
+    games = JsonInteger(required=True)
+    wins = JsonInteger(required=True)
+    rating = fields.Nested(RatingSchema, required=True, allow_none=True, metadata={
+        "description": "null until the player has a rated game of this type"})
+
+
+class PlayerGameSchema(Strict):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True)
+    seats = fields.List(JsonInteger(), required=True)
+
+
+class PlayerProfileSchema(Strict):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
+    created_at = fields.String(required=True)
+    external_id = fields.String()
+    stats = fields.Dict(keys=fields.String(), values=fields.Nested(PlayerStatsSchema),
+                        required=True, metadata={"description": "per game type"})
+    games = fields.List(fields.Nested(PlayerGameSchema), metadata={
+        "description": "GET /v1/players/me only: the tables and games the player is in"})
+    seeks = fields.List(fields.Dict(), metadata={
+        "description": "GET /v1/players/me only: the player's open seeks"})
+
+
+class PlayersQuerySchema(Query):
+    external_id = fields.String(required=True, validate=validate.Length(1, 128))
+
+
+class JoinSchema(Strict):
+    seat = JsonInteger(validate=validate.Range(0, 15), metadata={
+        "description": "the seat wanted (default: the one reserved for you, else the first "
+                       "open one)"})
+    name = fields.String(validate=validate.Length(1, 64), metadata={
+        "description": "without a player token: the name to sit under (open seats only)"})
+
+
+class JoinedSchema(Strict):
+    seat = JsonInteger(required=True)
+    token = fields.String(required=True, metadata={"description": "the seat's token, once"})
+    status = fields.String(required=True, metadata={
+        "description": "`active` when this join filled the table and started the game"})
+    version = JsonInteger(required=True)
+
+
+class RematchSchema(Strict):
+    id = fields.String(required=True)
+    version = JsonInteger(required=True)
+    seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    seed_commitment = fields.String(required=True)

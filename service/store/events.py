@@ -130,10 +130,13 @@ class EventStore:
             raise KeyError("a game id was already taken")
 
     def append(self, game_id: str, expected: int, envelopes: Iterable[dict], *,
-               status: str | None = None, idempotency: tuple[str, str] | None = None,
+               status: str | None = None, meta: dict[str, str] | None = None, idempotency: tuple[str, str] | None = None,
                reads: Sequence[tuple[str, str]] = (), quota: Quota | None = None,
                ) -> AppendResult:
         """Append iff the stream is at ``expected``.
+
+        ``status``, ``meta``: fields of the game's meta hash set with the append (its status
+        once over; a table's seats as they change).
 
         ``idempotency`` = (key digest, record prefix): the record ``prefix|first|last`` is stored
         in the same script, and an existing record wins over appending.
@@ -167,8 +170,11 @@ class EventStore:
         if idem_key:
             script_keys.append(idem_key)
         script_keys += [key for _, key in fused_reads]
+        fields = dict(meta or {})
+        if status:
+            fields["status"] = status
         args = [*(quota.args() if quota is not None else NO_QUOTA_ARGS), expected,
-                status or "", idempotency[1] if idempotency else "", IDEMPOTENCY_TTL_SECONDS,
+                len(fields), *(x for kv in fields.items() for x in kv), idempotency[1] if idempotency else "", IDEMPOTENCY_TTL_SECONDS,
                 len(fused_reads), *(cmd for cmd, _ in fused_reads),
                 *(orjson.dumps(e) for e in envelopes)]
         reply = self._append(keys=script_keys, args=args)
@@ -263,6 +269,19 @@ class EventStore:
             return None
         return {k.decode(): v.decode() for k, v in raw.items()}
 
+    def meta_field(self, game_id: str, field: str) -> str | None:
+        raw = self.r.hget(keys.meta(game_id), field)
+        return raw.decode() if raw is not None else None
+
+    def link_rematch(self, game_id: str, rematch_id: str) -> bool:
+        """Record ``rematch_id`` as the rematch of ``game_id`` unless one is recorded already
+        (True: this one is)."""
+        return bool(self.r.hsetnx(keys.meta(game_id), "rematch", rematch_id))
+
+    def delete_game(self, game_id: str) -> None:
+        """Remove a game written but never announced (a rematch that lost its race)."""
+        self.r.delete(*keys.all_of_game(game_id))
+
     def version(self, game_id: str) -> int:
         return self.r.xlen(keys.events(game_id))
 
@@ -291,7 +310,7 @@ class EventStore:
         pipe = self.r.pipeline(transaction=False)
         pipe.zadd(keys.index_all(), {game_id: created_ms})
         pipe.zadd(keys.index_type(game_type), {game_id: created_ms})
-        for s in ("active", "finished", "aborted"):
+        for s in STATUSES:
             if s == status:
                 pipe.zadd(keys.index_status(s), {game_id: created_ms})
             else:
@@ -316,6 +335,10 @@ class EventStore:
         total = self.r.zcard(key)
         ids = [i.decode() for i in self.r.zrevrange(key, offset, offset + limit - 1)]
         return ids, total
+
+
+#: The statuses the game index keeps a set for (``GET /v1/games?status=``).
+STATUSES = ("waiting", "active", "finished", "aborted")
 
 
 class StreamFollower:

@@ -3,10 +3,11 @@
 -- command's rate-limit counters, if any, and says how many KEYS (K) and ARGV (A) it used.
 -- KEYS[K+1] events stream, KEYS[K+2] meta hash, KEYS[K+3] idempotency key (only with a
 -- record prefix), and the last r KEYS: the keys of the reads.
--- ARGV[A+1] expected version, ARGV[A+2] status after the command ('' = unchanged),
--- ARGV[A+3] idempotency record prefix ('' = none), ARGV[A+4] idempotency TTL seconds,
--- ARGV[A+5] r = number of reads, ARGV[A+6..A+5+r] their commands (read-only, one key each),
--- ARGV[A+6+r..] one JSON envelope per event, in order.
+-- ARGV[A+1] expected version, ARGV[A+2] m = number of meta fields the command sets (its
+-- status, a table's seats ...), ARGV[A+3..A+2+2m] their field/value pairs; then, with
+-- B = A + 2m: ARGV[B+3] idempotency record prefix ('' = none), ARGV[B+4] idempotency TTL
+-- seconds, ARGV[B+5] r = number of reads, ARGV[B+6..B+5+r] their commands (read-only, one
+-- key each), ARGV[B+6+r..] one JSON envelope per event, in order.
 -- Returns {'ok', last_version} | {'conflict', current_version} | {'idem', stored_record}
 --         | {'missing', 0}, followed by the r read replies (false for a read that failed; the
 --         reads run after the append, whatever its outcome);
@@ -16,14 +17,16 @@ if quota_over then
   return {'limited', 0, unpack(quota_counts)}
 end
 local events, meta, idem = KEYS[K + 1], KEYS[K + 2], KEYS[K + 3]
-local expected, status, prefix, ttl = ARGV[A + 1], ARGV[A + 2], ARGV[A + 3], ARGV[A + 4]
-local r = tonumber(ARGV[A + 5])
-local first_envelope = A + 6 + r
+local expected, m = ARGV[A + 1], tonumber(ARGV[A + 2])
+local B = A + 2 * m
+local prefix, ttl = ARGV[B + 3], ARGV[B + 4]
+local r = tonumber(ARGV[B + 5])
+local first_envelope = B + 6 + r
 
 local function answer(outcome, value)
   local out = {outcome, value}
   for j = 1, r do
-    local reply = redis.pcall(ARGV[A + 5 + j], KEYS[#KEYS - r + j])
+    local reply = redis.pcall(ARGV[B + 5 + j], KEYS[#KEYS - r + j])
     if type(reply) == 'table' and reply.err then
       reply = false
     end
@@ -51,8 +54,8 @@ for i = 1, n do
 end
 local last = current + n
 redis.call('HSET', meta, 'version', last)
-if status ~= '' then
-  redis.call('HSET', meta, 'status', status)
+for i = 1, m do
+  redis.call('HSET', meta, ARGV[A + 1 + 2 * i], ARGV[A + 2 + 2 * i])
 end
 if prefix ~= '' then
   redis.call('SET', idem, prefix .. '|' .. (current + 1) .. '|' .. last, 'EX', tonumber(ttl))

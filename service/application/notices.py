@@ -1,0 +1,98 @@
+"""What each player hears about the games it plays: one listener on the bus turns every append
+into notifications on the players' streams (``store.players``), and keeps each player's list of
+games and counts per game type.
+
+- ``invitation {"game_id", "from"}``: a table reserved a seat for the player;
+- ``game_start {"game_id", "seat", "type"}``: a game the player holds a seat of began (at
+  creation, or with the join that filled the last seat);
+- ``your_turn {"game_id", "seat", "version", "deadline"}``: once per decision: the seat is
+  awaited after a command and was not before it, or it has just acted and is awaited again;
+- ``game_finish {"game_id", "status", "result"}``: the game ended (or was aborted).
+
+Built-in bot players get no notifications (the server plays them) but are counted.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .. import clock as clock_mod
+from ..store.players import PlayerStore
+from .envelopes import rfc3339
+from .model import Table
+from .players import bot_level
+
+
+def _deadline(table: Table, seat: int) -> str | None:
+    if not table.clock or table.shell.clock is None:
+        return None
+    at = clock_mod.deadline(table.clock, table.shell.clock, seat)
+    return rfc3339(at) if at is not None else None
+
+
+class PlayerNotices:
+    wants_previous = True
+
+    def __init__(self, store: PlayerStore, now_ms: Callable[[], int]) -> None:
+        self.store = store
+        self.now_ms = now_ms
+
+    def __call__(self, table: Table, first_version: int, envelopes: list[dict],
+                 previous: Table | None = None) -> None:
+        holders = {i: p["player"] for i, p in enumerate(table.players) if p.get("player")}
+        if previous is None:  # a new game
+            invited = [p["invited"] for p in table.players if p.get("invited")]
+            if not holders and not invited:
+                return
+            for player in [*holders.values(), *invited]:
+                self._add_game(player, table)
+            for player in invited:
+                self._tell(player, "invitation",
+                           {"game_id": table.id, "type": table.game.type_id,
+                            "from": table.meta.get("created_by")})
+        elif not holders and not any(p.get("player") or p.get("invited")
+                                     for p in (*previous.players, *table.players)):
+            return
+        kinds = [env["type"] for env in envelopes]
+        if previous is not None:
+            for env in envelopes:  # who came and went at a table
+                if env["type"] == "SeatJoined" and env["data"].get("player"):
+                    self._add_game(env["data"]["player"], table)
+                elif env["type"] in ("SeatLeft", "SeatDeclined"):
+                    gone = previous.players[env["seat"]].get("player") or \
+                        env["data"].get("player")
+                    if gone:
+                        self.store.remove_game(gone, table.id)
+        started = (previous is None and table.state is not None) or "GameStarted" in kinds
+        if started:
+            for seat, player in holders.items():
+                self._tell(player, "game_start",
+                           {"game_id": table.id, "seat": seat, "type": table.game.type_id})
+        before = set() if started or previous is None else set(previous.awaiting())
+        cmd = envelopes[0].get("cmd") or {}
+        acted = cmd.get("seat") if "action" in cmd else None
+        for seat in table.awaiting():
+            player = holders.get(seat)
+            if player is not None and (seat not in before or seat == acted):
+                self._tell(player, "your_turn",
+                           {"game_id": table.id, "seat": seat, "version": table.version,
+                            "deadline": _deadline(table, seat)})
+        if table.over and (previous is None or not previous.over):
+            result = table.result()
+            winners = set((result or {}).get("winners", ()))
+            for seat, player in holders.items():
+                if table.status == "finished":
+                    self.store.count_finish(player, table.game.type_id, seat in winners)
+            invited = [p["invited"] for p in table.players if p.get("invited")]
+            for player in {*holders.values(), *invited}:
+                self.store.remove_game(player, table.id)
+                self._tell(player, "game_finish",
+                           {"game_id": table.id, "status": table.status, "result": result})
+
+    def _tell(self, player: str, kind: str, data: dict) -> None:
+        if bot_level(player) is None:
+            self.store.notify(player, kind, data)
+
+    def _add_game(self, player: str, table: Table) -> None:
+        if bot_level(player) is None:
+            self.store.add_game(player, table.id, table.meta["created_ms"])

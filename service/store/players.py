@@ -1,0 +1,167 @@
+"""Players in Redis: profiles, token and external-id lookups, per-type counts, the games each
+player is in, and one event stream per player.
+
+Every key of one player carries the hash tag ``{p:<player_id>}`` (one Cluster slot per player);
+the lookups by token digest and by external id are global keys of one entry each. Each method
+touches one slot, so everything works on a Redis Cluster too.
+
+The player stream (``cartouche:{p:<id>}:events``) holds notifications (``game_start``,
+``your_turn``, ``game_finish``, ``invitation`` ...): entry ids are Redis stream ids, which double
+as SSE ids, and each entry has two fields, ``t`` (the type) and ``d`` (its JSON data). It is
+capped at ``stream_max`` entries (``XADD MAXLEN ~``: Redis trims whole nodes, so a few more may
+stay).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import orjson
+import redis
+
+PREFIX = "cartouche"
+
+#: Notifications kept per player (CARTOUCHE_PLAYER_STREAM_MAX): a client that reconnects
+#: within the last this-many notifications misses nothing.
+STREAM_MAX = 1000
+#: Games listed per player as waiting or running (the oldest drop out of the list first).
+GAMES_MAX = 1000
+
+
+def profile(player_id: str) -> str:
+    return f"{PREFIX}:{{p:{player_id}}}:profile"
+
+
+def stats(player_id: str) -> str:
+    return f"{PREFIX}:{{p:{player_id}}}:stats"
+
+
+def games(player_id: str) -> str:
+    return f"{PREFIX}:{{p:{player_id}}}:games"
+
+
+def stream(player_id: str) -> str:
+    return f"{PREFIX}:{{p:{player_id}}}:events"
+
+
+def by_token(digest: str) -> str:
+    return f"{PREFIX}:player-token:{digest}"
+
+
+def by_external(platform: str, external_id: str) -> str:
+    return f"{PREFIX}:player-ext:{platform}:{external_id}"
+
+
+@dataclass(frozen=True)
+class StoredNotice:
+    """One entry of a player stream: its stream id (``"<ms>-<n>"``), type and data."""
+
+    id: str
+    type: str
+    data: dict
+
+
+def _notices(rows) -> list[StoredNotice]:
+    return [StoredNotice(rid.decode(), f[b"t"].decode(), orjson.loads(f[b"d"]))
+            for rid, f in rows]
+
+
+class PlayerStore:
+    def __init__(self, client: redis.Redis, *, stream_max: int = STREAM_MAX,
+                 games_max: int = GAMES_MAX) -> None:
+        self.r = client
+        self.stream_max = stream_max
+        self.games_max = games_max
+
+    # -- profiles -------------------------------------------------------------------------
+    def create(self, player_id: str, fields: dict[str, str], token_digest: str | None,
+               external: tuple[str, str] | None = None) -> str | None:
+        """Write a new player. With ``external`` (platform, external id) the id is claimed
+        first: when the platform already has a player under that external id, nothing is
+        written and that player's id is returned. None when the player was written."""
+        if external is not None:
+            claimed = self.r.set(by_external(*external), player_id, nx=True)
+            if not claimed:
+                existing = self.r.get(by_external(*external))
+                return existing.decode() if existing else player_id
+        if not self.r.hsetnx(profile(player_id), "id", player_id):
+            return player_id  # an existing player (the built-in bots, written at each start)
+        self.r.hset(profile(player_id), mapping=fields)
+        if token_digest is not None:
+            self.r.set(by_token(token_digest), player_id)
+        return None
+
+    def get(self, player_id: str) -> dict[str, str] | None:
+        raw = self.r.hgetall(profile(player_id))
+        if not raw or b"name" not in raw:
+            return None
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    def get_many(self, player_ids: list[str]) -> list[dict[str, str] | None]:
+        pipe = self.r.pipeline(transaction=False)
+        for pid in player_ids:
+            pipe.hgetall(profile(pid))
+        return [({k.decode(): v.decode() for k, v in raw.items()} if raw and b"name" in raw
+                 else None) for raw in pipe.execute()]
+
+    def id_for_token(self, token_digest: str) -> str | None:
+        raw = self.r.get(by_token(token_digest))
+        return raw.decode() if raw else None
+
+    def id_for_external(self, platform: str, external_id: str) -> str | None:
+        raw = self.r.get(by_external(platform, external_id))
+        return raw.decode() if raw else None
+
+    # -- counts per game type -------------------------------------------------------------
+    def count_finish(self, player_id: str, game_type: str, won: bool) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hincrby(stats(player_id), f"{game_type}:games", 1)
+        if won:
+            pipe.hincrby(stats(player_id), f"{game_type}:wins", 1)
+        pipe.execute()
+
+    def stats(self, player_id: str) -> dict[str, int]:
+        return {k.decode(): int(v) for k, v in self.r.hgetall(stats(player_id)).items()}
+
+    # -- the games a player is in ---------------------------------------------------------
+    def add_game(self, player_id: str, game_id: str, created_ms: int) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        pipe.zadd(games(player_id), {game_id: created_ms})
+        pipe.zremrangebyrank(games(player_id), 0, -self.games_max - 1)
+        pipe.execute()
+
+    def remove_game(self, player_id: str, game_id: str) -> None:
+        self.r.zrem(games(player_id), game_id)
+
+    def game_ids(self, player_id: str) -> list[str]:
+        """Newest first."""
+        return [g.decode() for g in self.r.zrevrange(games(player_id), 0, -1)]
+
+    # -- the player stream ----------------------------------------------------------------
+    def notify(self, player_id: str, kind: str, data: dict) -> str:
+        """Append one notification; returns its stream id."""
+        rid = self.r.xadd(stream(player_id), {"t": kind, "d": orjson.dumps(data)},
+                          maxlen=self.stream_max, approximate=True)
+        return rid.decode()
+
+    def notices_after(self, player_id: str, after: str, count: int) -> list[StoredNotice]:
+        """Notifications after stream id ``after`` (``"0-0"``: from the oldest kept)."""
+        return _notices(self.r.xrange(stream(player_id), f"({after}", "+", count=count))
+
+    def first_kept(self, player_id: str) -> str | None:
+        """The id of the oldest notification still kept (None: the stream is empty)."""
+        rows = self.r.xrange(stream(player_id), "-", "+", count=1)
+        return rows[0][0].decode() if rows else None
+
+    def last_id(self, player_id: str) -> str:
+        rows = self.r.xrevrange(stream(player_id), "+", "-", count=1)
+        return rows[0][0].decode() if rows else "0-0"
+
+
+def read_notices(client: redis.Redis, player_id: str, after: str, *, count: int,
+                 block_ms: int) -> list[StoredNotice]:
+    """A blocking read of a player stream (for the player-stream hubs, on a client whose read
+    timeout is longer than ``block_ms``): the notifications after ``after``, waiting up to
+    ``block_ms`` for one; [] when none came."""
+    found = client.xread({stream(player_id): after}, count=count, block=block_ms)
+    return _notices(found[0][1]) if found else []

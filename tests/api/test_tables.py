@@ -1,0 +1,261 @@
+"""Players and tables over HTTP: open and reserved seats, join / leave / decline, the lobby,
+starting exactly once, rematches, and exports of tables that verify."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.replay import verify
+
+from .helpers import auth
+
+
+def player(client, name="Ada", kind="human"):
+    r = client.post("/v1/players", json={"name": name, "kind": kind})
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def table(client, creator, seats, type_="diamant", options=None):
+    body = {"type": type_, "players": seats, "options": options or {}}
+    r = client.post("/v1/games", json=body, headers=auth(creator["token"] if creator else None))
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def join(client, gid, who, **body):
+    return client.post(f"/v1/games/{gid}/join", json=body,
+                       headers=auth(who["token"] if who else None))
+
+
+def error(r):
+    return r.get_json()["error"]
+
+
+def test_player_create_show_me(client):
+    ada = player(client)
+    assert ada["id"].startswith("p-") and ada["token"].startswith("cp_")
+    shown = client.get(f"/v1/players/{ada['id']}").get_json()
+    assert shown["name"] == "Ada" and shown["kind"] == "human" and "token" not in shown
+    me = client.get("/v1/players/me", headers=auth(ada["token"])).get_json()
+    assert me["id"] == ada["id"] and me["games"] == [] and me["seeks"] == []
+    assert client.get("/v1/players/me").status_code == 401
+    assert client.get("/v1/players/me", headers=auth("cp_nobody")).status_code == 401
+    assert error(client.get("/v1/players/p-0000000000000000"))["code"] == "player_not_found"
+    bot = client.get("/v1/players/bot-mcts").get_json()
+    assert bot["kind"] == "bot"
+
+
+def test_player_tokens_are_stored_hashed(client, svc):
+    ada = player(client)
+    stored = b"".join(k + b"".join(svc.store.r.dump(k) or b"" for _ in [0])
+                      for k in svc.store.r.keys("*"))
+    assert ada["token"].encode() not in stored
+    assert ada["token"][3:].encode() not in stored
+
+
+def test_open_table_fills_and_starts_once(client):
+    ada, bob, cy = player(client, "Ada"), player(client, "Bob"), player(client, "Cy")
+    created = table(client, ada, [{"player": ada["id"]}, {"open": True}, {"open": True}])
+    gid = created["id"]
+    assert created["seats"][0]["token"] and created["seats"][1]["token"] is None
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["status"] == "waiting" and view["state"] is None and view["awaiting"] == []
+    assert [p["controller"] for p in view["players"]] == ["human", "open", "open"]
+    lobby = client.get("/v1/games?status=waiting").get_json()["games"]
+    assert [g["id"] for g in lobby] == [gid] and lobby[0]["open_seats"] == 2
+
+    # acting before the start: not_your_turn / game_not_started
+    r = client.post(f"/v1/games/{gid}/actions", headers=auth(ada["token"]),
+                    json={"action": {"type": "decide", "choice": "continue"}})
+    assert r.status_code == 409 and error(r)["details"]["code"] == "game_not_started"
+
+    r = join(client, gid, bob)
+    assert r.status_code == 201 and r.get_json()["seat"] == 1
+    assert r.get_json()["status"] == "waiting"
+    r = join(client, gid, bob)
+    assert r.status_code == 409 and error(r)["code"] == "already_seated"
+    r = join(client, gid, cy, seat=1)
+    assert r.status_code == 409 and error(r)["code"] == "seat_taken"
+    r = join(client, gid, cy)
+    assert r.status_code == 201 and r.get_json()["status"] == "active"
+    r = join(client, gid, None, name="Late")
+    assert r.status_code == 409 and error(r)["code"] == "game_full"
+
+    view = client.get(f"/v1/games/{gid}", headers=auth(cy["token"])).get_json()
+    assert view["status"] == "active" and view["you"] == 2
+    assert [p["name"] for p in view["players"]] == ["Ada", "Bob", "Cy"]
+    assert [p.get("player") for p in view["players"]] == [ada["id"], bob["id"], cy["id"]]
+    events = client.get(f"/v1/games/{gid}/events").get_json()["events"]
+    kinds = [e["type"] for e in events]
+    assert kinds.count("GameStarted") == 1 and kinds[:4] == [
+        "GameCreated", "SeatJoined", "SeatJoined", "GameStarted"]
+    assert client.get("/v1/games?status=waiting").get_json()["games"] == []
+
+
+def test_player_token_plays_every_seat_it_holds(client):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid = table(client, ada, [{"player": ada["id"]}, {"player": ada["id"]},
+                              {"open": True}])["id"]
+    assert join(client, gid, bob).status_code == 201
+    acted = []
+    for who in (ada, ada, bob):  # Diamant: everybody decides; Ada's token decides twice
+        r = client.post(f"/v1/games/{gid}/actions", headers=auth(who["token"]),
+                        json={"action": {"type": "decide", "choice": "continue"}})
+        assert r.status_code == 201, r.get_json()
+        acted.append(r.get_json()["events"][0]["seat"])
+    assert acted[:2] == [0, 1]
+    # a player holding no seat is a spectator: may look, may not act
+    cy = player(client, "Cy")
+    assert client.get(f"/v1/games/{gid}", headers=auth(cy["token"])).get_json()["you"] is None
+    r = client.post(f"/v1/games/{gid}/actions", headers=auth(cy["token"]),
+                    json={"action": {"type": "decide", "choice": "continue"}})
+    assert r.status_code == 403
+
+
+def test_invitations_reserved_seats_and_decline(client):
+    ada, bob, cy = player(client, "Ada"), player(client, "Bob"), player(client, "Cy")
+    gid = table(client, ada, [{"player": ada["id"]}, {"player": bob["id"]},
+                              {"name": "Host"}])["id"]
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["players"][1]["invited"] == bob["id"]
+    r = join(client, gid, cy)
+    assert r.status_code == 409 and error(r)["code"] == "not_invited"
+    r = join(client, gid, None, name="Anon", seat=1)
+    assert r.status_code == 409 and error(r)["code"] == "not_invited"
+    r = client.post(f"/v1/games/{gid}/decline", headers=auth(cy["token"]))
+    assert r.status_code == 409 and error(r)["code"] == "not_invited"
+    r = client.post(f"/v1/games/{gid}/decline", headers=auth(bob["token"]))
+    assert r.status_code == 200 and r.get_json()["players"][1]["controller"] == "open"
+    r = join(client, gid, cy)
+    assert r.status_code == 201 and r.get_json()["status"] == "active"
+
+
+def test_decline_can_abort_the_table(client):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid = table(client, ada, [{"player": ada["id"]}, {"player": bob["id"]},
+                              {"name": "Host"}], options={"on_decline": "abort"})["id"]
+    r = client.post(f"/v1/games/{gid}/decline", headers=auth(bob["token"]))
+    assert r.get_json()["status"] == "aborted"
+    assert error(join(client, gid, bob))["code"] == "game_aborted"
+    exported = client.get(f"/v1/games/{gid}/export").get_json()
+    assert verify(exported)["valid"]
+
+
+def test_leave_frees_the_seat_and_an_empty_table_ends(client):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid = table(client, ada, [{"player": ada["id"]}, {"open": True}, {"open": True}])["id"]
+    assert join(client, gid, bob).status_code == 201
+    r = client.post(f"/v1/games/{gid}/leave", headers=auth(bob["token"]))
+    assert r.status_code == 200 and r.get_json()["players"][1]["controller"] == "open"
+    r = client.post(f"/v1/games/{gid}/leave", headers=auth(bob["token"]))
+    assert r.status_code == 409 and error(r)["code"] == "not_seated"
+    r = client.post(f"/v1/games/{gid}/leave", headers=auth(ada["token"]))
+    assert r.get_json()["status"] == "aborted"
+    assert verify(client.get(f"/v1/games/{gid}/export").get_json())["valid"]
+
+
+def test_leave_after_start_is_refused(client):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid = table(client, ada, [{"player": ada["id"]}, {"name": "Host"}, {"open": True}])["id"]
+    join(client, gid, bob)
+    r = client.post(f"/v1/games/{gid}/leave", headers=auth(bob["token"]))
+    assert r.status_code == 409 and error(r)["code"] == "game_started"
+
+
+def test_anonymous_join_gets_a_seat_token(client):
+    gid = table(client, None, [{"name": "Host"}, {"name": "Two"}, {"open": True}])["id"]
+    r = join(client, gid, None, name="Guest")
+    assert r.status_code == 201
+    token = r.get_json()["token"]
+    view = client.get(f"/v1/games/{gid}", headers=auth(token)).get_json()
+    assert view["you"] == 2 and view["players"][2]["name"] == "Guest"
+    assert join(client, gid, None).status_code == 400  # no token, no name
+
+
+def test_bot_players_fill_seats_at_creation(client):
+    ada = player(client)
+    created = table(client, ada, [{"player": ada["id"]}, {"player": "bot-random"},
+                                  {"player": "bot-random"}])
+    view = client.get(f"/v1/games/{created['id']}").get_json()
+    assert view["status"] == "active"
+    assert view["players"][1]["controller"] == "bot"
+    assert view["players"][1]["player"] == "bot-random"
+
+
+@pytest.mark.parametrize("game_type,n", [("diamant", 3), ("tides-of-time", 2),
+                                         ("scarabya", 2), ("pharaohs-wall", 2),
+                                         ("papyrus", 2)])
+def test_a_finished_table_exports_and_verifies(client, game_type, n):
+    from service.games import GAMES
+
+    players = [player(client, f"P{i}") for i in range(n)]
+    options = {"turn_limit": 6} if game_type == "papyrus" else {}
+    gid = table(client, players[0], [{"player": players[0]["id"]}] +
+                [{"open": True}] * (n - 1), type_=game_type, options=options)["id"]
+    for who in players[1:]:
+        assert join(client, gid, who).status_code == 201
+    game = GAMES[game_type]
+    for _ in range(4000):
+        view = client.get(f"/v1/games/{gid}").get_json()
+        if view["status"] != "active":
+            break
+        seat = view["awaiting"][0]["seat"]
+        legal = client.get(f"/v1/games/{gid}/legal-actions",
+                           headers=auth(players[seat]["token"])).get_json()["actions"]
+        r = client.post(f"/v1/games/{gid}/actions", headers=auth(players[seat]["token"]),
+                        json={"action": legal[0]})
+        assert r.status_code == 201, r.get_json()
+    else:
+        pytest.fail(f"{game.name} did not end in 4000 first-legal moves")
+    doc = client.get(f"/v1/games/{gid}/export").get_json()
+    assert [p["player"] for p in doc["players"]] == [p["id"] for p in players]
+    assert verify(doc) == {"valid": True, "version": None, "reason": None,
+                           "details": {"checked": len(doc["events"])}}
+    # a join moved to after the start, or a changed joiner, does not verify
+    bad = {**doc, "events": [dict(e) for e in doc["events"]]}
+    bad["events"][1] = {**bad["events"][1], "data": {**bad["events"][1]["data"],
+                                                      "name": "Mallory"}}
+    assert not verify(bad)["valid"]
+
+
+def test_rematch_is_one_game_for_both_seats(client):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    created = table(client, ada, [{"player": ada["id"]}, {"open": True}, {"name": "Cy"}])
+    gid, cy_token = created["id"], created["seats"][2]["token"]
+    join(client, gid, bob)
+    r = client.post(f"/v1/games/{gid}/rematch", headers=auth(ada["token"]))
+    assert r.status_code == 409 and error(r)["code"] == "cannot_rematch"
+    tokens = [ada["token"], bob["token"], cy_token]
+    while (view := client.get(f"/v1/games/{gid}").get_json())["status"] == "active":
+        seat = view["awaiting"][0]["seat"]
+        client.post(f"/v1/games/{gid}/actions", headers=auth(tokens[seat]),
+                    json={"action": {"type": "decide", "choice": "return"}})
+    first = client.post(f"/v1/games/{gid}/rematch", headers=auth(bob["token"]))
+    assert first.status_code == 201
+    again = client.post(f"/v1/games/{gid}/rematch", headers=auth(cy_token))
+    assert again.status_code == 200 and again.get_json()["id"] == first.get_json()["id"]
+    new = client.get(f"/v1/games/{first.get_json()['id']}").get_json()
+    assert new["rematch_of"] == gid and new["status"] == "waiting"
+    # seats rotated by one: Ada (0) is invited to seat 1, Bob (1) who asked sits at seat 2,
+    # the anonymous Cy's seat (2) becomes an open seat 0
+    assert new["players"][1]["invited"] == ada["id"]
+    assert new["players"][2]["player"] == bob["id"]
+    assert new["players"][0]["controller"] == "open"
+    assert client.get(f"/v1/games/{gid}").get_json()["rematch"] == new["id"]
+    assert join(client, new["id"], ada).get_json()["status"] == "waiting"
+    assert join(client, new["id"], None, name="Cy").get_json()["status"] == "active"
+
+
+def test_creating_for_an_unknown_player_is_refused(client):
+    ada = player(client)
+    r = client.post("/v1/games", headers=auth(ada["token"]), json={
+        "type": "diamant", "players": [{"player": ada["id"]}, {"player": "p-00000000000000ff"},
+                                       {"open": True}]})
+    assert r.status_code == 422 and error(r)["code"] == "player_not_found"
+    r = client.post("/v1/games", json={"type": "diamant", "players": [
+        {"name": "a", "open": True}, {"open": True}, {"open": True}]})
+    assert r.status_code == 400
+    r = client.post("/v1/games", json={"type": "diamant", "players": [
+        {"name": "a"}, {"open": True}, {"open": True}], "options": {"on_decline": "never"}})
+    assert r.status_code == 422
