@@ -74,10 +74,6 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
         lobby_ttl_s=config.lobby_ttl_s,
         player_store=PlayerStore(client, stream_max=config.player_stream_max))
     app.extensions["cartouche_api"] = api
-    try:
-        app.extensions["cartouche"].players.ensure_bots()
-    except redis.RedisError:  # the store is down at start: written on first use instead
-        logging.getLogger("cartouche.api").warning("could not write the bot players yet")
     _document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())
     webhooks_api.register(app, api, app.extensions["cartouche"], webhook_queue or queue,

@@ -7,7 +7,8 @@ from flask import current_app, request
 from .. import schemas as s
 from ..application import GameService, Table, body_digest
 from ..application.players import PLATFORM
-from ..application.errors import Forbidden, InvalidToken, NotFound, SeatUnavailable
+from ..application.errors import (Forbidden, InvalidRequest, InvalidToken, NotFound,
+                                  SeatUnavailable)
 from ..engine import ALL
 from ..games import GAMES
 from ..options import served_schema
@@ -294,9 +295,9 @@ def join_game(body, game_id):
         if token is not None and not svc.is_platform_key(token):
             raise InvalidToken("joining takes a player token, or no token and a name")
         if "name" not in body:
-            raise MalformedRequest("name_required", "without a player token, give a name")
+            raise InvalidRequest("name_required", "without a player token, give a name")
     elif "name" in body:
-        raise MalformedRequest("unexpected_name", "a player joins under its own name")
+        raise InvalidRequest("unexpected_name", "a player joins under its own name")
     return svc.join(game_id, body.get("seat"), player, body.get("name"))
 
 

@@ -62,7 +62,7 @@ class Players:
         self._lock = threading.Lock()
 
     def ensure_bots(self) -> None:
-        """Write the built-in bot players (idempotent; at each start)."""
+        """Write the built-in bot players (idempotent; on first use, see :meth:`record`)."""
         now = str(self.now_ms())
         for level in LEVELS:
             self.store.create(bot_player_id(level), {
@@ -96,7 +96,7 @@ class Players:
         """The stored profile fields; PlayerNotFound."""
         found = self.store.get(player_id) if valid_player_id(player_id) else None
         if found is None and bot_level(player_id) is not None:
-            self.ensure_bots()  # a store emptied since this process wrote them
+            self.ensure_bots()  # first use of this store
             found = self.store.get(player_id)
         if found is None:
             raise PlayerNotFound(player_id)

@@ -80,12 +80,41 @@ class PlayerSchema(Strict):
             data.setdefault("bot", None)
 
 
+_SEAT_SHAPES = [
+    {"type": "object", "title": "named seat", "required": ["name"],
+     "additionalProperties": False,
+     "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64},
+                    "bot": {"type": ["object", "null"], "required": ["level"],
+                            "additionalProperties": False,
+                            "properties": {"level": {"enum": list(BOT_LEVELS)},
+                                           "budget_ms": {"type": "integer", "minimum": 1,
+                                                         "maximum": 60_000}}}}},
+    {"type": "object", "title": "player seat", "required": ["player"],
+     "additionalProperties": False,
+     "properties": {"player": {"type": "string", "pattern": PLAYER_ID}}},
+    {"type": "object", "title": "open seat", "required": ["open"],
+     "additionalProperties": False, "properties": {"open": {"const": True}}},
+]
+
+
+class SeatEntry(fields.Field):
+    """One seat of a creation request, loaded by :class:`PlayerSchema` and documented as the
+    ``oneOf`` of its three shapes."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(metadata={"oneOf": _SEAT_SHAPES, "description": PlayerSchema.__doc__},
+                         **kwargs)
+        self._schema = PlayerSchema()
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        return self._schema.load(value)
+
+
 class CreateGameSchema(Strict):
     type = fields.String(required=True, validate=validate.Length(1, 64),
                          metadata={"description": "a game type id from GET /v1/game-types",
                                    "example": "diamant"})
-    players = fields.List(fields.Nested(PlayerSchema), required=True,
-                          validate=validate.Length(1, 16))
+    players = fields.List(SeatEntry(), required=True, validate=validate.Length(1, 16))
     options = fields.Dict(keys=fields.String(), load_default=dict,
                           metadata={"description": "game options, see GET /v1/game-types"})
     seed = fields.String(validate=validate.Regexp(r"^(?:[0-9a-fA-F]{2}){16,64}$"),

@@ -170,7 +170,8 @@ def test_anonymous_join_gets_a_seat_token(client):
     token = r.get_json()["token"]
     view = client.get(f"/v1/games/{gid}", headers=auth(token)).get_json()
     assert view["you"] == 2 and view["players"][2]["name"] == "Guest"
-    assert join(client, gid, None).status_code == 400  # no token, no name
+    r = join(client, gid, None)  # no token, no name
+    assert r.status_code == 422 and error(r)["code"] == "name_required"
 
 
 def test_bot_players_fill_seats_at_creation(client):
