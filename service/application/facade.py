@@ -97,11 +97,11 @@ class GameService:
     def create_many(self, specs: Sequence[Spec], creator: str | None = None) -> list[dict]:
         return self._creation.create_many(specs, creator)
 
-    def player_games(self, player_id: str) -> list[dict]:
-        """The tables and games a player is in, newest first: ``{"id", "type", "status",
-        "seats"}``."""
+    def player_games(self, player_id: str, limit: int = 100) -> list[dict]:
+        """The tables and games a player is in, newest first (``limit`` at most): ``{"id",
+        "type", "status", "seats"}``."""
         out = []
-        for game_id in self.player_store.game_ids(player_id):
+        for game_id in self.player_store.game_ids(player_id, limit):
             try:
                 table = self._loader.load(game_id)
             except NotFound:  # gone from the store

@@ -133,9 +133,9 @@ class PlayerStore:
     def remove_game(self, player_id: str, game_id: str) -> None:
         self.r.zrem(games(player_id), game_id)
 
-    def game_ids(self, player_id: str) -> list[str]:
-        """Newest first."""
-        return [g.decode() for g in self.r.zrevrange(games(player_id), 0, -1)]
+    def game_ids(self, player_id: str, limit: int) -> list[str]:
+        """Newest first, ``limit`` at most."""
+        return [g.decode() for g in self.r.zrevrange(games(player_id), 0, limit - 1)]
 
     # -- the player stream ----------------------------------------------------------------
     def notify(self, player_id: str, kind: str, data: dict) -> str:
