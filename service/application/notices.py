@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import clock as clock_mod
-from ..store.players import PlayerStore
+from ..store.players import Batch, PlayerStore
 from .envelopes import rfc3339
 from .model import Table
 from .players import bot_level
@@ -39,15 +39,21 @@ class PlayerNotices:
 
     def __call__(self, table: Table, first_version: int, envelopes: list[dict],
                  previous: Table | None = None) -> None:
+        batch = self.store.batch()
+        self._collect(batch, table, envelopes, previous)
+        batch.send()
+
+    def _collect(self, out: Batch, table: Table, envelopes: list[dict],
+                 previous: Table | None) -> None:
         holders = {i: p["player"] for i, p in enumerate(table.players) if p.get("player")}
         if previous is None:  # a new game
             invited = [p["invited"] for p in table.players if p.get("invited")]
             if not holders and not invited:
                 return
             for player in [*holders.values(), *invited]:
-                self._add_game(player, table)
+                self._add_game(out, player, table)
             for player in invited:
-                self._tell(player, "invitation",
+                self._tell(out, player, "invitation",
                            {"game_id": table.id, "type": table.game.type_id,
                             "from": table.meta.get("created_by")})
         elif not holders and not any(p.get("player") or p.get("invited")
@@ -57,16 +63,16 @@ class PlayerNotices:
         if previous is not None:
             for env in envelopes:  # who came and went at a table
                 if env["type"] == "SeatJoined" and env["data"].get("player"):
-                    self._add_game(env["data"]["player"], table)
+                    self._add_game(out, env["data"]["player"], table)
                 elif env["type"] in ("SeatLeft", "SeatDeclined"):
                     gone = previous.players[env["seat"]].get("player") or \
                         env["data"].get("player")
                     if gone:
-                        self.store.remove_game(gone, table.id)
+                        out.remove_game(gone, table.id)
         started = (previous is None and table.state is not None) or "GameStarted" in kinds
         if started:
             for seat, player in holders.items():
-                self._tell(player, "game_start",
+                self._tell(out, player, "game_start",
                            {"game_id": table.id, "seat": seat, "type": table.game.type_id})
         before = set() if started or previous is None else set(previous.awaiting())
         cmd = envelopes[0].get("cmd") or {}
@@ -74,7 +80,7 @@ class PlayerNotices:
         for seat in table.awaiting():
             player = holders.get(seat)
             if player is not None and (seat not in before or seat == acted):
-                self._tell(player, "your_turn",
+                self._tell(out, player, "your_turn",
                            {"game_id": table.id, "seat": seat, "version": table.version,
                             "deadline": _deadline(table, seat)})
         if table.over and (previous is None or not previous.over):
@@ -82,17 +88,19 @@ class PlayerNotices:
             winners = set((result or {}).get("winners", ()))
             for seat, player in holders.items():
                 if table.status == "finished":
-                    self.store.count_finish(player, table.game.type_id, seat in winners)
+                    out.count_finish(player, table.game.type_id, seat in winners)
             invited = [p["invited"] for p in table.players if p.get("invited")]
             for player in {*holders.values(), *invited}:
-                self.store.remove_game(player, table.id)
-                self._tell(player, "game_finish",
+                out.remove_game(player, table.id)
+                self._tell(out, player, "game_finish",
                            {"game_id": table.id, "status": table.status, "result": result})
 
-    def _tell(self, player: str, kind: str, data: dict) -> None:
+    @staticmethod
+    def _tell(out: Batch, player: str, kind: str, data: dict) -> None:
         if bot_level(player) is None:
-            self.store.notify(player, kind, data)
+            out.notify(player, kind, data)
 
-    def _add_game(self, player: str, table: Table) -> None:
+    @staticmethod
+    def _add_game(out: Batch, player: str, table: Table) -> None:
         if bot_level(player) is None:
-            self.store.add_game(player, table.id, table.meta["created_ms"])
+            out.add_game(player, table.id, table.meta["created_ms"])

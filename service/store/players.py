@@ -112,38 +112,30 @@ class PlayerStore:
         raw = self.r.get(by_external(platform, external_id))
         return raw.decode() if raw else None
 
-    # -- counts per game type -------------------------------------------------------------
-    def count_finish(self, player_id: str, game_type: str, won: bool) -> None:
-        pipe = self.r.pipeline(transaction=False)
-        pipe.hincrby(stats(player_id), f"{game_type}:games", 1)
-        if won:
-            pipe.hincrby(stats(player_id), f"{game_type}:wins", 1)
-        pipe.execute()
+    # -- writes of the notices listener, one round trip per append -------------------------
+    def batch(self) -> Batch:
+        """Writes collected and sent together (:meth:`Batch.send`): one pipeline, not a
+        transaction (each write is about one player; a cluster spreads them over slots)."""
+        return Batch(self)
+
+    def notify(self, player_id: str, kind: str, data: dict) -> None:
+        """Append one notification to a player's stream."""
+        batch = self.batch()
+        batch.notify(player_id, kind, data)
+        batch.send()
 
     def stats(self, player_id: str) -> dict[str, int]:
+        """Games and wins per game type: ``{"<type>:games": n, "<type>:wins": n}``."""
         return {k.decode(): int(v) for k, v in self.r.hgetall(stats(player_id)).items()}
 
-    # -- the games a player is in ---------------------------------------------------------
-    def add_game(self, player_id: str, game_id: str, created_ms: int) -> None:
-        pipe = self.r.pipeline(transaction=False)
-        pipe.zadd(games(player_id), {game_id: created_ms})
-        pipe.zremrangebyrank(games(player_id), 0, -self.games_max - 1)
-        pipe.execute()
+    def game_ids(self, player_id: str, limit: int) -> list[str]:
+        """The games a player is in, newest first, ``limit`` at most."""
+        return [g.decode() for g in self.r.zrevrange(games(player_id), 0, limit - 1)]
 
     def remove_game(self, player_id: str, game_id: str) -> None:
         self.r.zrem(games(player_id), game_id)
 
-    def game_ids(self, player_id: str, limit: int) -> list[str]:
-        """Newest first, ``limit`` at most."""
-        return [g.decode() for g in self.r.zrevrange(games(player_id), 0, limit - 1)]
-
     # -- the player stream ----------------------------------------------------------------
-    def notify(self, player_id: str, kind: str, data: dict) -> str:
-        """Append one notification; returns its stream id."""
-        rid = self.r.xadd(stream(player_id), {"t": kind, "d": orjson.dumps(data)},
-                          maxlen=self.stream_max, approximate=True)
-        return rid.decode()
-
     def notices_after(self, player_id: str, after: str, count: int) -> list[StoredNotice]:
         """Notifications after stream id ``after`` (``"0-0"``: from the oldest kept)."""
         return _notices(self.r.xrange(stream(player_id), f"({after}", "+", count=count))
@@ -165,3 +157,38 @@ def read_notices(client: redis.Redis, player_id: str, after: str, *, count: int,
     ``block_ms`` for one; [] when none came."""
     found = client.xread({stream(player_id): after}, count=count, block=block_ms)
     return _notices(found[0][1]) if found else []
+
+
+class Batch:
+    """Player writes sent in one pipeline: notifications, the games each player is in, and
+    the counts of finished games."""
+
+    def __init__(self, store: PlayerStore) -> None:
+        self.store = store
+        self.pipe = store.r.pipeline(transaction=False)
+        self.size = 0
+
+    def notify(self, player_id: str, kind: str, data: dict) -> None:
+        self.pipe.xadd(stream(player_id), {"t": kind, "d": orjson.dumps(data)},
+                       maxlen=self.store.stream_max, approximate=True)
+        self.size += 1
+
+    def add_game(self, player_id: str, game_id: str, created_ms: int) -> None:
+        self.pipe.zadd(games(player_id), {game_id: created_ms})
+        self.pipe.zremrangebyrank(games(player_id), 0, -self.store.games_max - 1)
+        self.size += 1
+
+    def remove_game(self, player_id: str, game_id: str) -> None:
+        self.pipe.zrem(games(player_id), game_id)
+        self.size += 1
+
+    def count_finish(self, player_id: str, game_type: str, won: bool) -> None:
+        self.pipe.hincrby(stats(player_id), f"{game_type}:games", 1)
+        if won:
+            self.pipe.hincrby(stats(player_id), f"{game_type}:wins", 1)
+        self.size += 1
+
+    def send(self) -> None:
+        if self.size:
+            self.pipe.execute()
+        self.size = 0
