@@ -260,3 +260,75 @@ def test_creating_for_an_unknown_player_is_refused(client):
     r = client.post("/v1/games", json={"type": "diamant", "players": [
         {"name": "a"}, {"open": True}, {"open": True}], "options": {"on_decline": "never"}})
     assert r.status_code == 422
+
+
+def test_forks_of_a_table_start_from_its_filled_seats(client):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid = table(client, ada, [{"player": ada["id"]}, {"open": True}, {"name": "Cy"}])["id"]
+    r = client.post(f"/v1/games/{gid}/fork", json={"at": 1})  # a running table: not for players
+    assert r.status_code == 403 and error(r)["code"] == "fork_forbidden"
+    join(client, gid, bob)
+    for _ in range(3):
+        view = client.get(f"/v1/games/{gid}", headers=auth(ada["token"])).get_json()
+        if view["status"] != "active":
+            break
+        client.post(f"/v1/games/{gid}/abort", headers=auth(ada["token"]))
+    # finished (aborted before a move): fork it after the start, as anyone may
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["status"] == "aborted"
+    events = client.get(f"/v1/games/{gid}/events").get_json()["events"]
+    started = next(e["version"] for e in events if e["type"] == "GameStarted")
+    setup_end = max(e["version"] for e in events if e["type"] != "GameAborted")
+    r = client.post(f"/v1/games/{gid}/fork", json={"at": setup_end})
+    assert r.status_code == 201, r.get_json()
+    fork = client.get(f"/v1/games/{r.get_json()['id']}").get_json()
+    assert fork["status"] == "active" and setup_end > started
+    assert [p["name"] for p in fork["players"]] == ["Ada", "Bob", "Cy"]
+    r = client.post(f"/v1/games/{gid}/fork", json={"at": 1})  # before the table started
+    assert r.status_code == 422 and error(r)["code"] == "game_not_started"
+
+
+def test_platform_keys_seat_players_and_find_them_by_external_id(redis_url, queue_url):
+    import hashlib
+
+    from service.app import create_app
+    from service.config import Config
+
+    key = "platform-secret"
+    app = create_app(Config(redis_url=redis_url, queue_url=queue_url,
+                            platform_key_digests=(hashlib.sha256(key.encode()).hexdigest(),)))
+    c = app.test_client()
+    r = c.post("/v1/players", json={"name": "Ada"})
+    assert r.status_code == 403 and error(r)["code"] == "platform_key_required"
+    r = c.post("/v1/players", json={"name": "Ada", "external_id": "u-1"}, headers=auth(key))
+    assert r.status_code == 201
+    ada = r.get_json()
+    r = c.post("/v1/players", json={"name": "Ada 2", "external_id": "u-1"}, headers=auth(key))
+    assert r.status_code == 422 and error(r)["details"]["player_id"] == ada["id"]
+    found = c.get("/v1/players?external_id=u-1", headers=auth(key)).get_json()
+    assert found["id"] == ada["id"] and found["external_id"] == "u-1"
+    assert c.get("/v1/players?external_id=u-1").status_code == 403
+    bob = c.post("/v1/players", json={"name": "Bob"}, headers=auth(key)).get_json()
+    # a platform seats the players it names; the game starts at once
+    r = c.post("/v1/games", headers=auth(key), json={"type": "tides-of-time", "players": [
+        {"player": ada["id"]}, {"player": bob["id"]}]})
+    assert r.status_code == 201
+    view = c.get(f"/v1/games/{r.get_json()['id']}", headers=auth(bob["token"])).get_json()
+    assert view["status"] == "active" and view["you"] == 1
+    # players cannot create games where keys are configured
+    r = c.post("/v1/games", headers=auth(ada["token"]), json={"type": "tides-of-time",
+               "players": [{"player": ada["id"]}, {"open": True}]})
+    assert r.status_code == 403
+
+
+def test_a_tables_clock_starts_with_the_game(client):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid = table(client, ada, [{"player": ada["id"]}, {"open": True}], type_="tides-of-time",
+                options={"clock": {"per_decision_ms": 600_000}})["id"]
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["clock"]["remaining_ms"] is None and view["awaiting"] == []
+    join(client, gid, bob)
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["status"] == "active"
+    assert all(a["deadline"] is not None for a in view["awaiting"]) and view["awaiting"]
+    assert all(ms is not None and ms > 590_000 for ms in view["clock"]["remaining_ms"])
