@@ -25,7 +25,7 @@ from service.engine.lobby import SeatUnavailable
 from service.replay import verify
 
 from tests.api.helpers import Live, error, event_types, join, player, table
-from tests.reliability.procs import db, flush, start_gunicorn, start_worker, wait_until
+from tests.reliability.procs import service_pair, start_worker, wait_until
 
 TTL_S = 2
 #: The job alone: the sweep of this module's worker never runs during a test.
@@ -157,13 +157,8 @@ def test_an_expiry_racing_the_last_join_never_half_starts_a_table(redis_url, clo
 @pytest.fixture(scope="module")
 def lobby(redis_server):
     """A gunicorn and a worker (with RQ's scheduler) of this module, TTL two seconds."""
-    store, queues = db(redis_server.url, 4), db(redis_server.url, 5)
-    flush(store), flush(queues)
-    web, url = start_gunicorn(store, queues, ENV)
-    worker = start_worker(store, queues, scheduler=True, extra_env=ENV)
-    yield Live(url), store, queues
-    worker.stop()
-    web.stop()
+    with service_pair(redis_server.url, 4, 5, ENV) as (url, store, queues):
+        yield Live(url), store, queues
 
 
 def job(queues: str, gid: str) -> Job:
