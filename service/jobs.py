@@ -3,10 +3,10 @@
 After every change of a game the service tells the scheduler; it enqueues a bot job for each
 awaited seat played by a bot (or by the clock's automatic move) and a clock job at each awaited
 seat's deadline. A table created waiting for players gets one job at its lobby deadline, which
-aborts it if nobody completed it. Every job carries the version it was scheduled for and does nothing when the
-game has moved on, so stale, duplicated or late jobs are harmless. RQ's scheduler has a resolution
-of about a second: it is the backstop; the authority on time is the deadline check every command
-makes on arrival (``GameService.act``).
+aborts it if nobody completed it. Every job carries the version it was scheduled for (or
+re-checks the table) and does nothing when the game has moved on, so stale, duplicated or late
+jobs are harmless. RQ's scheduler has a resolution of about a second: it is the backstop; the
+authority on time is the deadline check every command makes on arrival (``GameService.act``).
 """
 
 from __future__ import annotations

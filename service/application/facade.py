@@ -7,8 +7,6 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-import redis
-
 from ..engine import Viewer
 from ..store.events import EventStore
 from ..store.players import PlayerStore
@@ -29,6 +27,8 @@ from .seats import Seats
 from .tables import Tables
 
 if TYPE_CHECKING:
+    import redis
+
     from ..config import Config
 
 

@@ -5,7 +5,8 @@ then the page opens it from the game list and steps through it with the slider a
 the drawn board must differ between version 2 and the last version, the version shown must
 follow every step, and the browser console must stay free of errors. A live game is followed
 while moves land; the lobby (tables still waiting for players, their open seats and who sits)
-is listed under its filter, and a table is followed from its seats to its first move. Screenshots of every final position go to a temporary directory (or to
+is listed under its filter, and a table is followed from its seats to its start. Screenshots of
+every final position (and of the lobby) go to a temporary directory (or to
 ``$CARTOUCHE_VIEWER_SCREENSHOTS`` when set) for a human to judge legibility.
 
 Needs Debian's chromium (``apt-get install chromium``) and Playwright's Python package

@@ -129,6 +129,8 @@
     }
   }
 
+  const OVER = new Set(["finished", "aborted"]); // statuses after which nothing changes
+
   async function openGame(id, version) {
     stopLive();
     const seq = ++app.seq;
@@ -157,7 +159,6 @@
     show(v);
     if (!OVER.has(app.head.status)) startLive(); // a waiting table is followed until it starts too
   }
-  const OVER = new Set(["finished", "aborted"]);
 
   function showError(msg) {
     const el = $("#game-error");
