@@ -226,3 +226,18 @@ def test_the_sweep_expires_tables_whose_job_was_lost(lobby):
     assert svc.load(filled).status == "active"
     for gid in lost:
         assert kinds(svc, gid) == ["GameCreated", "GameAborted"]
+
+
+def test_the_worker_takes_every_setting_from_its_environment(redis_url, queue_url,
+                                                             monkeypatch):
+    """The worker builds its service as the API does (``GameService.configured``): its jobs
+    expire tables after the configured TTL and bound player streams as configured."""
+    from workers import jobs
+
+    for name, value in {"REDIS_URL": redis_url, "QUEUE_URL": queue_url,
+                        "CARTOUCHE_LOBBY_TTL_S": "7", "CARTOUCHE_PLAYER_STREAM_MAX": "5",
+                        "CARTOUCHE_SNAPSHOT_EVERY": "3"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(jobs, "_service", None)
+    svc = jobs.service()
+    assert (svc.lobby_ttl_s, svc.player_store.stream_max, svc.snapshot_every) == (7, 5, 3)
