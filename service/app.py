@@ -14,8 +14,7 @@ from .application import GameService
 from .config import Config
 from .jobs import RqScheduler
 from .store import connect
-from .store.events import EventStore, StreamFollower
-from .store.players import PlayerStore
+from .store.events import StreamFollower
 
 API_SETTINGS = {
     "API_TITLE": "Cartouche",
@@ -68,11 +67,8 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
                                  timeout=config.redis_timeout_s)
     if scheduler is None:
         scheduler = RqScheduler(queue)
-    app.extensions["cartouche"] = GameService(
-        EventStore(client), snapshot_every=config.snapshot_every, cache_size=config.cache_size,
-        platform_key_digests=config.platform_key_digests, scheduler=scheduler, now_ms=now_ms,
-        lobby_ttl_s=config.lobby_ttl_s,
-        player_store=PlayerStore(client, stream_max=config.player_stream_max))
+    app.extensions["cartouche"] = GameService.configured(config, client, scheduler=scheduler,
+                                                         now_ms=now_ms)
     app.extensions["cartouche_api"] = api
     _document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())

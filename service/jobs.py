@@ -2,10 +2,11 @@
 
 After every change of a game the service tells the scheduler; it enqueues a bot job for each
 awaited seat played by a bot (or by the clock's automatic move) and a clock job at each awaited
-seat's deadline. Every job carries the version it was scheduled for and does nothing when the
-game has moved on, so stale, duplicated or late jobs are harmless. RQ's scheduler has a resolution
-of about a second: it is the backstop; the authority on time is the deadline check every command
-makes on arrival (``GameService.act``).
+seat's deadline. A table created waiting for players gets one job at its lobby deadline, which
+aborts it if nobody completed it. Every job carries the version it was scheduled for (or
+re-checks the table) and does nothing when the game has moved on, so stale, duplicated or late
+jobs are harmless. RQ's scheduler has a resolution of about a second: it is the backstop; the
+authority on time is the deadline check every command makes on arrival (``GameService.act``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ QUEUES = (BOT_QUEUE, DEFAULT_QUEUE)
 class RqScheduler:
     def __init__(self, connection: redis.Redis) -> None:
         self.queue = Queue(BOT_QUEUE, connection=connection)
+        self.later = Queue(DEFAULT_QUEUE, connection=connection)
 
     def changed(self, table) -> None:
         if table.over:
@@ -43,13 +45,27 @@ class RqScheduler:
                 if table.clock:
                     at = clock_mod.deadline(table.clock, table.shell.clock, seat)
                     if at is not None:
-                        when = datetime.fromtimestamp(at / 1000, timezone.utc)
-                        self.queue.enqueue_at(when, "workers.jobs.clock_due", table.id,
-                                              table.version, at,
-                                              job_id=f"clock-{table.id}-{table.version}-{seat}",
-                                              result_ttl=60, failure_ttl=24 * 3600)
+                        _enqueue_at(self.queue, at, "workers.jobs.clock_due", table.id,
+                                    table.version, at,
+                                    job_id=f"clock-{table.id}-{table.version}-{seat}")
         except redis.RedisError:
             # The command is already stored; a lost job is caught up by the next command's
             # deadline check or by `workers.jobs.sweep` (every few seconds in the worker that
             # runs the scheduler). Never fail the request.
             log.exception("could not schedule jobs for game %s", table.id)
+
+    def expires(self, table, at_ms: int) -> None:
+        """A table just created waiting for players: abort it at ``at_ms`` unless it has
+        started (or ended) by then. A lost job is made up for by the sweep."""
+        try:
+            _enqueue_at(self.later, at_ms, "workers.jobs.lobby_due", table.id, at_ms,
+                        job_id=f"lobby-{table.id}")
+        except redis.RedisError:
+            log.exception("could not schedule the expiry of table %s", table.id)
+
+
+def _enqueue_at(queue: Queue, at_ms: int, func: str, *args, job_id: str) -> None:
+    """``func(*args)`` at ``at_ms`` (RQ's scheduler keeps whole seconds: the job waits out
+    the rest itself)."""
+    queue.enqueue_at(datetime.fromtimestamp(at_ms / 1000, timezone.utc), func, *args,
+                     job_id=job_id, result_ttl=60, failure_ttl=24 * 3600)

@@ -12,20 +12,15 @@ import sys
 import pytest
 import requests
 
-from tests.reliability.procs import ROOT, db, flush, start_gunicorn, start_worker, wait_until
+from tests.reliability.procs import ROOT, service_pair, wait_until
 
 ENV = {"CARTOUCHE_GAME_PACKAGES": "tests.tiny_game"}
 
 
 @pytest.fixture(scope="module")
 def pebbles_url(redis_server):
-    store, queues = db(redis_server.url, 6), db(redis_server.url, 7)
-    flush(store), flush(queues)
-    web, url = start_gunicorn(store, queues, ENV)
-    worker = start_worker(store, queues, scheduler=True, extra_env=ENV)
-    yield url
-    worker.stop()
-    web.stop()
+    with service_pair(redis_server.url, 6, 7, ENV) as (url, _, _):
+        yield url
 
 
 def auth(token: str) -> dict:

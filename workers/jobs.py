@@ -19,15 +19,13 @@ def service():
         from service.config import Config
         from service.jobs import RqScheduler
         from service.store import connect
-        from service.store.events import EventStore
         from service.webhooks import attach
 
         config = Config.from_env()
         store = connect.client(config.redis_url)
         queue = connect.queue_client(config.queue_url)
 
-        _service = GameService(EventStore(store), snapshot_every=config.snapshot_every,
-                               cache_size=config.cache_size, scheduler=RqScheduler(queue))
+        _service = GameService.configured(config, store, scheduler=RqScheduler(queue))
         attach(_service, queue)  # moves played here are delivered to webhooks too
     return _service
 
@@ -45,31 +43,51 @@ def bot_turn(game_id: str, seat: int, version: int) -> bool:
         return False
 
 
-def clock_due(game_id: str, version: int, deadline_ms: int) -> list[int]:
-    """Apply overdue timeouts if the game is still at ``version``.
-
-    RQ's scheduler stores whole seconds, so a job may wake a little early: wait for the real
-    deadline (a short sleep) before settling.
-    """
-    svc = service()
-    early = deadline_ms - svc.now_ms()
+def _wait_for(at_ms: int) -> None:
+    """RQ's scheduler stores whole seconds, so a job may wake a little early: wait for the
+    real time (a short sleep) before acting."""
+    early = at_ms - service().now_ms()
     if early > 0:
         time.sleep(min(early, 5000) / 1000)
-    return svc.settle_timeouts(game_id, version)
+
+
+def clock_due(game_id: str, version: int, deadline_ms: int) -> list[int]:
+    """Apply overdue timeouts if the game is still at ``version``."""
+    _wait_for(deadline_ms)
+    return service().settle_timeouts(game_id, version)
+
+
+def lobby_due(game_id: str, deadline_ms: int) -> bool:
+    """Abort the table if nobody completed it by its deadline (``GameService.expire_table``
+    leaves a table that started, ended or is not due yet alone)."""
+    _wait_for(deadline_ms)
+    return service().expire_table(game_id)
+
+
+def _each(ids: list[str], work) -> None:
+    """``work(game_id)`` for every id; one broken game must not stop the sweep of the others."""
+    for game_id in ids:
+        try:
+            work(game_id)
+        except Exception:
+            log.exception("sweep failed for game %s", game_id)
 
 
 def sweep(limit: int = 10_000) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down): settle the
-    overdue clocks of every active game and re-schedule the jobs it needs. Idempotent, like
-    every job here; returns how many games it looked at."""
+    overdue clocks of every active game and re-schedule the jobs it needs, and expire the
+    tables waiting past their time (at most ``limit`` of each, the oldest tables first).
+    Idempotent, like every job here; returns how many games it looked at."""
     svc = service()
-    ids, _ = svc.store.list_ids(None, "active", 0, limit)
-    for game_id in ids:
-        try:
-            svc.settle_timeouts(game_id)
-            table = svc.load(game_id)
-            if not table.over:
-                svc.scheduler.changed(table)
-        except Exception:  # one broken game must not stop the sweep of the others
-            log.exception("sweep failed for game %s", game_id)
-    return len(ids)
+
+    def settle(game_id: str) -> None:
+        svc.settle_timeouts(game_id)
+        table = svc.load(game_id)
+        if not table.over:
+            svc.scheduler.changed(table)
+
+    active, _ = svc.store.list_ids(None, "active", 0, limit)
+    _each(active, settle)
+    overdue = svc.overdue_tables(limit)
+    _each(overdue, svc.expire_table)
+    return len(active) + len(overdue)

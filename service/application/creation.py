@@ -27,6 +27,9 @@ from .players import PLATFORM, Players, bot_level
 #: What happens to an invited seat its player declines (``options.on_decline``).
 ON_DECLINE = ("open", "abort")
 
+#: A waiting table nobody completes is aborted after this long (CARTOUCHE_LOBBY_TTL_S).
+LOBBY_TTL_S = 3600
+
 #: (game type, players, options, seed hex or None): one game of a creation request
 Spec = tuple[str, list[dict], dict, str | None]
 
@@ -90,6 +93,11 @@ class Creation:
     scheduler: Any
     now_ms: Callable[[], int]
     players: Players
+    lobby_ttl_s: int = LOBBY_TTL_S
+
+    def lobby_deadline(self, created_ms: int) -> int:
+        """When a table created at ``created_ms`` is aborted if it is still waiting."""
+        return created_ms + self.lobby_ttl_s * 1000
 
     def create_many(self, specs: Sequence[Spec], creator: str | None = None) -> list[dict]:
         """Create every game or none: all are validated and set up first, then written in one
@@ -119,11 +127,13 @@ class Creation:
 
     def open(self, new: NewGame) -> Table:
         """A game just written: in the index and this process's cache, its first jobs
-        scheduled."""
+        scheduled (a table waiting for players: its expiry, this once)."""
         self.store.index(new.id, new.game.type_id, new.meta["status"], new.now)
         self.loader.cache.put(new.id, Cached(len(new.envelopes), new.state, new.shell))
         table = self.loader.load(new.id)
         self.scheduler.changed(table)
+        if table.waiting:
+            self.scheduler.expires(table, self.lobby_deadline(new.now))
         return table
 
     def prepare(self, game_type: str, players: list[dict], options: dict,

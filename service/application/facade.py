@@ -5,7 +5,7 @@ holds no logic of its own beyond which part answers."""
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..engine import Viewer
 from ..store.events import EventStore
@@ -13,7 +13,7 @@ from ..store.players import PlayerStore
 from ..store.quota import Quota
 from .autoplay import Autoplay
 from .commands import Appender, Commands
-from .creation import Creation, Spec
+from .creation import LOBBY_TTL_S, Creation, Spec
 from .exports import Exports
 from .identity import Identity
 from .listeners import ListenerBus
@@ -24,13 +24,21 @@ from .notices import PlayerNotices
 from .players import Players
 from .reads import Reads
 from .seats import Seats
-from .tables import LOBBY_TTL_S, Tables
+from .tables import Tables
+
+if TYPE_CHECKING:
+    import redis
+
+    from ..config import Config
 
 
 class NullScheduler:
     """Schedules nothing (tests of the API alone; the RQ scheduler is in service.jobs)."""
 
     def changed(self, table: Table) -> None:
+        pass
+
+    def expires(self, table: Table, at_ms: int) -> None:
         pass
 
 
@@ -64,11 +72,22 @@ class GameService:
         self._autoplay = Autoplay(store, self._loader, appender, self._seats, self.now_ms)
         self._commands = Commands(store, self._loader, appender, self._autoplay, self.now_ms)
         self._creation = Creation(store, self._loader, self._bus, self.scheduler, self.now_ms,
-                                  self.players)
+                                  self.players, lobby_ttl_s)
         self._tables = Tables(store, self._loader, appender, self._creation, self.players,
-                              self.now_ms, lobby_ttl_s)
+                              self.now_ms)
         self._exports = Exports(store, self._loader, self._creation, self.now_ms)
         self._reads = Reads(store, self.now_ms)
+
+    @classmethod
+    def configured(cls, config: Config, client: redis.Redis, **parts: Any) -> GameService:
+        """A service on ``client`` with every setting of ``config``, as the API and the
+        workers both build it; ``parts``: the scheduler, a clock (``now_ms``)."""
+        return cls(EventStore(client), snapshot_every=config.snapshot_every,
+                   cache_size=config.cache_size,
+                   platform_key_digests=config.platform_key_digests,
+                   lobby_ttl_s=config.lobby_ttl_s,
+                   player_store=PlayerStore(client, stream_max=config.player_stream_max),
+                   **parts)
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -124,6 +143,9 @@ class GameService:
 
     def expire_table(self, game_id: str) -> bool:
         return self._tables.expire(game_id)
+
+    def overdue_tables(self, limit: int) -> list[str]:
+        return self._tables.overdue(limit)
 
     @property
     def lobby_ttl_s(self) -> int:

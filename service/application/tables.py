@@ -22,9 +22,6 @@ from .loading import Loader
 from .model import HUMAN, OPEN, Appended, Controller, Table
 from .players import Players
 
-#: A waiting table nobody completes is aborted after this long (CARTOUCHE_LOBBY_TTL_S).
-LOBBY_TTL_S = 3600
-
 
 def lobby_of(table: Table) -> Lobby:
     data = table.created["data"]
@@ -44,7 +41,11 @@ class Tables:
     creation: Creation
     players: Players
     now_ms: Callable[[], int]
-    lobby_ttl_s: int = LOBBY_TTL_S
+
+    @property
+    def lobby_ttl_s(self) -> int:
+        """How long a table may wait for players (``Creation.lobby_ttl_s``)."""
+        return self.creation.lobby_ttl_s
 
     def join(self, game_id: str, seat: int | None, player: str | None,
              name: str | None) -> dict:
@@ -105,13 +106,15 @@ class Tables:
 
     def expire(self, game_id: str) -> bool:
         """Abort a table still waiting ``lobby_ttl_s`` after its creation (the lobby job and
-        the sweep call this; anything else is left alone)."""
+        the sweep call this; anything else is left alone). Conditional on the version like a
+        join, so an expiry racing the last join either aborts the table before it starts or
+        finds it started."""
         from ..engine import event
 
         for _ in range(MAX_RETRIES):
             table = self.loader.load(game_id)
             if not table.waiting or \
-                    self.now_ms() < table.meta["created_ms"] + self.lobby_ttl_s * 1000:
+                    self.now_ms() < self.creation.lobby_deadline(table.meta["created_ms"]):
                 return False
             marker = event("GameAborted", {"by": "lobby", "reason": "expired"})
             outcome = self.appender.append(
@@ -120,6 +123,12 @@ class Tables:
             if isinstance(outcome, Appended):
                 return True
         return False
+
+    def overdue(self, limit: int) -> list[str]:
+        """The tables the index lists as waiting since ``lobby_ttl_s`` or longer, oldest
+        first, at most ``limit`` (what one sweep expires)."""
+        return self.store.created_before("waiting", self.now_ms() - self.lobby_ttl_s * 1000,
+                                         limit)
 
     def _check_waiting(self, table: Table, started: str = "game_full") -> None:
         if table.waiting:

@@ -336,6 +336,12 @@ class EventStore:
         ids = [i.decode() for i in self.r.zrevrange(key, offset, offset + limit - 1)]
         return ids, total
 
+    def created_before(self, status: str, before_ms: int, limit: int) -> list[str]:
+        """The games of ``status`` created at ``before_ms`` or earlier, oldest first, at most
+        ``limit`` (the index is scored by creation time)."""
+        return [i.decode() for i in self.r.zrangebyscore(keys.index_status(status), "-inf",
+                                                         before_ms, start=0, num=limit)]
+
 
 #: The statuses the game index keeps a set for (``GET /v1/games?status=``).
 STATUSES = ("waiting", "active", "finished", "aborted")

@@ -1,4 +1,7 @@
-"""Small helpers for API tests."""
+"""Small helpers for API tests. They take the Flask test client, or :class:`Live` for a real
+server: both answer ``get`` and ``post`` of a path with ``status_code`` and ``get_json()``."""
+
+import requests
 
 
 def auth(token):
@@ -34,3 +37,52 @@ def record_commands(r) -> list:
 
     r.execute_command = recording
     return sent
+
+
+class Live:
+    """A live server behind the Flask test client's interface (one ``requests`` session: one
+    per thread)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.session = requests.Session()
+
+    def get(self, path, **kwargs):
+        return self._answer(self.session.get(self.url + path, timeout=30, **kwargs))
+
+    def post(self, path, **kwargs):
+        return self._answer(self.session.post(self.url + path, timeout=30, **kwargs))
+
+    @staticmethod
+    def _answer(r: requests.Response) -> requests.Response:
+        r.get_json = r.json
+        return r
+
+
+# -- players and tables ----------------------------------------------------------------------
+def player(client, name="Ada", kind="human"):
+    r = client.post("/v1/players", json={"name": name, "kind": kind})
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def table(client, creator, seats, type_="diamant", options=None):
+    body = {"type": type_, "players": seats, "options": options or {}}
+    r = client.post("/v1/games", json=body, headers=auth(creator["token"] if creator else None))
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def join(client, gid, who, **body):
+    return client.post(f"/v1/games/{gid}/join", json=body,
+                       headers=auth(who["token"] if who else None))
+
+
+def error(r):
+    return r.get_json()["error"]
+
+
+def event_types(client, gid):
+    """The types of the game's events, oldest first (as a spectator sees them)."""
+    return [e["type"] for e in
+            client.get(f"/v1/games/{gid}/events?after=0&limit=1000").get_json()["events"]]

@@ -7,29 +7,7 @@ import pytest
 
 from service.replay import verify
 
-from .helpers import auth
-
-
-def player(client, name="Ada", kind="human"):
-    r = client.post("/v1/players", json={"name": name, "kind": kind})
-    assert r.status_code == 201, r.get_json()
-    return r.get_json()
-
-
-def table(client, creator, seats, type_="diamant", options=None):
-    body = {"type": type_, "players": seats, "options": options or {}}
-    r = client.post("/v1/games", json=body, headers=auth(creator["token"] if creator else None))
-    assert r.status_code == 201, r.get_json()
-    return r.get_json()
-
-
-def join(client, gid, who, **body):
-    return client.post(f"/v1/games/{gid}/join", json=body,
-                       headers=auth(who["token"] if who else None))
-
-
-def error(r):
-    return r.get_json()["error"]
+from .helpers import auth, error, join, player, table
 
 
 def test_player_create_show_me(client):

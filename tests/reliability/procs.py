@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import redis
@@ -115,6 +116,22 @@ def start_worker(redis_url: str, queue_url: str, *, scheduler: bool = False,
     if name:
         args += ["--name", name]
     return Proc(args, _env(redis_url, queue_url, extra_env), log)
+
+
+@contextmanager
+def service_pair(server_url: str, store_db: int, queue_db: int, env: dict):
+    """A gunicorn and a worker with RQ's scheduler, both with ``env``, on two emptied
+    databases of ``server_url`` (the session's shared pair keeps 0 and 1): yields
+    ``(url, store_url, queue_url)``."""
+    store, queues = db(server_url, store_db), db(server_url, queue_db)
+    flush(store), flush(queues)
+    web, url = start_gunicorn(store, queues, env)
+    worker = start_worker(store, queues, scheduler=True, extra_env=env)
+    try:
+        yield url, store, queues
+    finally:
+        worker.stop()
+        web.stop()
 
 
 def children(pid: int) -> list[int]:

@@ -8,6 +8,10 @@
    different secret choice in each; every other caller must then be served the same bytes in
    both worlds (ids and timestamps aside).
 
+Both run twice (:class:`Credentials`): with the seat tokens of a game created with named seats,
+and with the player tokens of distinct players who joined a table, a spectator then being a
+player holding no seat.
+
 (Per-game engine-level leak tests live in tests/games; the Diamant byte-for-byte check over
 HTTP in tests/api/test_diamant_http.py.)
 """
@@ -24,7 +28,7 @@ from service.application.envelopes import game_event
 from service.engine import ALL, visible
 from service.games import GAMES
 
-from tests.api.helpers import auth
+from tests.api.helpers import auth, join, player
 
 EXTRA = {"papyrus": {"turn_limit": 30}}
 
@@ -39,14 +43,43 @@ def _seats(game):
     return max(2, game.min_players) if game.max_players >= 2 else game.min_players
 
 
-def _create(client, type_, n, options, seed=None):
-    body = {"type": type_, "players": [{"name": f"p{i}"} for i in range(n)],
-            "options": options}
-    if seed:
-        body["seed"] = seed
-    r = client.post("/v1/games", json=body)
-    assert r.status_code == 201, r.get_json()
-    return r.get_json()["id"], [s["token"] for s in r.get_json()["seats"]]
+class Credentials:
+    """How the callers of a test hold their seats. ``seat``: the seat tokens of a game created
+    with named seats; ``player``: the player tokens of distinct players, the first creating a
+    table with its own seat and open ones, the others joining (the same players in every game
+    of a test, so that two worlds differ in nothing else). :attr:`spectator` is the token of a
+    caller holding no seat: none, or a player of no seat of the game."""
+
+    def __init__(self, client, kind: str) -> None:
+        self.client, self.kind = client, kind
+        self.players = [player(client, f"p{i}") for i in range(8)] if kind == "player" else []
+        self.spectator = player(client, "outsider")["token"] if kind == "player" else None
+
+    def create(self, type_, n, options, seed=None) -> tuple[str, list[str]]:
+        """A new game of ``n`` seats, started: its id and each seat's token."""
+        held = self.players[:n]
+        seats = ([{"player": held[0]["id"]}] + [{"open": True}] * (n - 1) if held
+                 else [{"name": f"p{i}"} for i in range(n)])
+        body = {"type": type_, "players": seats, "options": options}
+        if seed:
+            body["seed"] = seed
+        r = self.client.post("/v1/games", json=body,
+                             headers=auth(held[0]["token"] if held else None))
+        assert r.status_code == 201, r.get_json()
+        gid = r.get_json()["id"]
+        for other in held[1:]:
+            assert join(self.client, gid, other).status_code == 201
+        if held:
+            return gid, [p["token"] for p in held]
+        return gid, [s["token"] for s in r.get_json()["seats"]]
+
+    def of(self, tokens: list[str], caller: int | None) -> str | None:
+        return tokens[caller] if caller is not None else self.spectator
+
+
+@pytest.fixture(params=["seat", "player"])
+def credentials(request, client):
+    return Credentials(client, request.param)
 
 
 def _sse(client, gid, token, upto):
@@ -117,15 +150,16 @@ def _distinctive(values, legit: bytes):
 
 
 @pytest.mark.parametrize("type_", sorted(GAMES))
-def test_nothing_served_holds_another_seats_secret_or_the_seed(client, svc, type_):
+def test_nothing_served_holds_another_seats_secret_or_the_seed(client, svc, credentials,
+                                                                type_):
     game = GAMES[type_]
     for n in sorted({_seats(game), max(_seats(game), min(game.max_players, 4))}):
-        _leak_playout(client, svc, game, n)
+        _leak_playout(client, svc, credentials, game, n)
 
 
-def _leak_playout(client, svc, game, n):
+def _leak_playout(client, svc, credentials, game, n):
     type_, options = game.type_id, _options(game)
-    gid, tokens = _create(client, type_, n, options)
+    gid, tokens = credentials.create(type_, n, options)
     seed = svc.store.seed(gid)
     rnd = random.Random(f"{type_}/{n}")
     callers = list(range(n)) + [None]
@@ -138,16 +172,17 @@ def _leak_playout(client, svc, game, n):
             log = [game_event(game, s) for s in svc.store.read(gid, 0, table.version)]
             full = game.view(table.state, ALL)
             for caller in callers:
-                token = tokens[caller] if caller is not None else None
+                token = credentials.of(tokens, caller)
                 raw, at = _served(client, gid, token, rnd)
                 blob = b"\n".join(raw.values())
                 assert seed.encode() not in blob, f"seed served to {caller} in {type_}"
                 mine = game.view(table.state, caller)
+                past = svc.load(gid, at).state  # None: a table's version before its start
                 legit = orjson.dumps(mine) + b"".join(
                     orjson.dumps(visible(game, ev, caller, False)) for ev in log) + \
                     orjson.dumps(game.legal_actions(table.state, caller)
                                  if caller in table.awaiting() else []) + \
-                    orjson.dumps(game.view(svc.load(gid, at).state, caller))  # the past view
+                    orjson.dumps(game.view(past, caller) if past is not None else None)
                 for secret in _distinctive(_secrets(full, mine, []), legit):
                     secrets_checked += 1
                     for where, data in raw.items():
@@ -184,15 +219,16 @@ def _normal(data: bytes):
 
 
 @pytest.mark.parametrize("type_", sorted(GAMES))
-def test_two_worlds_differing_in_one_secret_commit_look_the_same_to_others(client, type_):
+def test_two_worlds_differing_in_one_secret_commit_look_the_same_to_others(client, credentials,
+                                                                            type_):
     game = GAMES[type_]
     n, options = _seats(game), _options(game)
     seed = f"{sum(map(ord, type_)):064x}"
     rnd = random.Random(f"worlds/{type_}")
     compared = 0
     for attempt in range(4):  # each pair diverges once; a new pair for the next probe
-        a, ta = _create(client, type_, n, options, seed)
-        b, tb = _create(client, type_, n, options, seed)
+        a, ta = credentials.create(type_, n, options, seed)
+        b, tb = credentials.create(type_, n, options, seed)
         skip = rnd.randint(0, 12)
         for step in range(400):
             va = client.get(f"/v1/games/{a}").get_json()
@@ -215,10 +251,8 @@ def test_two_worlds_differing_in_one_secret_commit_look_the_same_to_others(clien
                 if set(still) & (set(awaiting) - {seat}) and \
                         ra.get_json()["version"] == rb.get_json()["version"]:
                     for other in [s for s in range(n) if s != seat] + [None]:
-                        sa, _ = _served(client, a, ta[other] if other is not None else None,
-                                        random.Random(1))
-                        sb, _ = _served(client, b, tb[other] if other is not None else None,
-                                        random.Random(1))
+                        sa, _ = _served(client, a, credentials.of(ta, other), random.Random(1))
+                        sb, _ = _served(client, b, credentials.of(tb, other), random.Random(1))
                         for where in sa:
                             assert _normal(sa[where]) == _normal(sb[where]), \
                                 f"{type_}: seat {seat}'s secret choice changes what " \

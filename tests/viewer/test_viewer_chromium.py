@@ -4,7 +4,9 @@ One game of each type is created and finished over the API with random legal act
 then the page opens it from the game list and steps through it with the slider and the keyboard:
 the drawn board must differ between version 2 and the last version, the version shown must
 follow every step, and the browser console must stay free of errors. A live game is followed
-while moves land. Screenshots of every final position go to a temporary directory (or to
+while moves land; the lobby (tables still waiting for players, their open seats and who sits)
+is listed under its filter, and a table is followed from its seats to its start. Screenshots of
+every final position (and of the lobby) go to a temporary directory (or to
 ``$CARTOUCHE_VIEWER_SCREENSHOTS`` when set) for a human to judge legibility.
 
 Needs Debian's chromium (``apt-get install chromium``) and Playwright's Python package
@@ -26,6 +28,8 @@ import pytest
 import requests
 
 from service.games.tides_of_time import CARDS
+
+from tests.api.helpers import Live, join, player, table
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -283,6 +287,43 @@ def test_the_live_badge_shows_while_the_stream_is_still_connecting(vpage, viewer
     held[0].continue_()
     expect(pg.locator("#live-text")).to_have_text("live (stream)", timeout=10000)
     assert vpage.errors == [], vpage.errors
+
+
+def test_the_lobby_lists_waiting_tables_and_follows_one_to_its_start(vpage, viewer_url, shots):
+    live = Live(viewer_url)
+    ada, bob, cy = (player(live, name) for name in ("Ada", "Bob", "Cy"))
+    duel = table(live, ada, [{"player": ada["id"]}, {"open": True}], type_="tides-of-time")["id"]
+    invited = table(live, ada, [{"player": ada["id"]}, {"player": cy["id"]},
+                                {"open": True}])["id"]
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer")
+    pg.select_option("#f-status", "waiting")
+    row = pg.locator(f'#games tbody tr[data-id="{duel}"]')
+    row.wait_for(timeout=10000)
+    expect(row.locator("td.status")).to_have_text("waiting")
+    expect(row.locator("td.seats")).to_have_text("1 open · Ada")
+    seats = pg.locator(f'#games tbody tr[data-id="{invited}"] td.seats')
+    expect(seats).to_have_text("2 open · Ada")  # Cy's reserved seat is not filled yet
+    assert seats.get_attribute("data-open") == "2"
+    assert "seat 1: invited" in seats.get_attribute("title")
+    assert set(pg.locator("#games tbody td.status").all_inner_texts()) == {"waiting"}
+
+    row.click()
+    wait_version(vpage, 1)
+    expect(pg.locator("#board .waiting-seats li")).to_have_count(2)
+    assert pg.inner_text('#board .waiting-seats li[data-seat="1"]').endswith("open seat")
+    assert "waiting" in pg.inner_text("#status-bar")
+    assert pg.locator("#live").is_visible()  # followed until it starts
+    pg.screenshot(path=str(shots / "lobby-waiting.png"), full_page=True)
+    started = join(live, duel, bob).get_json()
+    assert started["status"] == "active"
+    wait_version(vpage, started["version"], timeout=10000)
+    expect(row.locator("td.status")).to_have_text("active")
+    expect(row.locator("td.seats")).to_have_text("full · Ada, Bob")
+    assert pg.locator("#board .waiting-seats").count() == 0 and "Bob" in pg.inner_text("#game-meta")
+    assert pg.locator("#live").is_visible()
+    errors = [e for e in vpage.errors if "events/stream" not in e]
+    assert errors == [], errors
 
 
 def test_the_game_data_comes_from_the_game_modules(viewer_url):

@@ -1,6 +1,7 @@
 /* Cartouche replay viewer: plain JavaScript, no build step, no dependencies.
  *
- * Talks to the public API as a spectator (no token): GET /v1/games (list), GET /v1/games/{id}
+ * Talks to the public API as a spectator (no token): GET /v1/games (list; with status=waiting
+ * the lobby: tables still waiting for players, their open seats and who sits), GET /v1/games/{id}
  * (the head), GET /v1/games/{id}/states/{v} (time travel), GET /v1/games/{id}/events (the log),
  * and follows a live game through GET /v1/games/{id}/events/stream (SSE) when the server has it,
  * else by polling GET /v1/games/{id} every second.
@@ -70,6 +71,18 @@
   };
 
   // ------------------------------------------------------------------ game list
+  // A seat as the list and the views show it ({name, controller: "open", invited?}): who holds
+  // it, or that nobody does yet.
+  const seatLabel = (p) => p.controller !== "open" ? `${p.name}${p.bot ? " (bot)" : ""}`
+    : p.invited ? "invited" : "open seat";
+  // A table's seats in a line: "1 open · Ada, Bob" (empty for a game that never waited).
+  function seatsSummary(players) {
+    if (!players) return "";
+    const open = players.filter((p) => p.controller === "open").length;
+    const seated = players.filter((p) => p.controller !== "open").map(seatLabel).join(", ");
+    return [open ? `${open} open` : "full", seated].filter(Boolean).join(" · ");
+  }
+
   async function loadList() {
     const params = new URLSearchParams({ page: app.list.page, per_page: app.list.perPage });
     const type = $("#f-type").value, status = $("#f-status").value;
@@ -87,11 +100,14 @@
       },
         h("td", { class: "mono", title: g.id, text: g.id.slice(0, 10) }),
         h("td", { text: typeName(g.type) }),
-        h("td", { class: `st-${g.status}`, text: g.status }),
-        h("td", { text: g.version }),
+        h("td", { class: `status st-${g.status}`, text: g.status }),
+        h("td", { class: "version", text: g.version }),
+        h("td", { class: "seats", "data-open": g.seats ? g.open_seats : null,
+                  title: g.seats ? g.seats.map((p) => `seat ${p.seat}: ${seatLabel(p)}`).join("\n") : null,
+                  text: seatsSummary(g.seats) }),
         h("td", { class: "muted", text: g.created_ms ? new Date(g.created_ms).toLocaleString() : "" }),
       )));
-      if (!data.games.length) tbody.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "muted", text: "no games" })));
+      if (!data.games.length) tbody.replaceChildren(h("tr", {}, h("td", { colspan: 6, class: "muted", text: "no games" })));
       const pages = Math.max(1, Math.ceil(data.total / app.list.perPage));
       $("#page-info").textContent = `page ${app.list.page} of ${pages} · ${data.total} games`;
       $("#prev-page").disabled = app.list.page <= 1;
@@ -112,6 +128,8 @@
       after = page.next_after;
     }
   }
+
+  const OVER = new Set(["finished", "aborted"]); // statuses after which nothing changes
 
   async function openGame(id, version) {
     stopLive();
@@ -139,7 +157,7 @@
     renderLog();
     const v = version && version >= 1 ? Math.min(version, app.head.version) : app.head.version;
     show(v);
-    if (app.head.status === "active") startLive();
+    if (!OVER.has(app.head.status)) startLive(); // a waiting table is followed until it starts too
   }
 
   function showError(msg) {
@@ -153,7 +171,7 @@
     $("#game-title").textContent = `${typeName(g.type)} · ${g.id}`;
     const opts = Object.entries(g.options || {}).filter(([k, v]) => k !== "clock" && k !== "setup" && typeof v !== "object")
       .map(([k, v]) => `${k}=${v}`).join(", ");
-    const players = (g.players || []).map((p) => `${p.name}${p.bot ? " (bot)" : ""}`).join(", ");
+    const players = (g.players || []).map(seatLabel).join(", ");
     $("#game-meta").textContent = [
       `players: ${players}`, opts && `options: ${opts}`,
       g.created_at && `created ${new Date(g.created_at).toLocaleString()}`,
@@ -166,7 +184,7 @@
 
   const seatName = (i) => {
     const p = app.head && app.head.players && app.head.players[i];
-    return p ? p.name : `seat ${i}`;
+    return p && p.name ? p.name : `seat ${i}`;
   };
   function seatTag(i, label) {
     return h("span", { class: `seat-tag seat-${i % 5}`, title: `seat ${i}`, text: label !== undefined ? label : seatName(i) });
@@ -318,7 +336,8 @@
     let node;
     try {
       const fn = RENDERERS[view.type];
-      node = fn ? fn(view.state || {}, view) : renderGeneric(view.state);
+      node = view.state === null ? renderWaiting(view)
+        : fn ? fn(view.state || {}, view) : renderGeneric(view.state);
     } catch (e) {
       console.error("viewer: cannot draw this state", e);
       node = h("div", {}, h("p", { class: "error", text: `Cannot draw this state: ${e.message}` }), renderGeneric(view.state));
@@ -326,6 +345,16 @@
     board.replaceChildren(node);
     board.dataset.type = view.type;
     board.dataset.version = String(view.version);
+  }
+  // A table before its start (no rules state yet): its seats, held or not.
+  function renderWaiting(view) {
+    const title = { waiting: "Waiting for players", aborted: "Aborted before the start" }[view.status]
+      || "Before the start";
+    return h("div", { class: "waiting" },
+      h("h4", { text: title }),
+      h("ul", { class: "waiting-seats" }, (view.players || []).map((p, i) =>
+        h("li", { "data-seat": i, class: p.controller === "open" ? "unfilled" : null },
+          seatTag(i, i), " ", seatLabel(p), p.invited ? h("span", { class: "muted mono", text: ` ${p.invited}` }) : null))));
   }
   function renderGeneric(state) {
     return h("pre", { class: "mono", text: JSON.stringify(state, null, 1) });
@@ -875,8 +904,9 @@
       const head = await api(`/v1/games/${encodeURIComponent(id)}`);
       if (id !== app.id) return;
       const old = app.head;
-      const grew = head.version > old.version, ended = head.status !== old.status;
-      if (!grew && !ended) return;
+      const grew = head.version > old.version, moved = head.status !== old.status;
+      if (!grew && !moved) return;
+      const ended = moved && OVER.has(head.status); // (waiting -> active goes on live)
       const wasAtHead = app.version === old.version;
       app.head = head;
       if (ended) {
@@ -895,7 +925,15 @@
       const follow = $("#follow").checked;
       show(follow && wasAtHead ? head.version : app.version);
       const row = document.querySelector(`#games tbody tr[data-id="${CSS.escape(id)}"]`);
-      if (row) { row.children[2].textContent = head.status; row.children[2].className = `st-${head.status}`; row.children[3].textContent = head.version; }
+      if (row) {
+        const cell = (name) => row.querySelector(`td.${name}`);
+        cell("status").textContent = head.status; cell("status").className = `status st-${head.status}`;
+        cell("version").textContent = head.version;
+        if (cell("seats").dataset.open !== undefined) {
+          cell("seats").textContent = seatsSummary(head.players);
+          cell("seats").dataset.open = head.players.filter((p) => p.controller === "open").length;
+        }
+      }
     } catch (e) {
       if (id === app.id) { const el = $("#game-error"); el.hidden = false; el.textContent = `Live update failed: ${e.message}`; }
     } finally {
