@@ -19,6 +19,7 @@ import time
 import pytest
 
 from service.api.hub import Hubs, follow
+from service.api.sources import GameSource
 from service.engine import ALL
 
 from tests.api.helpers import act, create
@@ -156,7 +157,7 @@ def blocking(app):
 
 @pytest.fixture
 def hubs(svc, blocking):
-    return Hubs(svc, blocking, keepalive_ms=KEEPALIVE_MS, buffer=256)
+    return Hubs(GameSource(svc, blocking), keepalive_ms=KEEPALIVE_MS, buffer=256)
 
 
 class Table:
@@ -272,7 +273,7 @@ def test_hand_over_when_the_subscriber_is_ahead_skips_what_it_served(client, svc
 
 
 def test_a_slow_subscriber_is_detached_and_reads_by_itself(client, svc, blocking):
-    hubs = Hubs(svc, blocking, keepalive_ms=KEEPALIVE_MS, buffer=4)
+    hubs = Hubs(GameSource(svc, blocking), keepalive_ms=KEEPALIVE_MS, buffer=4)
     t = Table(client, svc)
     fast, slow = Sub(hubs, t.gid, None), Sub(hubs, t.gid, 2)
     wait_for(lambda: len(feeds(hubs, t.gid)) == 2)
@@ -405,7 +406,7 @@ def test_subscribers_joining_leaving_and_lagging_at_random_get_every_event_once(
     """Hand-overs at random moments while commands keep coming, to the end of the game:
     subscribers start at random positions, some drop and resume with their last id, some stall
     past a tiny buffer."""
-    hubs = Hubs(svc, blocking, keepalive_ms=KEEPALIVE_MS, buffer=2)
+    hubs = Hubs(GameSource(svc, blocking), keepalive_ms=KEEPALIVE_MS, buffer=2)
     t = Table(client, svc, seed=3)
     rnd = random.Random(11)
     t.play(5)
