@@ -3,7 +3,9 @@ subscribers.
 
 What a hub follows is a :class:`Source` (``sources.py``), and a key names one of its streams:
 a game's events (``sources.GameSource``: the key is the game id, positions are versions, viewer
-classes are seats, spectators and platform keys, and the stream ends with the game).
+classes are seats, spectators and platform keys, and the stream ends with the game) or a
+player's notices (``sources.NoticeSource``: the key is the player id, positions are Redis
+stream ids, there is one viewer class and no end).
 
 A subscriber (:func:`follow`) first catches up by itself: it reads the stream from its
 ``Last-Event-ID`` (``XRANGE``, a batch at a time) and serves what it read, until it reaches the

@@ -7,7 +7,7 @@ every 15 s, and ``event: end`` (data: the result) when the game is over. A subsc
 by reading the stream itself, then follows the game's hub (``hub.py``): one ``XREAD`` per game per
 process, each event redacted and encoded once per viewer class. gunicorn runs gevent workers so
 that hundreds of subscribers are cheap greenlets and never starve the action endpoints (see
-gunicorn_conf.py).
+gunicorn_conf.py). The player stream (``players.py``) is served the same way.
 """
 
 from __future__ import annotations

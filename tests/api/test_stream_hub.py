@@ -22,7 +22,7 @@ from service.api.hub import Hubs, follow
 from service.api.sources import GameSource
 from service.engine import ALL
 
-from tests.api.helpers import act, create
+from tests.api.helpers import act, create, event_id
 
 KEEPALIVE_MS = 500
 SEATS = 3
@@ -41,7 +41,7 @@ def parse(raw: bytes):
             elif line.startswith("event: "):
                 event = line[7:]
             elif line.startswith("id: "):
-                eid = int(line[4:])
+                eid = event_id(line[4:])
             elif line.startswith("data: "):
                 data = json.loads(line[6:])
         if event:
@@ -124,7 +124,8 @@ def hub_threads(gid):
 
 
 class Gate:
-    """Wraps the hubs' blocking reads: ``close()`` holds the hub before its next XREAD."""
+    """Wraps the hubs' blocking reads (of games and of players): ``close()`` holds the hub
+    before its next XREAD."""
 
     def __init__(self, inner):
         self.inner = inner
@@ -133,14 +134,18 @@ class Gate:
         self.waiting = threading.Event()
         self.fail = False
 
-    def read_after(self, *args, **kwargs):
-        if not self.open_.is_set():
-            self.waiting.set()
-            self.open_.wait()
-            self.waiting.clear()
-        if self.fail:
-            raise ConnectionError("store unreachable")
-        return self.inner.read_after(*args, **kwargs)
+    def __getattr__(self, name):  # read_after, read_notices
+        read = getattr(self.inner, name)
+
+        def gated(*args, **kwargs):
+            if not self.open_.is_set():
+                self.waiting.set()
+                self.open_.wait()
+                self.waiting.clear()
+            if self.fail:
+                raise ConnectionError("store unreachable")
+            return read(*args, **kwargs)
+        return gated
 
     def close(self):
         self.open_.clear()
