@@ -24,8 +24,8 @@ class Config:
     #: POST /v1/replays/verify takes whole exports.
     max_export_bytes: int = 16 * 1024 * 1024
     redis_timeout_s: float = 5.0
-    #: Per process: the command path's connections plus one per followed game (its hub's
-    #: blocking XREAD) and one per subscriber still catching up on the log.
+    #: Per process: the command path's connections plus one per followed game or player (its
+    #: hub's blocking XREAD) and one per subscriber still catching up on the log.
     redis_max_connections: int = 2000
     #: A table still waiting for players this long after its creation is aborted.
     lobby_ttl_s: int = 3600

@@ -1,5 +1,6 @@
 """/v1/players: identities across games. A player token (shown once at creation) acts for every
-seat its player holds; ``/v1/players/me/events/stream`` is the player's one live stream."""
+seat its player holds; ``/v1/players/me/events/stream`` is the player's one live stream (served
+like the game streams: ``stream.py``, ``hub.py``, ``sources.NoticeSource``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from .. import schemas as s
 from ..application.errors import Forbidden, InvalidToken
 from . import Blueprint
 from .games import bearer_token, service
+from .sources import START, NoticeSource, StreamId
+from .stream import app_hubs, event_stream, resume_after
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players",
                 description="Players: identities across games")
@@ -83,6 +86,47 @@ def get_me():
     out["games"] = svc.player_games(player)
     out["seeks"] = []  # matchmaking is not served yet: no seek can exist
     return out
+
+
+#: A notice's id as ``Last-Event-ID`` or ``?after=``: a Redis stream id, exactly as served.
+STREAM_ID = "^(0|[1-9][0-9]{0,19})-(0|[1-9][0-9]{0,19})$"
+
+
+@blp.route("/me/events/stream")
+@blp.doc(operationId="streamPlayerEvents", responses={"200": {
+    "description": "text/event-stream: one message per notice, `id:` = its stream id "
+                   "(`<ms>-<seq>`), `event:` = its kind (`invitation`, `game_start`, "
+                   "`your_turn`, `game_finish`); first an `event: gap` (no id) when notices "
+                   "after the resume id were dropped; keep-alive comments; never ends",
+    "content": {"text/event-stream": {"schema": {
+        "type": "object",
+        "description": "each message's data: invitation {game_id, type, from}, game_start "
+                       "{game_id, seat, type}, your_turn {game_id, seat, version, deadline}, "
+                       "game_finish {game_id, status, result}, gap {after, oldest}"}}}}},
+    parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
+                 "schema": {"type": "string", "pattern": STREAM_ID},
+                 "description": "resume after this notice (the last `id:` received)"},
+                {"in": "query", "name": "after", "required": False,
+                 "schema": {"type": "string", "pattern": STREAM_ID},
+                 "description": "the same, where the header cannot be set"}])
+@_alts(400, 401, 503)
+def stream_me():
+    """Follow your notices live (a player token): every game start, turn, finish and invitation
+    of every game you are in, on one connection.
+
+    Each notice comes once and in order, as ``id:`` (its stream id), ``event:`` (its kind) and
+    ``data:`` (JSON); ``your_turn`` comes once per decision awaited from a seat of yours, with
+    the game's version and the seat's deadline when the game has a clock. Reconnect with
+    ``Last-Event-ID`` (or ``?after=``) set to the last id received: nothing is lost or repeated.
+    Without one the stream starts at the oldest notice kept. A player's stream keeps its last
+    ``CARTOUCHE_PLAYER_STREAM_MAX`` notices (1000); when it has dropped older ones and the
+    resume id is older than the oldest kept, ``event: gap`` ``{"after", "oldest"}`` comes first
+    (resynchronise from ``GET /v1/players/me``), then everything kept. A malformed id is a 400
+    ``invalid_last_event_id``. Keep-alive comments at least every 15 s; the stream never ends
+    by itself."""
+    player = me()
+    after = resume_after(StreamId.parse, START, "Last-Event-ID is a notice id: <ms>-<seq>")
+    return event_stream(app_hubs("cartouche_player_hubs", NoticeSource), player, None, after)
 
 
 @blp.route("/<player_id>")

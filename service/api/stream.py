@@ -1,4 +1,5 @@
-"""Server-Sent Events: ``GET /v1/games/{id}/events/stream``.
+"""Server-Sent Events: ``GET /v1/games/{id}/events/stream``, and what every event stream route
+shares (the resume position, the response, this app's hubs).
 
 One ``event: game_event`` per game event (``id:`` = version, ``data:`` the event as the caller
 may see it), resumable with ``Last-Event-ID`` (or ``?after=``), a keep-alive comment at least
@@ -6,19 +7,24 @@ every 15 s, and ``event: end`` (data: the result) when the game is over. A subsc
 by reading the stream itself, then follows the game's hub (``hub.py``): one ``XREAD`` per game per
 process, each event redacted and encoded once per viewer class. gunicorn runs gevent workers so
 that hundreds of subscribers are cheap greenlets and never starve the action endpoints (see
-gunicorn_conf.py).
+gunicorn_conf.py). The player stream (``players.py``) is served the same way.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 from flask import Response, current_app, request, stream_with_context
 
+from ..application import GameService
+from ..engine import Viewer
+from ..store.events import StreamFollower
 from . import Blueprint
 from .errors import MalformedRequest
 from .games import caller, load, service
-from .hub import Hubs, follow
+from .hub import Hubs, Position, Source, follow
+from .sources import GameSource
 
 blp = Blueprint("stream", __name__, url_prefix="/v1", description="Live event streams")
 
@@ -26,25 +32,42 @@ blp = Blueprint("stream", __name__, url_prefix="/v1", description="Live event st
 KEEPALIVE_MS = int(os.environ.get("CARTOUCHE_SSE_KEEPALIVE_MS", "15000"))
 
 
-def _start_after(query_after: str | None) -> int:
-    raw = request.headers.get("Last-Event-ID") or query_after or "0"
+def resume_after(parse: Callable[[str], Position], start: Position, what: str) -> Position:
+    """Where a stream resumes: after ``Last-Event-ID``, else after ``?after=``, else (both
+    absent or empty) after ``start``. ``parse`` raises ValueError for a bad one: a 400 ``invalid_last_event_id``
+    saying ``what`` it must be."""
+    raw = request.headers.get("Last-Event-ID") or request.args.get("after")
+    if not raw:
+        return start
     try:
-        after = int(raw)
+        return parse(raw)
     except ValueError:
-        after = -1
-    if not 0 <= after <= 2**53:
-        raise MalformedRequest("invalid_last_event_id", "Last-Event-ID is a version number")
-    return after
+        raise MalformedRequest("invalid_last_event_id", what) from None
 
 
-def hubs() -> Hubs:
-    """This app's hubs (made on first use, in the worker process: after gevent's patching)."""
+def app_hubs(name: str, source: Callable[[GameService, StreamFollower], Source]) -> Hubs:
+    """This app's hubs of one kind of stream, made on first use (in the worker process: after
+    gevent's patching) with ``source(service, follower)``."""
     ext = current_app.extensions
-    found = ext.get("cartouche_hubs")
+    found = ext.get(name)
     if found is None:
-        found = ext.setdefault("cartouche_hubs", Hubs(service(), ext["cartouche_streams"],
-                                                      keepalive_ms=KEEPALIVE_MS))
+        made = Hubs(source(service(), ext["cartouche_streams"]), keepalive_ms=KEEPALIVE_MS)
+        found = ext.setdefault(name, made)
     return found
+
+
+def event_stream(hubs: Hubs, key: str, viewer: Viewer, after: Position) -> Response:
+    """The ``text/event-stream`` response following ``key`` after ``after``."""
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(stream_with_context(follow(hubs, key, viewer, after)),
+                    mimetype="text/event-stream", headers=headers)
+
+
+def _version(raw: str) -> int:
+    after = int(raw)
+    if not 0 <= after <= 2**53:
+        raise ValueError(raw)
+    return after
 
 
 @blp.route("/games/<gid:game_id>/events/stream")
@@ -65,7 +88,5 @@ def stream_events(game_id):
     """Follow a game live: its events as the caller may see them, then an end event."""
     table = load(game_id)
     viewer = caller(table)
-    after = _start_after(request.args.get("after"))
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream_with_context(follow(hubs(), table.id, viewer, after)),
-                    mimetype="text/event-stream", headers=headers)
+    after = resume_after(_version, 0, "Last-Event-ID is a version number")
+    return event_stream(app_hubs("cartouche_hubs", GameSource), table.id, viewer, after)

@@ -125,6 +125,8 @@ class Loader:
                 "created": loaded.first.envelope}
         if "seats" in raw:  # a table, or a game with players' seats
             meta["seats"] = orjson.loads(raw["seats"])
+        if "created_by" in raw:  # who created it (a player's invitations say so)
+            meta["created_by"] = raw["created_by"]
         # A waiting table's seats and tokens change with each join: its meta is read again
         # with every load until it starts; from then on it never changes.
         if raw.get("status") != "waiting":

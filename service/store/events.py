@@ -17,6 +17,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from . import keys
+from .players import StoredNotice, read_notices
 from .quota import NO_QUOTA_ARGS, PROLOGUE, Charged, Counters, Quota, charge, pairs
 from .quota import register as register_charge
 
@@ -342,8 +343,8 @@ STATUSES = ("waiting", "active", "finished", "aborted")
 
 
 class StreamFollower:
-    """Blocking reads of game streams, on a client of their own (its read timeout is longer
-    than a block), for the event streams' hubs."""
+    """Blocking reads of game streams and player streams, on a client of their own (its read
+    timeout is longer than a block), for the event streams' hubs."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.r = client
@@ -354,3 +355,9 @@ class StreamFollower:
         for one to arrive; [] when none did."""
         found = self.r.xread({keys.events(game_id): f"{after}-0"}, count=count, block=block_ms)
         return EventStore.entries(found[0][1]) if found else []
+
+    def read_notices(self, player_id: str, after: str, *, count: int,
+                     block_ms: int) -> list[StoredNotice]:
+        """A player's notifications after stream id ``after`` (at most ``count``), waiting up
+        to ``block_ms`` for one to arrive; [] when none did."""
+        return read_notices(self.r, player_id, after, count=count, block_ms=block_ms)

@@ -61,6 +61,16 @@ class StoredNotice:
     data: dict
 
 
+@dataclass(frozen=True)
+class NoticePage:
+    """Notifications read after an id, and what the stream had dropped when they were read."""
+
+    notices: list[StoredNotice]
+    #: The oldest notification still kept if the stream had dropped older ones by then
+    #: (``MAXLEN``: more entries added than kept); None while it has dropped none.
+    oldest: str | None
+
+
 def _notices(rows) -> list[StoredNotice]:
     return [StoredNotice(rid.decode(), f[b"t"].decode(), orjson.loads(f[b"d"]))
             for rid, f in rows]
@@ -147,6 +157,24 @@ class PlayerStore:
     def notices_after(self, player_id: str, after: str, count: int) -> list[StoredNotice]:
         """Notifications after stream id ``after`` (``"0-0"``: from the oldest kept)."""
         return _notices(self.r.xrange(stream(player_id), f"({after}", "+", count=count))
+
+    def page(self, player_id: str, after: str, upto: str | None = None, *,
+             count: int) -> NoticePage:
+        """Notifications after stream id ``after`` (up to ``upto``), and the oldest one kept if
+        the stream has dropped some, both as of one moment (one ``MULTI``): a reader whose last
+        id is older than that oldest one may have missed notifications, one at or past it has
+        not."""
+        pipe = self.r.pipeline(transaction=True)
+        pipe.xrange(stream(player_id), f"({after}", upto or "+", count=count)
+        pipe.xinfo_stream(stream(player_id))
+        rows, info = pipe.execute(raise_on_error=False)
+        if isinstance(rows, Exception):
+            raise rows
+        if isinstance(info, redis.ResponseError):  # XRANGE answered: there is no such stream
+            return NoticePage([], None)
+        first = info["first-entry"]
+        dropped = first is not None and info["entries-added"] > info["length"]
+        return NoticePage(_notices(rows), first[0].decode() if dropped else None)
 
     def first_kept(self, player_id: str) -> str | None:
         """The id of the oldest notification still kept (None: the stream is empty)."""

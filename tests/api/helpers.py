@@ -5,6 +5,12 @@ def auth(token):
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
+def event_id(text: str):
+    """An SSE ``id:``: a game event's is its version; a player notice's is a stream id (kept as
+    text)."""
+    return int(text) if text.isdigit() else text
+
+
 def create(client, n=3, seed=None, options=None, type_="diamant"):
     body = {"type": type_, "players": [{"name": f"p{i}"} for i in range(n)]}
     if seed:

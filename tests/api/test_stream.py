@@ -10,6 +10,8 @@ import time
 
 import requests
 
+from tests.api.helpers import event_id
+
 
 def parse(lines):
     """Yield (event, id, data) from an SSE line iterator; comments as ("comment", None, text)."""
@@ -25,7 +27,7 @@ def parse(lines):
         elif line.startswith("event: "):
             event = line[7:]
         elif line.startswith("id: "):
-            eid = int(line[4:])
+            eid = event_id(line[4:])
         elif line.startswith("data: "):
             data.append(line[6:])
 

@@ -19,9 +19,10 @@ import time
 import pytest
 
 from service.api.hub import Hubs, follow
+from service.api.sources import GameSource
 from service.engine import ALL
 
-from tests.api.helpers import act, create
+from tests.api.helpers import act, create, event_id
 
 KEEPALIVE_MS = 500
 SEATS = 3
@@ -40,7 +41,7 @@ def parse(raw: bytes):
             elif line.startswith("event: "):
                 event = line[7:]
             elif line.startswith("id: "):
-                eid = int(line[4:])
+                eid = event_id(line[4:])
             elif line.startswith("data: "):
                 data = json.loads(line[6:])
         if event:
@@ -123,7 +124,8 @@ def hub_threads(gid):
 
 
 class Gate:
-    """Wraps the hubs' blocking reads: ``close()`` holds the hub before its next XREAD."""
+    """Wraps the hubs' blocking reads (of games and of players): ``close()`` holds the hub
+    before its next XREAD."""
 
     def __init__(self, inner):
         self.inner = inner
@@ -132,14 +134,18 @@ class Gate:
         self.waiting = threading.Event()
         self.fail = False
 
-    def read_after(self, *args, **kwargs):
-        if not self.open_.is_set():
-            self.waiting.set()
-            self.open_.wait()
-            self.waiting.clear()
-        if self.fail:
-            raise ConnectionError("store unreachable")
-        return self.inner.read_after(*args, **kwargs)
+    def __getattr__(self, name):  # read_after, read_notices
+        read = getattr(self.inner, name)
+
+        def gated(*args, **kwargs):
+            if not self.open_.is_set():
+                self.waiting.set()
+                self.open_.wait()
+                self.waiting.clear()
+            if self.fail:
+                raise ConnectionError("store unreachable")
+            return read(*args, **kwargs)
+        return gated
 
     def close(self):
         self.open_.clear()
@@ -156,7 +162,7 @@ def blocking(app):
 
 @pytest.fixture
 def hubs(svc, blocking):
-    return Hubs(svc, blocking, keepalive_ms=KEEPALIVE_MS, buffer=256)
+    return Hubs(GameSource(svc, blocking), keepalive_ms=KEEPALIVE_MS, buffer=256)
 
 
 class Table:
@@ -272,7 +278,7 @@ def test_hand_over_when_the_subscriber_is_ahead_skips_what_it_served(client, svc
 
 
 def test_a_slow_subscriber_is_detached_and_reads_by_itself(client, svc, blocking):
-    hubs = Hubs(svc, blocking, keepalive_ms=KEEPALIVE_MS, buffer=4)
+    hubs = Hubs(GameSource(svc, blocking), keepalive_ms=KEEPALIVE_MS, buffer=4)
     t = Table(client, svc)
     fast, slow = Sub(hubs, t.gid, None), Sub(hubs, t.gid, 2)
     wait_for(lambda: len(feeds(hubs, t.gid)) == 2)
@@ -405,7 +411,7 @@ def test_subscribers_joining_leaving_and_lagging_at_random_get_every_event_once(
     """Hand-overs at random moments while commands keep coming, to the end of the game:
     subscribers start at random positions, some drop and resume with their last id, some stall
     past a tiny buffer."""
-    hubs = Hubs(svc, blocking, keepalive_ms=KEEPALIVE_MS, buffer=2)
+    hubs = Hubs(GameSource(svc, blocking), keepalive_ms=KEEPALIVE_MS, buffer=2)
     t = Table(client, svc, seed=3)
     rnd = random.Random(11)
     t.play(5)
