@@ -522,9 +522,10 @@ class Client:
                       max_retries: int = 20) -> Iterator[PlayerEvent]:
         """Follow ``GET /v1/players/me/events/stream`` (a player token) for as long as the
         caller iterates: every notification of every game of the player, once and in order.
-        ``last_event_id`` goes on after that notification; without it the server chooses where
-        to start. A dropped connection is resumed with ``Last-Event-ID`` (up to
-        ``max_retries`` consecutive attempts that bring nothing, keep-alives included)."""
+        ``last_event_id`` goes on after that notification; without it the stream starts at the
+        oldest notification the server keeps. A dropped connection is resumed with
+        ``Last-Event-ID`` (up to ``max_retries`` consecutive attempts that bring nothing,
+        keep-alives included)."""
         messages = self._follow_sse("/v1/players/me/events/stream", last_event_id,
                                     reconnect, read_timeout, max_retries)
         with closing(messages):

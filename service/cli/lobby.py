@@ -9,10 +9,6 @@ from rich.console import Console
 
 from ..client import ApiError, Client, GameView
 
-#: ``Last-Event-ID`` before every notification: a player stream read from here starts at the
-#: oldest one the server keeps.
-OLDEST = "0-0"
-
 
 def as_player(api: Client, token: str | None) -> Client:
     """``api`` acting with a player token (an error naming the ways to give one without)."""
@@ -34,10 +30,10 @@ def await_start(player: Client, game_id: str) -> GameView:
     """Block until the table ``game_id`` stops waiting; return its view (``active``, or
     ``aborted`` when it ended first).
 
-    The player stream is read from its oldest kept notification, so the table's
+    The player stream is read from the oldest notification the server keeps, so the table's
     ``game_start`` or ``game_finish`` is found even when it came before this connection. Each
     notification about the table, and each ``gap``, is checked against the table itself."""
-    for event in player.player_events(last_event_id=OLDEST):
+    for event in player.player_events():
         if event.kind == "gap" or event.data.get("game_id") == game_id:
             view = player.get(game_id)
             if view["status"] != "waiting":
@@ -50,8 +46,8 @@ def wait_for_players(console: Console, player: Client, game_id: str) -> None:
     waiting gives the seat back; a table aborted before its start is an error."""
     if player.get(game_id)["status"] != "waiting":
         return
-    console.print("Waiting for players (Ctrl-C gives your seat back)...")
     try:
+        console.print("Waiting for players (Ctrl-C gives your seat back)...")
         view = await_start(player, game_id)
     except KeyboardInterrupt:
         with suppress(ApiError):
