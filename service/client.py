@@ -8,7 +8,7 @@
     for item in me.stream(game["id"]):          # live events, resumed after a disconnect
         ...
 
-    ada = Client(url, api.create_player("Ada")["token"])   # a player: one token, many games
+    ada = Client(api.url, api.create_player("Ada")["token"])   # a player: one token, many games
     table = ada.create_table("diamant", open=2)            # Ada in seat 0, two open seats
     for notice in ada.player_events():          # invitations, starts and turns of every game
         ...

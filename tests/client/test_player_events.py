@@ -65,16 +65,12 @@ class Relay:
                 pass
             sock.close()
 
-    def close(self) -> None:
+    def __enter__(self) -> Relay:
+        return self
+
+    def __exit__(self, *exc) -> None:
         self.cut()
         self.server.close()
-
-
-@pytest.fixture
-def relay(live_url):
-    relay = Relay(live_url)
-    yield relay
-    relay.close()
 
 
 def position(event_id: str) -> tuple[int, int]:
@@ -87,26 +83,27 @@ def stream_heads(relay: Relay) -> list[bytes]:
     return [h for h in relay.heads if h.startswith(b"GET /v1/players/me/events/stream")]
 
 
-def test_player_events_resume_after_a_cut_connection(live_url, relay):
+def test_player_events_resume_after_a_cut_connection(live_url):
     api = Client(live_url)
     ada = api.as_seat(api.create_player("Ada")["token"])
     bob = api.create_player("Bob")
-    events = Client(relay.url, bob["token"]).player_events()
-    game_id = ada.create("tides-of-time", [player_seat(ada.me()["id"]),
-                                           player_seat(bob["id"])])["id"]
-    invitation = next(events)
-    assert invitation.kind == "invitation" and invitation.data["game_id"] == game_id
-    relay.cut()
-    # notified while bob's stream is down: the start, and bob's first turn
-    assert api.as_seat(bob["token"]).join(game_id)["status"] == "active"
-    start, turn = next(events), next(events)
+    with Relay(live_url) as relay:
+        events = Client(relay.url, bob["token"]).player_events()
+        game_id = ada.create("tides-of-time", [player_seat(ada.me()["id"]),
+                                               player_seat(bob["id"])])["id"]
+        invitation = next(events)
+        assert invitation.kind == "invitation" and invitation.data["game_id"] == game_id
+        relay.cut()
+        # notified while bob's stream is down: the start, and bob's first turn
+        assert api.as_seat(bob["token"]).join(game_id)["status"] == "active"
+        start, turn = next(events), next(events)
+        events.close()
     assert (start.kind, start.data["game_id"], start.data["seat"]) == ("game_start", game_id, 1)
     assert (turn.kind, turn.data["game_id"], turn.data["seat"]) == ("your_turn", game_id, 1)
     assert position(invitation.id) < position(start.id) < position(turn.id)
     heads = stream_heads(relay)
     assert len(heads) == 2
     assert b"last-event-id: " + invitation.id.encode() in heads[1].lower()
-    events.close()
 
 
 def test_player_events_start_after_a_given_id_and_refuse_bad_tokens(live_url):
