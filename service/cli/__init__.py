@@ -206,6 +206,7 @@ def _play_seat(c: Ctx, api: Client, game_id: str, seat: int) -> None:
 
 
 def _json_object(raw: str | None, what: str) -> dict:
+    """The JSON object given as option ``what`` ({} when not given; else invalid_options)."""
     if raw is None:
         return {}
     try:
