@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -165,6 +166,50 @@ class Conn:
         if self.writer is not None:
             self.writer.close()
         self.reader = self.writer = None
+
+
+class SseRecorder(asyncio.Protocol):
+    """One event stream's connection that only timestamps the bytes it receives (parsed after
+    the run, so that the load generator stays cheap)."""
+
+    def __init__(self) -> None:
+        self.chunks: list[tuple[float, float, bytes]] = []  # (perf time, wall time, bytes)
+        self.connected = asyncio.get_running_loop().create_future()
+        self.closed = False
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        self.connected.set_result(True)
+
+    def data_received(self, data: bytes) -> None:
+        self.chunks.append((time.perf_counter(), time.time(), data))
+
+    def connection_lost(self, exc) -> None:
+        self.closed = True
+
+    def matches(self, pattern: re.Pattern[bytes]) -> list[tuple[re.Match, float, float]]:
+        """Each match of ``pattern`` in what was received, with the perf and wall times of the
+        chunk that completed it. (The body is chunked: an SSE message is one HTTP chunk, so its
+        lines are contiguous.)"""
+        out, buf, pos = [], b"", 0
+        for t, wall, data in self.chunks:
+            buf += data
+            for m in pattern.finditer(buf, pos):
+                out.append((m, t, wall))
+                pos = m.end()
+        return out
+
+
+async def open_sse(host: str, port: int, path: str,
+                   headers: dict | None = None) -> SseRecorder:
+    """A :class:`SseRecorder` on ``GET path`` (HTTP/1.1, the response read as it comes)."""
+    loop = asyncio.get_running_loop()
+    _, proto = await loop.create_connection(SseRecorder, host, port)
+    await proto.connected
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host}:{port}", "Accept: text/event-stream",
+             *(f"{k}: {v}" for k, v in (headers or {}).items())]
+    proto.transport.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+    return proto
 
 
 def split_url(url: str) -> tuple[str, int]:

@@ -40,49 +40,20 @@ from datetime import datetime
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _harness import (Conn, Gunicorn, Meter, Profiler, Redis, lat_stats, machine,  # noqa: E402
-                      print_profile, ratio, split_url)
+from _harness import (Conn, Gunicorn, Meter, Profiler, Redis, SseRecorder,  # noqa: E402
+                      lat_stats, machine, open_sse, print_profile, ratio, split_url)
 from p1_throughput import create_games, run_service  # noqa: E402
 
 ID_RE = re.compile(rb"id: (\d+)\nevent: game_event\n")
 
 
-class Subscriber(asyncio.Protocol):
-    def __init__(self) -> None:
-        self.chunks: list[tuple[float, float, bytes]] = []
-        self.connected = asyncio.get_running_loop().create_future()
-        self.closed = False
-
-    def connection_made(self, transport) -> None:
-        self.transport = transport
-        self.connected.set_result(True)
-
-    def data_received(self, data: bytes) -> None:
-        self.chunks.append((time.perf_counter(), time.time(), data))
-
-    def connection_lost(self, exc) -> None:
-        self.closed = True
-
-    def events(self) -> list[tuple[int, float, float]]:
-        """(version, perf time, wall time) of each game_event, by the chunk that completed it.
-        (The body is chunked: an SSE event is one HTTP chunk, so its lines are contiguous.)"""
-        out, buf, pos = [], b"", 0
-        for t, wall, data in self.chunks:
-            buf += data
-            for m in ID_RE.finditer(buf, pos):
-                out.append((int(m.group(1)), t, wall))
-                pos = m.end()
-        return out
+def events(sub: SseRecorder) -> list[tuple[int, float, float]]:
+    """(version, perf time, wall time) of each game_event a subscriber received."""
+    return [(int(m.group(1)), t, wall) for m, t, wall in sub.matches(ID_RE)]
 
 
-async def subscribe(host: str, port: int, game_id: str, after: int) -> Subscriber:
-    loop = asyncio.get_running_loop()
-    _, proto = await loop.create_connection(Subscriber, host, port)
-    await proto.connected
-    proto.transport.write(
-        f"GET /v1/games/{game_id}/events/stream?after={after} HTTP/1.1\r\n"
-        f"Host: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
-    return proto
+async def subscribe(host: str, port: int, game_id: str, after: int) -> SseRecorder:
+    return await open_sse(host, port, f"/v1/games/{game_id}/events/stream?after={after}")
 
 
 async def drive(url: str, game: dict, seconds: float, rnd: random.Random) -> dict:
@@ -152,7 +123,7 @@ async def phase(url: str, game_id: str, tokens_game: dict, n_subs: int, seconds:
     from_201, from_at = [], []
     missing = dupes = disorder = 0
     for s in subs:
-        evs = s.events()
+        evs = events(s)
         seen = [v for v, _, _ in evs]
         if seen != sorted(seen):
             disorder += 1

@@ -19,10 +19,13 @@ ERRORS = {400: "invalid request", 401: "bad token", 403: "this caller may not do
           429: "rate limited (see Retry-After)", 503: "event store unavailable"}
 
 
-def _alts(*statuses: int):
+def _alts(*statuses: int, own: dict[int, str] | None = None):
+    """Document the error answers ``statuses``, and ``own``: answers described for this
+    endpoint alone, by status."""
     from .errors import alt_errors
 
-    return alt_errors(blp, ERRORS, *statuses)
+    own = own or {}
+    return alt_errors(blp, {**ERRORS, **own}, *statuses, *own)
 
 
 def _platform() -> str | None:
@@ -109,7 +112,7 @@ STREAM_ID = "^(0|[1-9][0-9]{0,19})-(0|[1-9][0-9]{0,19})$"
                 {"in": "query", "name": "after", "required": False,
                  "schema": {"type": "string", "pattern": STREAM_ID},
                  "description": "the same, where the header cannot be set"}])
-@_alts(400, 401, 503)
+@_alts(401, 503, own={400: "`invalid_last_event_id`: the resume id is not a notice id"})
 def stream_me():
     """Follow your notices live (a player token): every game start, turn, finish and invitation
     of every game you are in, on one connection.

@@ -120,7 +120,8 @@ START = StreamId(0, 0)
 class Notices:
     """Notices of one player read in one go, with their ids. ``oldest``: the oldest notice the
     stream still kept when they were read, if it had dropped older ones by then (it is capped,
-    ``MAXLEN``) — a reader behind that has missed some; None when none were missed."""
+    ``MAXLEN``): a reader behind it may have missed some. None when the stream had dropped
+    none, or when the read cannot have missed any (see :class:`NoticeSource`)."""
 
     ids: list[StreamId]
     notices: list[StoredNotice]

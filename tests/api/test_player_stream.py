@@ -109,6 +109,7 @@ class Listener(threading.Thread):
         super().__init__(daemon=True)
         self.url, self.token, self.last_id = url, token, last_id
         self.got = []
+        self.comments = 0
         self.broken = None
         self.stop = threading.Event()
         self.start()
@@ -124,7 +125,9 @@ class Listener(threading.Thread):
                 for message in parse(r.iter_lines()):
                     if self.stop.is_set():
                         return
-                    if message[0] != "comment":
+                    if message[0] == "comment":
+                        self.comments += 1
+                    else:
                         self.got.append(message)
                 self.broken = "ended"
         except requests.RequestException as exc:
@@ -261,6 +264,8 @@ def test_resume_with_last_event_id_or_after(live_url, redis_url, listen):
     assert everything[-1][0] == "game_finish"
     rest = listen(live_url, ada["token"], last_id=cut)
     rest.wait_for(lambda s: s.got[-1:] == everything[-1:], "the rest")
+    idle = rest.comments
+    rest.wait_for(lambda s: s.comments >= idle + 2, "keep-alives (1 s in the test server)", 5)
     rest.close()
     assert first.got[:5] + rest.got == everything
     with requests.get(f"{live_url}{STREAM}?after={cut}", headers=auth(ada["token"]),
