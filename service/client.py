@@ -8,6 +8,11 @@
     for item in me.stream(game["id"]):          # live events, resumed after a disconnect
         ...
 
+    ada = Client(api.url, api.create_player("Ada")["token"])   # a player: one token, many games
+    table = ada.create_table("diamant", open=2)            # Ada in seat 0, two open seats
+    for notice in ada.player_events():          # invitations, starts and turns of every game
+        ...
+
 Every method maps to one endpoint of ``openapi.yaml`` and returns the decoded JSON body, typed
 with the ``TypedDict``s below. An error body (``{"error": {"code", "message", "details"}}``)
 raises :class:`ApiError`; a server that cannot be reached raises :class:`ApiError` with code
@@ -18,21 +23,23 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from contextlib import closing
 from dataclasses import dataclass
-from typing import Any, Iterator, NotRequired, TypedDict
+from typing import Any, Iterator, NotRequired, Sequence, TypedDict
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
 __all__ = [
-    "DEFAULT_URL", "ApiError", "Client", "StreamItem",
+    "DEFAULT_URL", "ApiError", "Client", "StreamItem", "PlayerEvent",
+    "open_seat", "player_seat",
     "GameType", "CreatedGame", "SeatToken", "GameSummary", "GameList", "GameView", "Seat",
     "Awaiting", "ClockView", "Result", "LegalActions", "Event", "ActionResponse", "EventPage",
-    "Export", "VerifyResult", "Health",
+    "Export", "VerifyResult", "Health", "CreatedPlayer", "PlayerGame", "PlayerProfile",
+    "Joined",
 ]
 
 
@@ -64,9 +71,12 @@ class CreatedGame(TypedDict):
 class GameSummary(TypedDict):
     id: str
     type: str
-    status: str
+    status: str                     # waiting | active | finished | aborted
     version: int
     created_ms: int
+    open_seats: NotRequired[int]    # tables only, as the three below
+    seats: NotRequired[list[Seat]]
+    options: NotRequired[dict[str, Any]]
 
 
 class GameList(TypedDict):
@@ -78,9 +88,11 @@ class GameList(TypedDict):
 
 class Seat(TypedDict):
     seat: int
-    name: str
+    name: str | None
     bot: dict[str, Any] | None
-    controller: str
+    controller: str                 # human | bot | open | ...
+    player: NotRequired[str]        # the player holding the seat
+    invited: NotRequired[str]       # an unfilled seat reserved for this player
 
 
 class Awaiting(TypedDict):
@@ -105,7 +117,7 @@ class Result(TypedDict):
 class GameView(TypedDict):
     id: str
     type: str
-    status: str                     # active | finished | aborted
+    status: str                     # waiting | active | finished | aborted
     version: int
     created_at: str | None
     players: list[Seat]
@@ -116,8 +128,10 @@ class GameView(TypedDict):
     setup: str
     awaiting: list[Awaiting]
     clock: ClockView | None
-    state: dict[str, Any]
+    state: dict[str, Any] | None    # None while a table waits for players
     result: Result | None
+    rematch_of: NotRequired[str]
+    rematch: NotRequired[str]
 
 
 class LegalActions(TypedDict):
@@ -176,14 +190,75 @@ class Health(TypedDict):
     status: str
 
 
+class CreatedPlayer(TypedDict):
+    id: str
+    name: str
+    kind: str                       # human | bot
+    token: str                      # shown this once
+
+
+class PlayerGame(TypedDict):
+    id: str
+    type: str
+    status: str
+    seats: list[int]
+
+
+class PlayerProfile(TypedDict):
+    id: str
+    name: str
+    kind: str
+    created_at: str
+    stats: dict[str, dict[str, Any]]
+    games: NotRequired[list[PlayerGame]]       # me() only
+    seeks: NotRequired[list[dict[str, Any]]]   # me() only
+
+
+class Joined(TypedDict):
+    seat: int
+    token: str                      # the seat's own token (the player token also acts for it)
+    status: str                     # "active" when this join filled the table
+    version: int
+
+
 @dataclass(frozen=True)
 class StreamItem:
-    """One message of the SSE stream: ``kind`` is ``"game_event"`` (``data`` an :class:`Event`)
-    or ``"end"`` (``data``: ``{"status", "version", "result"}``); ``id`` is the version."""
+    """One message of a game's SSE stream: ``kind`` is ``"game_event"`` (``data`` an
+    :class:`Event`) or ``"end"`` (``data``: ``{"status", "version", "result"}``); ``id`` is the
+    version."""
 
     kind: str
     id: int | None
     data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PlayerEvent:
+    """One notification of the player stream. ``kind`` and ``data``:
+
+    - ``invitation`` ``{"game_id", "type", "from"}``: a table reserved a seat for you;
+    - ``game_start`` ``{"game_id", "seat", "type"}``: a game you hold a seat of began;
+    - ``your_turn`` ``{"game_id", "seat", "version", "deadline"}``: once per decision;
+    - ``game_finish`` ``{"game_id", "status", "result"}``: a game of yours ended;
+    - ``gap`` ``{"after", "oldest"}``: notifications after ``after`` were dropped before this
+      client came back for them (``GET /v1/players/me`` tells what is going on).
+
+    ``id`` is the notification's stream id (``"1733100000000-0"``): give it back as
+    ``player_events(last_event_id=...)`` to go on after it later."""
+
+    kind: str
+    id: str | None
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Message:
+    """One message of a ``text/event-stream`` as sent: its ``event``, ``id`` and decoded
+    JSON ``data``."""
+
+    event: str
+    id: str | None
+    data: Any
 
 
 # --------------------------------------------------------------------------- errors
@@ -218,10 +293,25 @@ def _error_from(status: int, body: bytes) -> ApiError:
         return ApiError(f"http_{status}", text[0][:200] if text else "no error body", {}, status)
 
 
+# --------------------------------------------------------------------------- seats of a table
+
+def open_seat() -> dict:
+    """A seat anyone may join (``POST /v1/games/{id}/join``)."""
+    return {"open": True}
+
+
+def player_seat(player_id: str) -> dict:
+    """The creator's own seat (its own id), a built-in bot player's (``bot-random``,
+    ``bot-heuristic``, ``bot-mcts``), or a seat reserved for another player, who gets an
+    ``invitation``."""
+    return {"player": player_id}
+
+
 # --------------------------------------------------------------------------- the client
 
 class Client:
-    """One server, optionally one identity (a seat token or a platform key, sent as Bearer)."""
+    """One server, optionally one identity sent as Bearer: a seat token, a player token (it acts
+    for every seat its player holds) or a platform key."""
 
     def __init__(self, url: str | None = None, token: str | None = None,
                  timeout: float = 30.0) -> None:
@@ -324,6 +414,62 @@ class Client:
     def fork(self, game_id: str, at: int) -> CreatedGame:
         return self.request("POST", f"/v1/games/{_q(game_id)}/fork", {"at": at})
 
+    # -- players
+
+    def create_player(self, name: str, kind: str = "human") -> CreatedPlayer:
+        """A new player (``kind``: ``"human"`` or ``"bot"``) and its token, shown this once:
+        ``Client(url, token)`` then acts as that player."""
+        return self.request("POST", "/v1/players", {"name": name, "kind": kind})
+
+    def player(self, player_id: str) -> PlayerProfile:
+        """A player's public profile."""
+        return self.request("GET", f"/v1/players/{_q(player_id)}")
+
+    def me(self) -> PlayerProfile:
+        """The caller's profile (a player token), with the tables and games it is in."""
+        return self.request("GET", "/v1/players/me")
+
+    # -- tables
+
+    def create_table(self, type: str, open: int = 0, invite: Sequence[str] = (),
+                     options: dict | None = None, seed: str | None = None) -> CreatedGame:
+        """A table with the caller's player in seat 0 (a player token), then one seat per id
+        of ``invite`` (reserved for that player, or a built-in bot player seated at once),
+        then ``open`` open seats. It waits (``status: "waiting"``) until every seat is held."""
+        seats = [player_seat(self.me()["id"]), *map(player_seat, invite),
+                 *(open_seat() for _ in range(open))]
+        return self.create(type, seats, options, seed)
+
+    def lobby(self, type: str | None = None, page: int = 1,
+              per_page: int | None = None) -> GameList:
+        """Tables waiting for players, newest first; each entry has ``open_seats``, ``seats``
+        (who sits where) and ``options``."""
+        return self.list_games(type, "waiting", page, per_page)
+
+    def join(self, game_id: str, seat: int | None = None, name: str | None = None) -> Joined:
+        """Take a seat of a waiting table: with a player token, the seat reserved for it or an
+        open one (``seat`` picks one); without a token, an open seat under ``name``. The join
+        that fills the table starts the game (``status: "active"``)."""
+        body: dict[str, Any] = {}
+        if seat is not None:
+            body["seat"] = seat
+        if name is not None:
+            body["name"] = name
+        return self.request("POST", f"/v1/games/{_q(game_id)}/join", body)
+
+    def leave(self, game_id: str) -> GameView:
+        """Give the caller's seat of a waiting table back."""
+        return self.request("POST", f"/v1/games/{_q(game_id)}/leave")
+
+    def decline(self, game_id: str) -> GameView:
+        """Turn down an invitation (the seat opens, or the table is aborted)."""
+        return self.request("POST", f"/v1/games/{_q(game_id)}/decline")
+
+    def rematch(self, game_id: str) -> CreatedGame:
+        """The rematch of a finished game: a new table, the same players invited, seats
+        rotated; asking again (from any seat) returns the same one."""
+        return self.request("POST", f"/v1/games/{_q(game_id)}/rematch")
+
     # -- logs, exports
 
     def events(self, game_id: str, after: int = 0, limit: int = 100) -> EventPage:
@@ -354,7 +500,7 @@ class Client:
     def ready(self) -> Health:
         return self.request("GET", "/readyz")
 
-    # -- live stream
+    # -- live streams
 
     def stream(self, game_id: str, after: int = 0, reconnect: bool = True,
                read_timeout: float = 60.0, max_retries: int = 20) -> Iterator[StreamItem]:
@@ -362,12 +508,44 @@ class Client:
         and in order, then the ``end`` item, and returns. A dropped connection is resumed with
         ``Last-Event-ID`` (up to ``max_retries`` consecutive failures), so nothing is missed or
         repeated. Keep-alive comments are swallowed."""
-        last = after
+        messages = self._follow_sse(f"/v1/games/{_q(game_id)}/events/stream", str(after),
+                                    reconnect, read_timeout, max_retries)
+        with closing(messages):
+            for message in messages:
+                item = StreamItem(message.event, _version(message.id), message.data)
+                yield item
+                if item.kind == "end":
+                    return
+
+    def player_events(self, last_event_id: str | None = None, reconnect: bool = True,
+                      read_timeout: float = 60.0,
+                      max_retries: int = 20) -> Iterator[PlayerEvent]:
+        """Follow ``GET /v1/players/me/events/stream`` (a player token) for as long as the
+        caller iterates: every notification of every game of the player, once and in order.
+        ``last_event_id`` goes on after that notification; without it the stream starts at the
+        oldest notification the server keeps. A dropped connection is resumed with
+        ``Last-Event-ID`` (up to ``max_retries`` consecutive attempts that bring nothing,
+        keep-alives included)."""
+        messages = self._follow_sse("/v1/players/me/events/stream", last_event_id,
+                                    reconnect, read_timeout, max_retries)
+        with closing(messages):
+            for message in messages:
+                yield PlayerEvent(message.event, message.id, message.data)
+
+    def _follow_sse(self, path: str, last_event_id: str | None, reconnect: bool,
+                    read_timeout: float, max_retries: int) -> Iterator[_Message]:
+        """Read the event stream at ``path`` for as long as the caller iterates, the way a
+        browser's ``EventSource`` does: every message with an ``id:`` moves the resume point,
+        and a connection that ends or breaks is opened again with ``Last-Event-ID`` set to it,
+        after a short backoff. An error answer raises :class:`ApiError` at once; so do
+        ``max_retries`` consecutive attempts that connect to nothing or read nothing (a
+        keep-alive comment counts as something)."""
         failures = 0
         while True:
-            hdrs = self._headers({"Accept": "text/event-stream", "Last-Event-ID": str(last)})
-            req = urllib.request.Request(self._url(f"/v1/games/{_q(game_id)}/events/stream"),
-                                         headers=hdrs)
+            hdrs = self._headers({"Accept": "text/event-stream"})
+            if last_event_id is not None:
+                hdrs["Last-Event-ID"] = last_event_id
+            req = urllib.request.Request(self._url(path), headers=hdrs)
             try:
                 resp = urllib.request.urlopen(req, timeout=read_timeout)
             except urllib.error.HTTPError as exc:
@@ -378,32 +556,41 @@ class Client:
                     reason = getattr(exc, "reason", exc)
                     raise ApiError("connection_failed",
                                    f"cannot reach {self.url} ({reason})") from None
-                time.sleep(min(2.0, 0.1 * 2 ** failures))
+                time.sleep(_backoff(failures))
                 continue
             try:
                 with resp:
-                    for item in _parse_sse(resp):
+                    for message in _read_sse(resp):
                         failures = 0
-                        if item.id is not None and item.kind == "game_event":
-                            last = item.id
-                        yield item
-                        if item.kind == "end":
-                            return
-            except (OSError, socket.timeout, ValueError):
+                        if message is None:          # a keep-alive comment
+                            continue
+                        if message.id is not None:
+                            last_event_id = message.id
+                        yield message
+            except (OSError, ValueError):            # socket.timeout is an OSError
                 pass
-            # The server closed the stream (or it broke) before the end: resume.
             failures += 1
             if not reconnect or failures > max_retries:
-                raise ApiError("stream_interrupted", f"the event stream of {game_id} broke")
-            time.sleep(min(2.0, 0.1 * 2 ** failures))
+                raise ApiError("stream_interrupted", f"the event stream {path} broke")
+            time.sleep(_backoff(failures))
 
 
 def _q(game_id: str) -> str:
     return urllib.parse.quote(str(game_id), safe="")
 
 
-def _parse_sse(resp) -> Iterator[StreamItem]:
-    """Minimal ``text/event-stream`` parser (fields event, id, data; comments ignored)."""
+def _version(event_id: str | None) -> int | None:
+    return int(event_id) if event_id and event_id.isdigit() else None
+
+
+def _backoff(failures: int) -> float:
+    return min(2.0, 0.1 * 2 ** failures)
+
+
+def _read_sse(resp) -> Iterator[_Message | None]:
+    """Minimal ``text/event-stream`` parser (fields event, id, data): yields each message, and
+    None for each comment line (the server's keep-alives), so a reader knows the connection
+    lives."""
     kind, ev_id, data = "message", None, []
     while True:
         raw = resp.readline()
@@ -412,12 +599,11 @@ def _parse_sse(resp) -> Iterator[StreamItem]:
         line = raw.decode("utf-8").rstrip("\r\n")
         if not line:
             if data:
-                payload = json.loads("\n".join(data))
-                yield StreamItem(kind, int(ev_id) if ev_id and ev_id.isdigit() else None,
-                                 payload)
+                yield _Message(kind, ev_id, json.loads("\n".join(data)))
             kind, ev_id, data = "message", None, []
             continue
         if line.startswith(":"):
+            yield None
             continue
         field, _, value = line.partition(":")
         value = value[1:] if value.startswith(" ") else value

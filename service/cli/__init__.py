@@ -1,13 +1,18 @@
 """``cartouche``: play, watch, replay and verify Cartouche games from a terminal.
 
     cartouche play diamant --seats 4 --vs heuristic
+    cartouche player create Ada             # a player and its token (CARTOUCHE_TOKEN)
+    cartouche play --open diamant --seats 3 # a table of yours; others join, then you play
+    cartouche lobby                         # the tables waiting for players
+    cartouche join GAME_ID
     cartouche watch GAME_ID
     cartouche replay GAME_ID | EXPORT.json
     cartouche verify EXPORT.json            # offline: no server needed
     cartouche arena -- --games 4 --types diamant
 
-``--url`` (or ``CARTOUCHE_URL``) selects the server, default http://127.0.0.1:8000. Errors are
-one line on stderr with their code (exit status 1), never a traceback.
+``--url`` (or ``CARTOUCHE_URL``) selects the server, default http://127.0.0.1:8000; ``--token``
+(or ``CARTOUCHE_TOKEN``) is the player token of ``join`` and ``play --open``. Errors are one line
+on stderr with their code (exit status 1), never a traceback.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from rich.text import Text
 
 from ..engine.bots import LEVELS
 from ..client import DEFAULT_URL, ApiError, Client, StreamItem
-from . import render
+from . import lobby, render
 
 BOT_NAMES = ["Ahmose", "Bastet", "Chephren", "Djoser", "Esna", "Feth", "Geb", "Hapi"]
 
@@ -191,6 +196,34 @@ def _follow(c: Ctx, api: Client, game_id: str, you: int | None, interactive: boo
     return view
 
 
+def _play_seat(c: Ctx, api: Client, game_id: str, seat: int) -> None:
+    """Play ``seat`` of a started game in the terminal, to its end or until the user quits."""
+    try:
+        _follow(c, api, game_id, seat, interactive=True)
+    except Quit:
+        c.console.print(f"Left the client; the game goes on. Watch it with: cartouche watch "
+                        f"{game_id}")
+
+
+def _json_object(raw: str | None, what: str) -> dict:
+    """The JSON object given as option ``what`` ({} when not given; else invalid_options)."""
+    if raw is None:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise ApiError("invalid_options", f"{what} takes a JSON object, e.g. "
+                       f"'{{\"turn_limit\": 6}}'")
+    return value
+
+
+player_token = click.option(
+    "--token", envvar="CARTOUCHE_TOKEN", default=None,
+    help="your player token (env CARTOUCHE_TOKEN; `cartouche player create` makes one)")
+
+
 # --------------------------------------------------------------------------- commands
 
 @main.command()
@@ -199,15 +232,24 @@ def _follow(c: Ctx, api: Client, game_id: str, you: int | None, interactive: boo
               "smallest table with at least 2 players)")
 @click.option("--vs", "level", type=click.Choice(LEVELS),
               default="random", show_default=True, help="the bots' level")
+@click.option("--open", "open_table", is_flag=True,
+              help="a table for players instead of bots: you in seat 0 (--token), the other "
+                   "seats open to whoever joins")
 @click.option("--clock", type=float, default=None,
               help="seconds per decision (timeout: the game's automatic move)")
 @click.option("--variant", default=None, help="a variant id from the catalog")
-@click.option("--name", default=os.environ.get("USER") or "You", help="your name")
+@click.option("--options", "raw_options", default=None, metavar="JSON",
+              help='game options as a JSON object, e.g. \'{"turn_limit": 6}\'')
+@click.option("--name", default=os.environ.get("USER") or "You", help="your name (with bots)")
 @click.option("--seed", default=None, help="hex seed (makes the game predictable)")
+@player_token
 @click.pass_obj
-def play(c: Ctx, game: str, seats: int | None, level: str, clock: float | None,
-         variant: str | None, name: str, seed: str | None) -> None:
-    """Play GAME against bots: you in seat 0, bots in the others."""
+def play(c: Ctx, game: str, seats: int | None, level: str, open_table: bool,
+         clock: float | None, variant: str | None, raw_options: str | None, name: str,
+         seed: str | None, token: str | None) -> None:
+    """Play GAME against bots: you in seat 0, bots in the others. With --open, create a table,
+    wait on your player stream until others have joined it, then play."""
+    me = lobby.as_player(c.api, token) if open_table else None
     types = {t["id"]: t for t in c.api.game_types()}
     if game not in types:
         raise ApiError("unknown_game_type",
@@ -221,19 +263,90 @@ def play(c: Ctx, game: str, seats: int | None, level: str, clock: float | None,
             raise ApiError("unknown_variant", f"{game} has no variant {variant!r}; choose one "
                            f"of {', '.join(v['id'] for v in gt['variants']) or '(none)'}")
         options.update(found[0].get("options") or {})
+    options.update(_json_object(raw_options, "--options"))
     if clock is not None:
         options["clock"] = {"per_decision_ms": int(clock * 1000), "timeout": "auto"}
-    players = [{"name": name}] + [{"name": f"{BOT_NAMES[i % 8]} ({level})",
-                                   "bot": {"level": level}} for i in range(n - 1)]
-    created = c.api.create(game, players, options or None, seed)
-    c.console.print(Text(f"Game {created['id']} created: {gt['name']}, {n} seats, you are "
-                         f"seat 0 against {level} bots.", style="bold"))
-    me = c.api.as_seat(created["seats"][0]["token"])
+    if me is not None:
+        created = me.create_table(game, open=n - 1, options=options or None, seed=seed)
+        c.console.print(Text(f"Table {created['id']} created: {gt['name']}, {n} seats, you are "
+                             f"seat 0.", style="bold"))
+        c.console.print(f"Others join with: cartouche join {created['id']}")
+        lobby.wait_for_players(c.console, me, created["id"])
+    else:
+        players = [{"name": name}] + [{"name": f"{BOT_NAMES[i % 8]} ({level})",
+                                       "bot": {"level": level}} for i in range(n - 1)]
+        created = c.api.create(game, players, options or None, seed)
+        c.console.print(Text(f"Game {created['id']} created: {gt['name']}, {n} seats, you are "
+                             f"seat 0 against {level} bots.", style="bold"))
+        me = c.api.as_seat(created["seats"][0]["token"])
+    _play_seat(c, me, created["id"], 0)
+
+
+@main.command()
+@click.argument("game_id")
+@click.option("--seat", type=int, default=None,
+              help="the seat wanted (default: the one kept for you, else the first open one)")
+@player_token
+@click.pass_obj
+def join(c: Ctx, game_id: str, seat: int | None, token: str | None) -> None:
+    """Take a seat of a waiting table, wait for the others, then play it. A game you already
+    sit in is taken up again."""
+    me = lobby.as_player(c.api, token)
     try:
-        _follow(c, me, created["id"], 0, interactive=True)
-    except Quit:
-        c.console.print(f"Left the client; the game goes on. Watch it with: cartouche watch "
-                        f"{created['id']}")
+        taken = me.join(game_id, seat)["seat"]
+    except ApiError as exc:
+        held = lobby.held_seat(me, game_id) if exc.code in ("already_seated",
+                                                             "game_full") else None
+        if held is None:
+            raise
+        taken = held
+    c.console.print(Text(f"You sit in seat {taken} of {game_id}.", style="bold"))
+    lobby.wait_for_players(c.console, me, game_id)
+    _play_seat(c, me, game_id, taken)
+
+
+@main.command(name="lobby")
+@click.argument("game", required=False)
+@click.pass_obj
+def show_lobby(c: Ctx, game: str | None) -> None:
+    """The tables waiting for players (of GAME only, when given)."""
+    page = c.api.lobby(game, per_page=100)
+    if not page["games"]:
+        c.console.print("No table is waiting for players"
+                        + (f" of {game}." if game else ".")
+                        + " Make one with: cartouche play --open GAME")
+        return
+    defaults = {t["id"]: {k: p["default"] for k, p in t["options"].get("properties", {}).items()
+                          if "default" in p} for t in c.api.game_types()}
+    c.console.print(render.lobby(page["games"], defaults))
+    if page["total"] > len(page["games"]):
+        c.console.print(f"... and {page['total'] - len(page['games'])} more.")
+    c.console.print("Take a seat with: cartouche join GAME_ID")
+
+
+@main.group()
+def player() -> None:
+    """Players: one identity and token across games."""
+
+
+@player.command(name="create")
+@click.argument("name")
+@click.option("--bot", is_flag=True, help="a program's player (kind bot) rather than a person's")
+@click.pass_obj
+def create_player(c: Ctx, name: str, bot: bool) -> None:
+    """Create the player NAME and print its token (shown this once)."""
+    made = c.api.create_player(name, "bot" if bot else "human")
+    click.echo(f"id     {made['id']}\nname   {made['name']} ({made['kind']})\n"
+               f"token  {made['token']}   (shown this once: keep it secret)\n\n"
+               f"Act as {made['name']} from this shell:\n"
+               f"  export CARTOUCHE_TOKEN={made['token']}")
+    if bot:
+        click.echo("  then follow the player stream with service.client (README: \"A bot that "
+                   "plays all its games on one connection\")")
+    else:
+        click.echo("  cartouche lobby                         # tables waiting for players\n"
+                   "  cartouche join GAME_ID                  # take a seat and play it\n"
+                   "  cartouche play --open diamant --seats 3 # a table of your own")
 
 
 @main.command()

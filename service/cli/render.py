@@ -90,6 +90,37 @@ def draw_view(view: dict, names: list[str], you: int | None) -> Group:
     return Group(*parts)
 
 
+# --------------------------------------------------------------------------- the lobby
+
+def seat_label(seat: dict) -> Text:
+    """Who holds a table's seat: a name (a bot's level after it), or that it is open or kept
+    for an invited player."""
+    if seat.get("controller") == "open":
+        invited = seat.get("invited")
+        return Text(f"(invited: {invited})" if invited else "(open)", style="dim")
+    label = Text(seat.get("name") or f"seat {seat.get('seat')}", style=seat_style(seat["seat"]))
+    if seat.get("bot"):
+        label.append(f" [{seat['bot'].get('level')} bot]", style="dim")
+    return label
+
+
+def lobby(tables: list[dict], defaults: dict[str, dict]) -> Table:
+    """The waiting tables: id, type, open seats, who sits where, and the options that differ
+    from their defaults (``defaults``: per game type, from the catalog)."""
+    t = Table(title="tables waiting for players", show_edge=False)
+    for col in ("game", "type", "open", "seats", "options"):
+        t.add_column(col)
+    for entry in tables:
+        seats = Text(", ").join(Text(f"{s['seat']}: ").append_text(seat_label(s))
+                                for s in entry.get("seats") or [])
+        usual = defaults.get(entry["type"], {})
+        options = {k: v for k, v in (entry.get("options") or {}).items()
+                   if k not in usual or usual[k] != v}
+        t.add_row(entry["id"], entry["type"], str(entry.get("open_seats", "?")), seats,
+                  compact(options, 60) if options else "")
+    return t
+
+
 # --------------------------------------------------------------------------- results
 
 def draw_result(game: str, result: dict | None, names: list[str], you: int | None,
