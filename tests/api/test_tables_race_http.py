@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from .helpers import Live, act, auth, error, event_types, join, player, table
+from .helpers import Live, auth, error, event_types, join, player, table
 
 ROUNDS = 20
 
