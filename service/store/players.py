@@ -128,11 +128,11 @@ class PlayerStore:
         transaction (each write is about one player; a cluster spreads them over slots)."""
         return Batch(self)
 
-    def notify(self, player_id: str, kind: str, data: dict) -> None:
-        """Append one notification to a player's stream."""
+    def notify(self, player_id: str, kind: str, data: dict) -> str:
+        """Append one notification to a player's stream; its stream id."""
         batch = self.batch()
         batch.notify(player_id, kind, data)
-        batch.send()
+        return batch.send()[0].decode()
 
     def stats(self, player_id: str) -> dict[str, int]:
         """Games and wins per game type: ``{"<type>:games": n, "<type>:wins": n}``."""
@@ -216,7 +216,8 @@ class Batch:
             self.pipe.hincrby(stats(player_id), f"{game_type}:wins", 1)
         self.size += 1
 
-    def send(self) -> None:
-        if self.size:
-            self.pipe.execute()
+    def send(self) -> list:
+        """Send what was collected; the replies, in order."""
+        replies = self.pipe.execute() if self.size else []
         self.size = 0
+        return replies
