@@ -8,7 +8,8 @@ import redis
 from flask import Flask, request
 
 from . import api as api_pkg
-from .api import bench, docs, errors, fastpaths, games, health, players, stream, viewer
+from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, stream,
+                  viewer)
 from .api import webhooks as webhooks_api
 from .application import GameService
 from .config import Config
@@ -16,6 +17,7 @@ from .jobs import RqScheduler
 from .store import connect
 from .store.events import EventStore, StreamFollower
 from .store.players import PlayerStore
+from .store.ratings import RatingStore
 
 API_SETTINGS = {
     "API_TITLE": "Cartouche",
@@ -53,6 +55,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     fastpaths.install_lean_action(app)
     api.register_blueprint(games.replays)
     api.register_blueprint(players.blp)
+    api.register_blueprint(ratings.blp)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
     errors.register(app)  # after Api: our error model replaces flask-smorest's
@@ -72,7 +75,8 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
         EventStore(client), snapshot_every=config.snapshot_every, cache_size=config.cache_size,
         platform_key_digests=config.platform_key_digests, scheduler=scheduler, now_ms=now_ms,
         lobby_ttl_s=config.lobby_ttl_s,
-        player_store=PlayerStore(client, stream_max=config.player_stream_max))
+        player_store=PlayerStore(client, stream_max=config.player_stream_max),
+        rating_store=RatingStore(client, min_games=config.rating_min_games))
     app.extensions["cartouche_api"] = api
     _document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())

@@ -20,14 +20,20 @@ def service():
         from service.jobs import RqScheduler
         from service.store import connect
         from service.store.events import EventStore
+        from service.store.players import PlayerStore
+        from service.store.ratings import RatingStore
         from service.webhooks import attach
 
         config = Config.from_env()
         store = connect.client(config.redis_url)
         queue = connect.queue_client(config.queue_url)
 
-        _service = GameService(EventStore(store), snapshot_every=config.snapshot_every,
-                               cache_size=config.cache_size, scheduler=RqScheduler(queue))
+        _service = GameService(
+            EventStore(store), snapshot_every=config.snapshot_every,
+            cache_size=config.cache_size, scheduler=RqScheduler(queue),
+            lobby_ttl_s=config.lobby_ttl_s,
+            player_store=PlayerStore(store, stream_max=config.player_stream_max),
+            rating_store=RatingStore(store, min_games=config.rating_min_games))
         attach(_service, queue)  # moves played here are delivered to webhooks too
     return _service
 
@@ -56,6 +62,12 @@ def clock_due(game_id: str, version: int, deadline_ms: int) -> list[int]:
     if early > 0:
         time.sleep(min(early, 5000) / 1000)
     return svc.settle_timeouts(game_id, version)
+
+
+def rate_game(game_id: str) -> bool:
+    """Rate a finished rated game; True when this job recorded it (a duplicate or a retry
+    of a job that did finds it rated and changes nothing)."""
+    return service().rate(game_id) is not None
 
 
 def sweep(limit: int = 10_000) -> int:
