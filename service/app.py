@@ -8,7 +8,8 @@ import redis
 from flask import Flask, request
 
 from . import api as api_pkg
-from .api import bench, docs, errors, fastpaths, games, health, players, stream, viewer
+from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, stream,
+                  viewer)
 from .api import webhooks as webhooks_api
 from .application import GameService
 from .config import Config
@@ -52,6 +53,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     fastpaths.install_lean_action(app)
     api.register_blueprint(games.replays)
     api.register_blueprint(players.blp)
+    api.register_blueprint(ratings.blp)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
     errors.register(app)  # after Api: our error model replaces flask-smorest's

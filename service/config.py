@@ -31,6 +31,8 @@ class Config:
     lobby_ttl_s: int = 3600
     #: Notifications kept per player stream (a reconnect within them misses nothing).
     player_stream_max: int = 1000
+    #: Rated games before a player leaves a leaderboard's provisional list.
+    rating_min_games: int = 5
 
     @classmethod
     def from_env(cls) -> "Config":
@@ -55,4 +57,5 @@ class Config:
             max_export_bytes=_int("CARTOUCHE_MAX_EXPORT_BYTES", 16 * 1024 * 1024),
             lobby_ttl_s=_int("CARTOUCHE_LOBBY_TTL_S", 3600),
             player_stream_max=_int("CARTOUCHE_PLAYER_STREAM_MAX", 1000),
+            rating_min_games=_int("CARTOUCHE_RATING_MIN_GAMES", 5),
         )

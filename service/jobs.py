@@ -34,6 +34,8 @@ class RqScheduler:
 
     def changed(self, table) -> None:
         if table.over:
+            if table.status == "finished" and table.created["data"].get("rated"):
+                self._enqueue_rating(table.id)
             return
         try:
             for seat in table.awaiting():
@@ -53,6 +55,15 @@ class RqScheduler:
             # deadline check or by `workers.jobs.sweep` (every few seconds in the worker that
             # runs the scheduler). Never fail the request.
             log.exception("could not schedule jobs for game %s", table.id)
+
+    def _enqueue_rating(self, game_id: str) -> None:
+        """The rating job of a finished rated game (idempotent: ``Ratings.rate``)."""
+        try:
+            self.queue.enqueue("workers.jobs.rate_game", game_id, job_id=f"rate-{game_id}",
+                               result_ttl=60, failure_ttl=24 * 3600, job_timeout=60,
+                               retry=Retry(max=5, interval=[1, 2, 4, 8, 16]))
+        except redis.RedisError:
+            log.exception("could not schedule the rating of game %s", game_id)
 
     def expires(self, table, at_ms: int) -> None:
         """A table just created waiting for players: abort it at ``at_ms`` unless it has

@@ -1,6 +1,7 @@
 """The options the server accepts for a game: the game's own (``Game.options_schema``, checked by
 ``Game.normalize_options``) and the shell's, which the shell takes out of ``options`` before the
-game sees them (``clock``, checked by :func:`service.clock.normalize`).
+game sees them (``clock``, checked by :func:`service.clock.normalize`; ``rated`` and a table's
+``on_decline``, checked at creation).
 
 :func:`served_schema` is the one JSON Schema of both that ``GET /v1/game-types`` and the
 contract's ``<Game>Options`` components serve.
@@ -12,7 +13,15 @@ from . import clock
 from .engine import Game
 
 #: The options every game takes, owned by the shell.
-SHELL_PROPERTIES = {"clock": clock.SCHEMA}
+SHELL_PROPERTIES = {
+    "clock": clock.SCHEMA,
+    "rated": {"type": "boolean", "description": (
+        "rate the game when it ends (OpenSkill, per game type): every seat must be held by a "
+        "distinct player; default true for tables and seeks, false otherwise; never for solo "
+        "games")},
+    "on_decline": {"enum": ["open", "abort"], "default": "open", "description": (
+        "tables with an invited seat: what an invitation turned down does to the table")},
+}
 
 
 def served_schema(game: Game) -> dict:

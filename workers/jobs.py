@@ -73,6 +73,12 @@ def _each(ids: list[str], work) -> None:
             log.exception("sweep failed for game %s", game_id)
 
 
+def rate_game(game_id: str) -> bool:
+    """Rate a finished rated game; True when this job recorded it (a duplicate or a retry
+    of a job that did finds it rated and changes nothing)."""
+    return service().rate(game_id) is not None
+
+
 def sweep(limit: int = 10_000) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down): settle the
     overdue clocks of every active game and re-schedule the jobs it needs, and expire the

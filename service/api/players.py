@@ -74,7 +74,8 @@ def find_player(query):
     platform = _platform()
     if platform is None:
         raise Forbidden("platform_key_required", "finding by external_id needs a platform key")
-    return service().players.find_external(platform, query["external_id"])
+    found = service().players.find_external(platform, query["external_id"])
+    return service().player_profile(found["id"])
 
 
 @blp.route("/me")
@@ -85,7 +86,7 @@ def get_me():
     """Your profile, with the tables and games you are in (a player token)."""
     svc = service()
     player = me()
-    out = svc.players.profile(player)
+    out = svc.player_profile(player)
     out["games"] = svc.player_games(player)
     out["seeks"] = []  # matchmaking is not served yet: no seek can exist
     return out
@@ -137,5 +138,6 @@ def stream_me():
 @_alts(404, 503)
 @blp.doc(operationId="getPlayer")
 def get_player(player_id):
-    """A player's public profile: name, kind, created time, games and wins per game type."""
-    return service().players.profile(player_id)
+    """A player's public profile: name, kind, created time, and per rating type (a game type,
+    or ``scarabya-duel``) games, wins and rating."""
+    return service().player_profile(player_id)

@@ -164,6 +164,10 @@ class Creation:
                                  "tables with an invited seat",
                                  {"code": "invalid_option", "option": "on_decline",
                                   "expected": list(ON_DECLINE)})
+        rated = options.pop("rated", table)
+        if not isinstance(rated, bool) or (rated and len(players) < 2):
+            raise InvalidRequest("invalid_options", "rated is true or false, and solo games are "
+                                 "never rated", {"code": "invalid_option", "option": "rated"})
         try:
             clock = clock_mod.normalize(options.pop("clock", None))
             normalized = game.normalize_options(options, players)
@@ -176,6 +180,8 @@ class Creation:
         first["data"]["clock"] = clock
         if table:
             first["data"]["on_decline"] = on_decline or "open"
+        if rated:
+            first["data"]["rated"] = True
         first["data"].update(shell_fields or {})
         now = self.now_ms()
         at = rfc3339(now)

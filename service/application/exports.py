@@ -59,6 +59,7 @@ class Exports:
         # a table's fork starts with its seats as they were filled (the lobby is inherited)
         data["players"] = table.players
         data.pop("on_decline", None)
+        data.pop("rated", None)  # a game continued from another's position is not rated
         data.update({"seed_commitment": commitment(seed), "seed": "server", "setup": "custom",
                      "forked_from": {"id": game_id, "version": at}})
         envelopes = [{**created, "data": data, "at": rfc3339(now)}]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from ..engine import Viewer
 from ..store.events import EventStore
 from ..store.players import PlayerStore
+from ..store.ratings import RatingStore
 from ..store.quota import Quota
 from .autoplay import Autoplay
 from .commands import Appender, Commands
@@ -22,6 +23,7 @@ from .errors import NotFound
 from .model import Appended, Table
 from .notices import PlayerNotices
 from .players import Players
+from .ratings import Ratings, shown
 from .reads import Reads
 from .seats import Seats
 from .tables import Tables
@@ -30,6 +32,13 @@ if TYPE_CHECKING:
     import redis
 
     from ..config import Config
+
+
+def rating_types() -> list[str]:
+    """Every rating type of the registered games."""
+    from ..games import GAMES
+
+    return [t for game in GAMES.values() for t in game.rating_types]
 
 
 class NullScheduler:
@@ -55,7 +64,8 @@ class GameService:
     def __init__(self, store: EventStore, *, snapshot_every: int = 100, cache_size: int = 2048,
                  platform_key_digests: Sequence[str] = (), scheduler=None,
                  now_ms: Callable[[], int] | None = None, lobby_ttl_s: int = LOBBY_TTL_S,
-                 player_store: PlayerStore | None = None) -> None:
+                 player_store: PlayerStore | None = None,
+                 rating_store: RatingStore | None = None) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
         self.scheduler = scheduler or NullScheduler()
@@ -66,6 +76,8 @@ class GameService:
         self._loader = Loader(store, cache_size)
         self._bus = ListenerBus()
         self._bus.listeners.append(PlayerNotices(self.player_store, self.now_ms))
+        self.ratings = Ratings(rating_store or RatingStore(store.r), self.player_store,
+                               rating_types)
         appender = Appender(store, self._loader, self._bus, self.scheduler, self.now_ms,
                             snapshot_every)
         self._seats = Seats(store, self._loader, appender)
@@ -87,6 +99,7 @@ class GameService:
                    platform_key_digests=config.platform_key_digests,
                    lobby_ttl_s=config.lobby_ttl_s,
                    player_store=PlayerStore(client, stream_max=config.player_stream_max),
+                   rating_store=RatingStore(client, min_games=config.rating_min_games),
                    **parts)
 
     # -- identity -------------------------------------------------------------------------
@@ -115,6 +128,23 @@ class GameService:
 
     def create_many(self, specs: Sequence[Spec], creator: str | None = None) -> list[dict]:
         return self._creation.create_many(specs, creator)
+
+    def player_profile(self, player_id: str) -> dict:
+        """A player's public profile with its ratings."""
+        profile = self.players.profile(player_id)
+        for rating_type, rating in self.ratings.of_player(player_id).items():
+            entry = profile["stats"].setdefault(rating_type,
+                                                {"games": 0, "wins": 0, "rating": None})
+            entry["rating"] = shown(rating)
+        return profile
+
+    def rate(self, game_id: str) -> dict | None:
+        """Rate a finished game (once: the rating job; ``Ratings.rate``)."""
+        return self.ratings.rate(self._loader.load(game_id))
+
+    def leaderboard(self, rating_type: str, offset: int, limit: int) -> dict:
+        return self.ratings.leaderboard(rating_type, offset, limit,
+                                        self.player_store.get_many)
 
     def player_games(self, player_id: str, limit: int = 100) -> list[dict]:
         """The tables and games a player is in, newest first (``limit`` at most): ``{"id",

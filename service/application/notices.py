@@ -1,6 +1,6 @@
 """What each player hears about the games it plays: one listener on the bus turns every append
 into notifications on the players' streams (``store.players``), and keeps each player's list of
-games and counts per game type.
+games and counts per rating type (``Game.rating_type``: the game type, or a mode rated apart).
 
 - ``invitation {"game_id", "from"}``: a table reserved a seat for the player;
 - ``game_start {"game_id", "seat", "type"}``: a game the player holds a seat of began (at
@@ -86,9 +86,10 @@ class PlayerNotices:
         if table.over and (previous is None or not previous.over):
             result = table.result()
             winners = set((result or {}).get("winners", ()))
+            counted_as = table.game.rating_type(table.created["data"]["options"])
             for seat, player in holders.items():
                 if table.status == "finished":
-                    out.count_finish(player, table.game.type_id, seat in winners)
+                    out.count_finish(player, counted_as, seat in winners)
             invited = [p["invited"] for p in table.players if p.get("invited")]
             for player in {*holders.values(), *invited}:
                 out.remove_game(player, table.id)

@@ -103,7 +103,8 @@ class Players:
         return found
 
     def profile(self, player_id: str) -> dict:
-        """The public profile: name, kind, created time and counts per game type."""
+        """The public profile: name, kind, created time and counts per rating type (the
+        ratings themselves are added by ``GameService.player_profile``)."""
         rec = self.record(player_id)
         per_type: dict[str, dict] = {}
         for key, value in self.store.stats(player_id).items():

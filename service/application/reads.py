@@ -84,6 +84,8 @@ class Reads:
             return rfc3339(at) if at is not None else None
 
         options = created["options"] if over or viewer == ALL else _public_options(created)
+        if created.get("rated"):
+            options = {**options, "rated": True}
         view = {
             "id": table.id,
             "type": game.type_id,

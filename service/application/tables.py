@@ -191,6 +191,7 @@ class Tables:
         options = {k: v for k, v in data["options"].items() if k != "setup"}
         if data.get("clock"):
             options["clock"] = data["clock"]
+        options["rated"] = bool(data.get("rated"))
         if data.get("on_decline") and any("player" in p and p["player"] != player
                                           for p in players):
             options["on_decline"] = data["on_decline"]

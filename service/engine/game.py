@@ -172,6 +172,16 @@ class Game:
         """None until the end, then ``{"scores", "ranks", "winners", "details"}``."""
         raise NotImplementedError
 
+    def rating_type(self, options: dict) -> str:
+        """The ratings a rated game with these (normalized) options counts for: one ledger
+        and leaderboard per rating type. A mode that measures another skill is rated apart."""
+        return self.type_id
+
+    @property
+    def rating_types(self) -> tuple[str, ...]:
+        """Every rating type :meth:`rating_type` may answer."""
+        return (self.type_id,)
+
     def resign(self, state: State, seat: int) -> tuple[list[Event], State] | None:
         """The events of ``seat`` leaving the game under the rules (e.g. Papyrus 12.4) and the
         state after them (``state`` not mutated), or None when the game cannot go on without it

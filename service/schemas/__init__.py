@@ -389,7 +389,8 @@ class CreatedPlayerSchema(Strict):
 class RatingSchema(Strict):
     mu = fields.Float(required=True)
     sigma = fields.Float(required=True)
-    ordinal = fields.Float(required=True)
+    ordinal = fields.Float(required=True, metadata={"description": "mu - 3 sigma"})
+    games = JsonInteger(required=True, metadata={"description": "rated games counted"})
 
 
 class PlayerStatsSchema(Strict):
@@ -445,3 +446,30 @@ class RematchSchema(Strict):
     version = JsonInteger(required=True)
     seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
     seed_commitment = fields.String(required=True)
+
+
+class LeaderboardQuerySchema(Query):
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 100))
+    offset = fields.Integer(load_default=0, validate=validate.Range(0, 1_000_000))
+
+
+class StandingSchema(Strict):
+    rank = JsonInteger(required=True)
+    id = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
+    kind = fields.String(required=True, allow_none=True)
+    mu = fields.Float(required=True)
+    sigma = fields.Float(required=True)
+    ordinal = fields.Float(required=True, metadata={"description": "mu - 3 sigma"})
+    games = JsonInteger(required=True)
+
+
+class LeaderboardSchema(Strict):
+    type = fields.String(required=True)
+    players = fields.List(fields.Nested(StandingSchema), required=True, metadata={
+        "description": "players with at least `min_games` rated games, best ordinal first"})
+    total = JsonInteger(required=True)
+    provisional = fields.List(fields.Nested(StandingSchema), required=True, metadata={
+        "description": "players with fewer rated games (the best `limit` of them)"})
+    provisional_total = JsonInteger(required=True)
+    min_games = JsonInteger(required=True)

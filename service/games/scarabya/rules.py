@@ -417,6 +417,14 @@ class Scarabya(Game):
         },
     }
 
+    def rating_type(self, options: dict) -> str:
+        """The duel (a match of two games on one shared site) is rated apart."""
+        return f"{self.type_id}-duel" if options.get("mode") == "duel" else self.type_id
+
+    @property
+    def rating_types(self) -> tuple[str, ...]:
+        return (self.type_id, f"{self.type_id}-duel")
+
     # -- creation -------------------------------------------------------------------------
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
         checked = self.checked_options(options)

@@ -1,0 +1,208 @@
+"""Ratings: one OpenSkill update per finished rated game, recorded once on a ledger that
+replays to the same numbers; leaderboards and profiles serve them."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from openskill.models import PlackettLuce
+
+from service.application.ratings import final_ranks, updated, unrated
+
+from .helpers import auth
+from .test_tables import error, join, player, table
+
+
+def play_out(client, gid, tokens, pick=lambda legal: legal[0]):
+    """Every awaited seat plays ``pick`` of its legal actions until the game ends."""
+    for _ in range(5000):
+        view = client.get(f"/v1/games/{gid}").get_json()
+        if view["status"] != "active":
+            return view
+        seat = view["awaiting"][0]["seat"]
+        legal = client.get(f"/v1/games/{gid}/legal-actions",
+                           headers=auth(tokens[seat])).get_json()["actions"]
+        r = client.post(f"/v1/games/{gid}/actions", headers=auth(tokens[seat]),
+                        json={"action": pick(legal)})
+        assert r.status_code == 201, r.get_json()
+    raise AssertionError("the game did not end")
+
+
+def rated_game(client, players, type_="tides-of-time", options=None):
+    """A table of ``players`` (the first creates it), joined by the others, played out."""
+    host = players[0]
+    gid = table(client, host, [{"player": host["id"]}] + [{"open": True}] * (len(players) - 1),
+                type_=type_, options=options)["id"]
+    for who in players[1:]:
+        assert join(client, gid, who).status_code == 201
+    return gid, play_out(client, gid, [p["token"] for p in players])
+
+
+def test_the_update_is_openskill_plackett_luce_with_ties():
+    model = PlackettLuce()
+    before = [unrated(), unrated(), {"mu": 30.0, "sigma": 5.0, "games": 7}]
+    after = updated(before, [1, 2, 2])
+    want = model.rate([[model.rating()], [model.rating()], [model.rating(mu=30.0, sigma=5.0)]],
+                      ranks=[1, 2, 2])
+    assert [(a["mu"], a["sigma"]) for a in after] == [(t[0].mu, t[0].sigma) for t in want]
+    assert [a["games"] for a in after] == [1, 1, 8]
+    tied = updated([unrated()] * 3, [1, 2, 2])  # equal priors, shared rank: equal ratings
+    assert tied[1] == tied[2] and tied[0]["mu"] > tied[1]["mu"]
+
+
+def test_a_rated_table_is_rated_once_and_the_ledger_replays(client, svc):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid, view = rated_game(client, [ada, bob])
+    assert view["options"]["rated"] is True
+    first = svc.rate(gid)
+    assert first is not None and first["players"] == [ada["id"], bob["id"]]
+    assert svc.rate(gid) is None  # a duplicated job changes nothing
+    winner = view["result"]["winners"]
+    profile = client.get(f"/v1/players/{ada['id']}").get_json()
+    stats = profile["stats"]["tides-of-time"]
+    assert stats["games"] == 1 and stats["wins"] == (1 if 0 in winner else 0)
+    assert stats["rating"]["mu"] == first["after"][0]["mu"]
+    assert stats["rating"]["ordinal"] == pytest.approx(
+        first["after"][0]["mu"] - 3 * first["after"][0]["sigma"])
+    board = client.get("/v1/leaderboards/tides-of-time").get_json()
+    assert board["players"] == [] and board["min_games"] == 5
+    assert {p["id"] for p in board["provisional"]} == {ada["id"], bob["id"]}
+    rebuilt = svc.ratings.rebuild("tides-of-time")
+    assert rebuilt[ada["id"]] == first["after"][0] and rebuilt[bob["id"]] == first["after"][1]
+    notices = svc.player_store.notices_after(ada["id"], "0-0", 100)
+    assert [n.type for n in notices][-1] == "rating"
+    assert notices[-1].data["game_id"] == gid
+
+
+def test_concurrent_rating_jobs_record_one_update(client, svc):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid, _ = rated_game(client, [ada, bob])
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(svc.rate(gid)))
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(r is not None for r in results) == 1
+    assert len(svc.ratings.store.updates("tides-of-time")) == 1
+
+
+def test_many_games_replay_bit_for_bit_and_leave_the_provisional_list(client, svc):
+    players = [player(client, f"P{i}") for i in range(3)]
+    for i in range(6):
+        trio = players[i % 3:] + players[:i % 3]
+        gid, _ = rated_game(client, trio[:2])
+        assert svc.rate(gid) is not None
+    rebuilt = svc.ratings.rebuild("tides-of-time")
+    for p in players:
+        served = client.get(f"/v1/players/{p['id']}").get_json()["stats"]["tides-of-time"]
+        assert served["rating"]["mu"] == rebuilt[p["id"]]["mu"]
+        assert served["rating"]["sigma"] == rebuilt[p["id"]]["sigma"]
+    board = client.get("/v1/leaderboards/tides-of-time?limit=10").get_json()
+    listed = board["players"] + board["provisional"]
+    assert {p["id"] for p in listed} == {p["id"] for p in players}
+    assert all(p["games"] >= 5 for p in board["players"])
+    ordinals = [p["ordinal"] for p in board["players"]]
+    assert ordinals == sorted(ordinals, reverse=True)
+    assert [p["rank"] for p in board["players"]] == list(range(1, len(board["players"]) + 1))
+
+
+def test_games_that_are_not_rated(client, svc):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    # a plain creation is unrated by default
+    r = client.post("/v1/games", headers=auth(ada["token"]), json={
+        "type": "tides-of-time", "players": [{"player": ada["id"]}, {"name": "Anon"}]})
+    gid = r.get_json()["id"]
+    play_out(client, gid, [ada["token"], r.get_json()["seats"][1]["token"]])
+    assert svc.rate(gid) is None
+    # rated, but a seat without a player
+    gid = table(client, ada, [{"player": ada["id"]}, {"open": True}],
+                type_="tides-of-time")["id"]
+    token = join(client, gid, None, name="Guest").get_json()["token"]
+    play_out(client, gid, [ada["token"], token])
+    assert svc.rate(gid) is None
+    # one player in two seats
+    r = client.post("/v1/games", headers=auth(ada["token"]), json={
+        "type": "tides-of-time", "options": {"rated": True},
+        "players": [{"player": ada["id"]}, {"player": ada["id"]}]})
+    play_out(client, r.get_json()["id"], [ada["token"]] * 2)
+    assert svc.rate(r.get_json()["id"]) is None
+    # solo games are never rated
+    r = client.post("/v1/games", json={"type": "scarabya", "options": {"rated": True},
+                                       "players": [{"name": "Solo"}]})
+    assert r.status_code == 422 and error(r)["details"]["option"] == "rated"
+    assert svc.ratings.store.updates("tides-of-time") == []
+
+
+def test_resigned_seats_rank_last(client, svc):
+    players = [player(client, f"P{i}") for i in range(3)]
+    gid = table(client, players[0], [{"player": players[0]["id"]}, {"open": True},
+                                     {"open": True}], type_="diamant")["id"]
+    for who in players[1:]:
+        join(client, gid, who)
+    r = client.post(f"/v1/games/{gid}/resign", headers=auth(players[0]["token"]))
+    assert r.status_code == 200
+    view = client.get(f"/v1/games/{gid}").get_json()
+    # the resigned seat is played by a bot from now on: finish with the other two
+    tokens = [None, players[1]["token"], players[2]["token"]]
+    while view["status"] == "active":
+        humans = [a["seat"] for a in view["awaiting"] if a["seat"] != 0]
+        if not humans:  # only the bot is awaited: play it through the service
+            svc.play_bot(gid, 0, view["version"])
+        else:
+            seat = humans[0]
+            client.post(f"/v1/games/{gid}/actions", headers=auth(tokens[seat]),
+                        json={"action": {"type": "decide", "choice": "return"}})
+        view = client.get(f"/v1/games/{gid}").get_json()
+    table_ = svc.load(gid)
+    ranks = final_ranks(table_)
+    assert ranks[0] == max(ranks) and ranks[0] > max(ranks[1:])
+    assert svc.rate(gid)["ranks"] == ranks
+
+
+def test_the_scarabya_duel_is_rated_apart(client, svc):
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid, _ = rated_game(client, [ada, bob], type_="scarabya",
+                        options={"mode": "duel", "duel_games": 1})
+    assert svc.rate(gid) is not None
+    assert len(svc.ratings.store.updates("scarabya-duel")) == 1
+    assert svc.ratings.store.updates("scarabya") == []
+    stats = client.get(f"/v1/players/{ada['id']}").get_json()["stats"]
+    assert "scarabya-duel" in stats and stats["scarabya-duel"]["rating"] is not None
+    assert error(client.get("/v1/leaderboards/chess"))["code"] == "unknown_rating_type"
+
+
+def test_the_worker_rates_a_finished_game(live_url, worker):
+    import time
+
+    import requests
+
+    def post(path, body, token=None):
+        return requests.post(live_url + path, json=body, headers=auth(token), timeout=10)
+
+    ada = post("/v1/players", {"name": "Ada"}).json()
+    created = post("/v1/games", {"type": "diamant", "players": [
+        {"player": ada["id"]}, {"player": "bot-random"}, {"player": "bot-heuristic"}],
+        "options": {"rated": True}}, ada["token"]).json()
+    gid = created["id"]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        view = requests.get(f"{live_url}/v1/games/{gid}", headers=auth(ada["token"]),
+                            timeout=10).json()
+        if view["status"] != "active":
+            break
+        if any(a["seat"] == 0 for a in view["awaiting"]):
+            post(f"/v1/games/{gid}/actions", {"action": {"type": "decide", "choice": "return"}},
+                 ada["token"])
+        time.sleep(0.05)
+    assert view["status"] == "finished"
+    while time.monotonic() < deadline:
+        stats = requests.get(f"{live_url}/v1/players/bot-heuristic", timeout=10).json()["stats"]
+        if stats.get("diamant", {}).get("rating"):
+            break
+        time.sleep(0.2)
+    assert stats["diamant"]["rating"]["games"] >= 1
+    me = requests.get(f"{live_url}/v1/players/{ada['id']}", timeout=10).json()
+    assert me["stats"]["diamant"]["rating"]["games"] == 1
