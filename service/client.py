@@ -429,6 +429,13 @@ class Client:
         """The caller's profile (a player token), with the tables and games it is in."""
         return self.request("GET", "/v1/players/me")
 
+    def leaderboard(self, rating_type: str, limit: int | None = None,
+                    offset: int | None = None) -> dict[str, Any]:
+        """Players by rating in ``rating_type`` (a game type, or ``scarabya-duel``): the
+        established ones from ``offset``, and the provisional ones apart."""
+        return self.request("GET", f"/v1/leaderboards/{_q(rating_type)}",
+                            query={"limit": limit, "offset": offset})
+
     # -- tables
 
     def create_table(self, type: str, open: int = 0, invite: Sequence[str] = (),

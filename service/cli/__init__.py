@@ -349,6 +349,30 @@ def create_player(c: Ctx, name: str, bot: bool) -> None:
                    "  cartouche play --open diamant --seats 3 # a table of your own")
 
 
+@player.command(name="show")
+@click.argument("player_id", metavar="ID|me")
+@player_token
+@click.pass_obj
+def show_player(c: Ctx, player_id: str, token: str | None) -> None:
+    """A player's profile: games, wins and rating per rating type (``me``: yours, with the
+    games you are in; needs your player token)."""
+    if player_id == "me":
+        found = lobby.as_player(c.api, token).me()
+    else:
+        found = c.api.player(player_id)
+    c.console.print(render.profile(found))
+
+
+@main.command(name="leaderboard")
+@click.argument("rating_type", metavar="TYPE")
+@click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0)
+@click.pass_obj
+def show_leaderboard(c: Ctx, rating_type: str, limit: int, offset: int) -> None:
+    """Players by rating in TYPE (a game type, or scarabya-duel)."""
+    c.console.print(render.leaderboard(c.api.leaderboard(rating_type, limit, offset)))
+
+
 @main.command()
 @click.argument("game_id")
 @click.option("--token", default=None, help="watch as this seat (default: a spectator)")

@@ -121,6 +121,54 @@ def lobby(tables: list[dict], defaults: dict[str, dict]) -> Table:
     return t
 
 
+# --------------------------------------------------------------------------- players
+
+def _standings(title: str, rows: list[dict]) -> Table:
+    t = Table(title=title, show_edge=False)
+    for col, justify in (("#", "right"), ("player", "left"), ("ordinal", "right"),
+                         ("mu", "right"), ("sigma", "right"), ("games", "right")):
+        t.add_column(col, justify=justify)
+    for row in rows:
+        name = Text(row.get("name") or row["id"])
+        name.append(f"  {row['id']}", style="dim")
+        t.add_row(str(row["rank"]), name, f"{row['ordinal']:.1f}", f"{row['mu']:.1f}",
+                  f"{row['sigma']:.2f}", str(row["games"]))
+    return t
+
+
+def leaderboard(board: dict) -> Group:
+    """A leaderboard: the established players by ordinal, then the provisional ones."""
+    parts: list = [_standings(f"{board['type']}: rated players", board["players"])
+                   if board["players"] else
+                   Text(f"{board['type']}: nobody has {board['min_games']} rated games yet.")]
+    if board["provisional"]:
+        parts.append(_standings(f"provisional (fewer than {board['min_games']} rated games)",
+                                board["provisional"]))
+    return Group(*parts)
+
+
+def profile(player: dict) -> Group:
+    """A player's profile: who, and per rating type the games, wins and rating."""
+    head = Text(player["name"], style="bold")
+    head.append(f"  {player['id']} ({player['kind']}), since {player['created_at']}",
+                style="dim")
+    t = Table(show_edge=False)
+    for col, justify in (("rating type", "left"), ("games", "right"), ("wins", "right"),
+                         ("ordinal", "right"), ("mu", "right"), ("sigma", "right")):
+        t.add_column(col, justify=justify)
+    for rating_type, s in sorted(player["stats"].items()):
+        r = s.get("rating")
+        t.add_row(rating_type, str(s["games"]), str(s["wins"]),
+                  *((f"{r['ordinal']:.1f}", f"{r['mu']:.1f}", f"{r['sigma']:.2f}") if r
+                    else ("-", "-", "-")))
+    parts: list = [head, t if player["stats"] else Text("No finished game yet.")]
+    games = player.get("games")
+    if games:
+        parts.append(Text("In: " + ", ".join(f"{g['id']} ({g['type']}, {g['status']})"
+                                             for g in games)))
+    return Group(*parts)
+
+
 # --------------------------------------------------------------------------- results
 
 def draw_result(game: str, result: dict | None, names: list[str], you: int | None,
