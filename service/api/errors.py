@@ -32,6 +32,10 @@ class MalformedRequest(CodedError):
     """A request the HTTP layer cannot read: malformed JSON, a bad header value."""
 
 
+class UnsupportedMediaType(CodedError):
+    """A body that is not declared as JSON (``Content-Type``)."""
+
+
 @dataclass(frozen=True)
 class Answer:
     """How the errors of one class appear on the wire."""
@@ -50,7 +54,8 @@ def _retry_after(exc: CodedError) -> dict[str, str]:
 
 #: The one table. A class not listed answers as its nearest listed base class.
 ANSWERS: dict[type[CodedError], Answer] = {
-    MalformedRequest: Answer(400),  # malformed_json, invalid_idempotency_key, ...
+    MalformedRequest: Answer(400),  # malformed_json, json_too_deep, invalid_idempotency_key, ...
+    UnsupportedMediaType: Answer(415),  # unsupported_media_type
     InvalidToken: Answer(401),  # invalid_token
     Forbidden: Answer(403),  # spectator_cannot_act, platform_key_required, fork_forbidden
     SeatNotHuman: Answer(403),  # seat_not_human

@@ -12,15 +12,24 @@ GAME_TYPES = tuple(GAMES)
 
 
 class JsonInteger(fields.Integer):
-    """An integer as JSON Schema means it: a number with no fraction (``3`` or ``3.0``), never a
-    string or a boolean."""
+    """An integer written as one: ``3``, never ``3.0``, a string or a boolean (JSON Schema
+    counts ``3.0`` as an integer; a request that sends it is refused all the same)."""
 
     def _deserialize(self, value, attr, data, **kwargs):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if type(value) is not int:
             raise self.make_error("invalid")
-        if isinstance(value, float) and not value.is_integer():
-            raise self.make_error("invalid")
-        return int(value)
+        return value
+
+
+class FullMatch(validate.Regexp):
+    """``validate.Regexp`` matching the whole string: ``re.match`` with a pattern ending in
+    ``$`` also accepts a trailing newline (Python's ``$`` matches before one), JSON Schema's
+    does not. The pattern is documented as given (``^...$``)."""
+
+    def __call__(self, value: str) -> str:
+        if self.regex.fullmatch(value) is None:
+            raise ma.ValidationError(self._format_error(value))
+        return value
 
 
 class JsonBoolean(fields.Boolean):
@@ -61,7 +70,7 @@ class PlayerSchema(Strict):
 
     name = fields.String(validate=validate.Length(1, 64))
     bot = fields.Nested(BotSchema, allow_none=True)
-    player = fields.String(validate=validate.Regexp(PLAYER_ID), metadata={
+    player = fields.String(validate=FullMatch(PLAYER_ID), metadata={
         "description": "a player id: seats the creator (their own id) or a built-in bot "
                        "player (`bot-<level>`) at once, or reserves the seat for that player "
                        "(an invitation on their stream). A platform key seats any player."})
@@ -117,7 +126,7 @@ class CreateGameSchema(Strict):
     players = fields.List(SeatEntry(), required=True, validate=validate.Length(1, 16))
     options = fields.Dict(keys=fields.String(), load_default=dict,
                           metadata={"description": "game options, see GET /v1/game-types"})
-    seed = fields.String(validate=validate.Regexp(r"^(?:[0-9a-fA-F]{2}){16,64}$"),
+    seed = fields.String(validate=FullMatch(r"^(?:[0-9a-fA-F]{2}){16,64}$"),
                          metadata={"description": "16 to 64 bytes as hex; makes the game "
                                                   "predictable to whoever supplied it"})
 
