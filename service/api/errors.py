@@ -21,6 +21,7 @@ from ..application.errors import (CannotAbort, CannotRematch, DeadlinePassed, Fo
                                   SeatNotHuman, VersionConflict)
 from ..clock import ClockError
 from ..engine import CodedError
+from ..engine.text import InvalidText
 from ..store.errors import UNAVAILABLE, StoreUnavailable
 from ..store.quota import QuotaExceeded
 from ..webhooks import TooManySubscriptions
@@ -55,6 +56,7 @@ def _retry_after(exc: CodedError) -> dict[str, str]:
 #: The one table. A class not listed answers as its nearest listed base class.
 ANSWERS: dict[type[CodedError], Answer] = {
     MalformedRequest: Answer(400),  # malformed_json, json_too_deep, invalid_idempotency_key, ...
+    InvalidText: Answer(400),  # invalid_text: a control or format character in free text
     UnsupportedMediaType: Answer(415),  # unsupported_media_type
     InvalidToken: Answer(401),  # invalid_token
     Forbidden: Answer(403),  # spectator_cannot_act, platform_key_required, fork_forbidden

@@ -47,7 +47,7 @@ class WebhookCreateSchema(s.Strict):
                                                       "game_ids: either matches)"})
     game_ids = fields.List(fields.String(validate=GAME_ID), validate=validate.Length(1, 1000),
                            allow_none=True, metadata={"description": "only these games"})
-    description = fields.String(validate=validate.Length(0, 200), allow_none=True)
+    description = s.Text(validate=validate.Length(0, 200), allow_none=True)
 
 
 class WebhookSchema(s.Strict):

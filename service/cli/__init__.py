@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import click
-from rich.console import Console
 from rich.text import Text
 
 from ..engine.bots import LEVELS
@@ -38,11 +37,11 @@ class Ctx:
     def __init__(self, url: str, no_color: bool) -> None:
         self.api = Client(url)
         self.console = render.make_console(no_color)
-        self.err = Console(stderr=True, no_color=no_color, highlight=False)
+        self.err = render.make_console(no_color, stderr=True)
 
 
 def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"error: {render.escape(message)}", err=True)
     sys.exit(1)
 
 

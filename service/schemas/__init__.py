@@ -6,6 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ..engine.bots import LEVELS as BOT_LEVELS
+from ..engine.text import TEXT_PATTERN, check_text
 from ..games import GAMES
 
 GAME_TYPES = tuple(GAMES)
@@ -41,6 +42,31 @@ class JsonBoolean(fields.Boolean):
         return value
 
 
+class Text(fields.String):
+    """Free text a client stores for others to read (a name, a description): a string without
+    control, format or separator characters (``engine.text.NOT_TEXT``), else a 400
+    ``invalid_text`` naming the field. Documented with that rule as its ``pattern``."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs["metadata"] = {"pattern": TEXT_PATTERN, **kwargs.get("metadata", {})}
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        check_text(text, attr or "")
+        return text
+
+
+class JsonObject(fields.Dict):
+    """A JSON object stored as given (options): every string in it, keys included, at any
+    depth, is free text (:class:`Text`'s rule)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        loaded = super()._deserialize(value, attr, data, **kwargs)
+        check_text(loaded, attr or "")
+        return loaded
+
+
 class Strict(ma.Schema):
     class Meta:
         unknown = ma.RAISE
@@ -68,7 +94,7 @@ class PlayerSchema(Strict):
     """One seat at creation: a name (and a bot), a player (``{"player": id}``: the creator's
     own seat, a built-in bot player, or an invitation), or an open seat (``{"open": true}``)."""
 
-    name = fields.String(validate=validate.Length(1, 64))
+    name = Text(validate=validate.Length(1, 64))
     bot = fields.Nested(BotSchema, allow_none=True)
     player = fields.String(validate=FullMatch(PLAYER_ID), metadata={
         "description": "a player id: seats the creator (their own id) or a built-in bot "
@@ -92,7 +118,8 @@ class PlayerSchema(Strict):
 _SEAT_SHAPES = [
     {"type": "object", "title": "named seat", "required": ["name"],
      "additionalProperties": False,
-     "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64},
+     "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64,
+                             "pattern": TEXT_PATTERN},
                     "bot": {"type": ["object", "null"], "required": ["level"],
                             "additionalProperties": False,
                             "properties": {"level": {"enum": list(BOT_LEVELS)},
@@ -124,7 +151,7 @@ class CreateGameSchema(Strict):
                          metadata={"description": "a game type id from GET /v1/game-types",
                                    "example": "diamant"})
     players = fields.List(SeatEntry(), required=True, validate=validate.Length(1, 16))
-    options = fields.Dict(keys=fields.String(), load_default=dict,
+    options = JsonObject(keys=fields.String(), load_default=dict,
                           metadata={"description": "game options, see GET /v1/game-types"})
     seed = fields.String(validate=FullMatch(r"^(?:[0-9a-fA-F]{2}){16,64}$"),
                          metadata={"description": "16 to 64 bytes as hex; makes the game "
@@ -379,9 +406,9 @@ class BulkCreatedSchema(Strict):
 
 # -- players and tables ---------------------------------------------------------------------
 class CreatePlayerSchema(Strict):
-    name = fields.String(required=True, validate=validate.Length(1, 64))
+    name = Text(required=True, validate=validate.Length(1, 64))
     kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot"]))
-    external_id = fields.String(validate=validate.Length(1, 128), metadata={
+    external_id = Text(validate=validate.Length(1, 128), metadata={
         "description": "the platform's own user id (platform keys only; unique per key)"})
 
 
@@ -437,7 +464,7 @@ class JoinSchema(Strict):
     seat = JsonInteger(validate=validate.Range(0, 15), metadata={
         "description": "the seat wanted (default: the one reserved for you, else the first "
                        "open one)"})
-    name = fields.String(validate=validate.Length(1, 64), metadata={
+    name = Text(validate=validate.Length(1, 64), metadata={
         "description": "without a player token: the name to sit under (open seats only)"})
 
 
