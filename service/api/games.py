@@ -113,7 +113,8 @@ def _require_creator() -> str | None:
 @blp.doc(operationId="createGamesBulk")
 def create_games_bulk(body):
     """Create up to 100 games at once, all or none (tournaments). A 422 names the failing
-    game's ``details.index``."""
+    game's ``details.index``. Each game counts as one write against the rate limits."""
+    ratelimit.charge_writes(len(body["games"]) - 1)  # the request was counted as one
     creator = _require_creator()
     specs = [(g["type"], g["players"], g["options"], g.get("seed")) for g in body["games"]]
     return {"games": service().create_many(specs, creator)}

@@ -1,7 +1,9 @@
 """Rate limits on writes: per bearer token and per client IP, counted in Redis.
 
 Every ``POST`` is counted twice, once for its bearer token (if any) and once for the client's
-address; when either count is over its limit the request is refused with ``429
+address, as one write -- a bulk creation as one write per game it creates (:func:`charge_writes`
+charges the games after the first once its body is read); when either count is over its limit
+the request is refused with ``429
 rate_limited``, a ``Retry-After`` header (whole seconds) and the standard error body, and has
 no effect. Reads (``GET``, the event streams) are never limited here.
 
@@ -47,7 +49,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from flask import Flask, g, request
+from flask import Flask, current_app, g, request
 
 from ..store.errors import StoreError
 from ..store.quota import Charged, Counters, Quota, QuotaExceeded
@@ -113,8 +115,8 @@ class RateLimiter:
         #: an action's counters are charged by its append (see the module's docstring)
         self.in_append = False
 
-    def quota(self, token: str | None, ip: str | None) -> Quota | None:
-        """The counters one write by this token from this address charges (None: no limit
+    def quota(self, token: str | None, ip: str | None, cost: int = 1) -> Quota | None:
+        """The counters ``cost`` writes by this token from this address charge (None: no limit
         applies)."""
         counters, limits = [], []
         if token and self.config.writes_per_minute:
@@ -131,7 +133,7 @@ class RateLimiter:
         index = int(now // window)
         elapsed = (now - index * window) / window
         return Quota(tuple((f"{PREFIX}:{{{c}}}:{index}", f"{PREFIX}:{{{c}}}:{index - 1}")
-                           for c in counters), tuple(limits), window * 1000, elapsed)
+                           for c in counters), tuple(limits), window * 1000, elapsed, cost)
 
     def charge(self, quota: Quota | None) -> Charged | None:
         """Count one write (unless ``quota`` was already charged): the counts, or None when
@@ -151,8 +153,8 @@ def _bearer(header: str | None) -> str | None:
     return token
 
 
-def _charge_or_refuse(limiter: RateLimiter, quota: Quota | None):
-    """Charge now: None to go on, or the 429 answer. Fails open."""
+def _refusal(limiter: RateLimiter, quota: Quota | None) -> QuotaExceeded | None:
+    """Charge now: the refusal when over the limit, else None. Fails open."""
     try:
         charged = limiter.charge(quota)
     except StoreError as exc:
@@ -160,7 +162,26 @@ def _charge_or_refuse(limiter: RateLimiter, quota: Quota | None):
         return None
     if charged is None or not charged.over:
         return None
-    return coded_response(QuotaExceeded(quota, charged))
+    return QuotaExceeded(quota, charged)
+
+
+def _charge_or_refuse(limiter: RateLimiter, quota: Quota | None):
+    """Charge now: None to go on, or the 429 answer."""
+    refused = _refusal(limiter, quota)
+    return None if refused is None else coded_response(refused)
+
+
+def charge_writes(count: int) -> None:
+    """Count ``count`` more writes of this request, by its token and its address (a bulk
+    creation's games after the first: the request itself was counted as one). Raises
+    ``QuotaExceeded`` (429, nothing done) when over; fails open like every charge."""
+    limiter = current_app.extensions.get("cartouche_ratelimit")
+    if limiter is None or count < 1:
+        return
+    refused = _refusal(limiter, limiter.quota(_bearer(request.headers.get("Authorization")),
+                                              request.remote_addr, cost=count))
+    if refused is not None:
+        raise refused
 
 
 def pending_quota() -> Quota | None:
