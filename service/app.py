@@ -8,11 +8,12 @@ import redis
 from flask import Flask, request
 
 from . import api as api_pkg
-from .api import bench, docs, errors, fastpaths, games, health, players, stream, viewer
+from .api import bench, docs, errors, fastpaths, games, health, players, replays, stream, viewer
 from .api import webhooks as webhooks_api
 from .application import GameService
 from .config import Config
 from .jobs import RqScheduler
+from .signing import Signer
 from .store import connect
 from .store.events import EventStore, StreamFollower
 from .store.players import PlayerStore
@@ -51,7 +52,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     api.register_converter(api_pkg.GameIdConverter, api_pkg.game_id_schema)
     api.register_blueprint(games.blp)
     fastpaths.install_lean_action(app)
-    api.register_blueprint(games.replays)
+    replays.register(app, api)
     api.register_blueprint(players.blp)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
@@ -72,7 +73,8 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
         EventStore(client), snapshot_every=config.snapshot_every, cache_size=config.cache_size,
         platform_key_digests=config.platform_key_digests, scheduler=scheduler, now_ms=now_ms,
         lobby_ttl_s=config.lobby_ttl_s,
-        player_store=PlayerStore(client, stream_max=config.player_stream_max))
+        player_store=PlayerStore(client, stream_max=config.player_stream_max),
+        signer=Signer.from_env(client))
     app.extensions["cartouche_api"] = api
     _document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())

@@ -37,6 +37,23 @@ class UnsupportedMediaType(CodedError):
     """A body that is not declared as JSON (``Content-Type``)."""
 
 
+class VerifierBusy(CodedError):
+    """This process runs as many verifications as it may at once."""
+
+    def __init__(self) -> None:
+        super().__init__("verifier_busy", "too many exports are being verified; retry in a "
+                         "second", {"retry_after_s": 1})
+
+
+class VerificationTooCostly(CodedError):
+    """An export whose verification would take longer than the server allows."""
+
+    def __init__(self, budget_s: float) -> None:
+        super().__init__("verification_too_costly", f"verifying this export takes more than "
+                         f"{budget_s:g} s of the server; verify it offline "
+                         "(python -m service.replay verify)", {"budget_s": budget_s})
+
+
 @dataclass(frozen=True)
 class Answer:
     """How the errors of one class appear on the wire."""
@@ -58,6 +75,8 @@ ANSWERS: dict[type[CodedError], Answer] = {
     MalformedRequest: Answer(400),  # malformed_json, json_too_deep, invalid_idempotency_key, ...
     InvalidText: Answer(400),  # invalid_text: a control or format character in free text
     UnsupportedMediaType: Answer(415),  # unsupported_media_type
+    VerificationTooCostly: Answer(413),  # verification_too_costly
+    VerifierBusy: Answer(503, headers=_retry_after),  # verifier_busy
     InvalidToken: Answer(401),  # invalid_token
     Forbidden: Answer(403),  # spectator_cannot_act, platform_key_required, fork_forbidden
     SeatNotHuman: Answer(403),  # seat_not_human

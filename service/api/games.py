@@ -346,22 +346,3 @@ def rematch_game(game_id):
     table, seat = _holder(game_id)
     answer, created = service().rematch(game_id, seat, table.holder(seat))
     return json_response(answer, 201 if created else 200)
-
-
-replays = Blueprint("replays", __name__, url_prefix="/v1/replays",
-                    description="Verification of exported games")
-
-
-@replays.route("/verify", methods=["POST"])
-@replays.arguments(s.ExportSchema, error_status_code=400)
-@replays.response(200, s.VerifyResultSchema)
-@replays.alt_response(400, schema=s.ErrorSchema, description=ERRORS[400])
-@replays.alt_response(413, schema=s.ErrorSchema, description=ERRORS[413])
-@replays.alt_response(429, schema=s.ErrorSchema, description=ERRORS[429])
-@replays.doc(operationId="verifyReplay")
-def verify_replay(body):
-    """Re-derive every random draw of an export from its revealed seed, replay the log through
-    the rules, and say whether it is valid or where it first diverges."""
-    from ..replay import verify
-
-    return verify(body)

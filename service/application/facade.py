@@ -8,6 +8,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from ..engine import Viewer
+from ..signing import Signer
 from ..store.events import EventStore
 from ..store.players import PlayerStore
 from ..store.quota import Quota
@@ -47,7 +48,7 @@ class GameService:
     def __init__(self, store: EventStore, *, snapshot_every: int = 100, cache_size: int = 2048,
                  platform_key_digests: Sequence[str] = (), scheduler=None,
                  now_ms: Callable[[], int] | None = None, lobby_ttl_s: int = LOBBY_TTL_S,
-                 player_store: PlayerStore | None = None) -> None:
+                 player_store: PlayerStore | None = None, signer: Signer | None = None) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
         self.scheduler = scheduler or NullScheduler()
@@ -67,7 +68,9 @@ class GameService:
                                   self.players)
         self._tables = Tables(store, self._loader, appender, self._creation, self.players,
                               self.now_ms, lobby_ttl_s)
-        self._exports = Exports(store, self._loader, self._creation, self.now_ms)
+        #: the key exports are signed with (``service.signing``; None: unsigned)
+        self.signer = signer
+        self._exports = Exports(store, self._loader, self._creation, self.now_ms, signer)
         self._reads = Reads(store, self.now_ms)
 
     # -- identity -------------------------------------------------------------------------

@@ -366,6 +366,15 @@ class ForkedFromSchema(Strict):
     version = JsonInteger(required=True)
 
 
+class SignatureSchema(Strict):
+    alg = fields.String(required=True, validate=validate.Equal("Ed25519"))
+    key_id = fields.String(required=True, metadata={
+        "description": "the first 16 hex digits of the SHA-256 of the raw public key"})
+    value = fields.String(required=True, metadata={
+        "description": "base64 of the 64-byte signature of the export without `signature`, "
+                       "as JSON with sorted keys and no whitespace"})
+
+
 class ExportSchema(Strict):
     format = fields.String(required=True, validate=validate.Equal("cartouche-export/1"))
     id = fields.String(required=True)
@@ -381,6 +390,22 @@ class ExportSchema(Strict):
     forked_from = fields.Nested(ForkedFromSchema, required=True, allow_none=True)
     events = fields.List(fields.Nested(ExportedEventSchema), required=True)
     result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    signature = fields.Nested(SignatureSchema, metadata={
+        "description": "the server's Ed25519 signature (keys: GET /v1/replays/keys)"})
+
+
+class SigningKeySchema(Strict):
+    key_id = fields.String(required=True)
+    alg = fields.String(required=True)
+    current = JsonBoolean(required=True, metadata={
+        "description": "the key new exports are signed with (else a retired key, still "
+                       "accepted)"})
+    public_key = fields.String(required=True, metadata={"description": "raw 32 bytes, base64"})
+    pem = fields.String(required=True, metadata={"description": "SubjectPublicKeyInfo PEM"})
+
+
+class SigningKeysSchema(Strict):
+    keys = fields.List(fields.Nested(SigningKeySchema), required=True)
 
 
 class VerifyResultSchema(Strict):

@@ -115,6 +115,7 @@ def test_window_slides_and_retry_after_is_honest(redis_url, queue_url, wiring):
 def test_zero_disables_and_env_config(monkeypatch, redis_url, queue_url):
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "0")
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "0")
+    monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE", "0")
     cfg = ratelimit.RateLimitConfig.from_env()
     assert not cfg.enabled
     app = create_app(Config(redis_url=redis_url, queue_url=queue_url))
