@@ -22,6 +22,7 @@ from ..application.errors import (CannotAbort, CannotRematch, DeadlinePassed, Fo
 from ..clock import ClockError
 from ..engine import CodedError
 from ..engine.text import InvalidText
+from ..schemas import NotAnInteger
 from ..store.errors import UNAVAILABLE, StoreUnavailable
 from ..store.quota import QuotaExceeded
 from ..webhooks import TooManySubscriptions
@@ -95,6 +96,7 @@ ANSWERS: dict[type[CodedError], Answer] = {
     InvalidOptions: Answer(422, "invalid_options"),
     ClockError: Answer(422, "invalid_options"),  # details.code: invalid_clock
     InvalidRequest: Answer(422),  # unknown_game_type, invalid_options, ...
+    NotAnInteger: Answer(422),  # not_an_integer: 3.0 where an integer is expected
     IdempotencyKeyReused: Answer(422),  # idempotency_key_reused
     TooManySubscriptions: Answer(422),  # too_many_webhooks
     QuotaExceeded: Answer(429, headers=_retry_after),  # rate_limited

@@ -5,18 +5,31 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from ..engine import CodedError, InvalidOptions
 from ..engine.bots import LEVELS as BOT_LEVELS
-from ..engine.text import TEXT_PATTERN, check_text
+from ..engine.text import TEXT_PATTERN, InvalidText, check_text
 from ..games import GAMES
 
 GAME_TYPES = tuple(GAMES)
 
 
+class NotAnInteger(CodedError):
+    """An integer written with a fraction (``3.0``): JSON Schema counts it as an integer, the
+    server does not (HTTP 422 ``not_an_integer``)."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__("not_an_integer", f"{field or 'a field'} takes an integer written "
+                         "without a fraction (3, not 3.0)", {"field": field})
+
+
 class JsonInteger(fields.Integer):
-    """An integer written as one: ``3``, never ``3.0``, a string or a boolean (JSON Schema
-    counts ``3.0`` as an integer; a request that sends it is refused all the same)."""
+    """An integer written as one: ``3``. A string, a boolean or a fraction is refused by the
+    schema (400); ``3.0``, which JSON Schema counts as an integer, with 422
+    ``not_an_integer``."""
 
     def _deserialize(self, value, attr, data, **kwargs):
+        if type(value) is float and value.is_integer():
+            raise NotAnInteger(attr or "")
         if type(value) is not int:
             raise self.make_error("invalid")
         return value
@@ -57,13 +70,19 @@ class Text(fields.String):
         return text
 
 
-class JsonObject(fields.Dict):
-    """A JSON object stored as given (options): every string in it, keys included, at any
-    depth, is free text (:class:`Text`'s rule)."""
+class Options(fields.Dict):
+    """A game's options, stored as given: every string in them, keys included, at any depth,
+    is free text (:class:`Text`'s rule), refused as the options' other rules are: 422
+    ``invalid_options`` with ``details.code`` ``invalid_text`` and ``details.option`` its
+    dotted path (a JSON Schema cannot say it of a free-form object)."""
 
     def _deserialize(self, value, attr, data, **kwargs):
         loaded = super()._deserialize(value, attr, data, **kwargs)
-        check_text(loaded, attr or "")
+        try:
+            check_text(loaded)
+        except InvalidText as exc:
+            raise InvalidOptions(exc.code, exc.message, {"option": exc.details.pop("field"),
+                                                         **exc.details}) from None
         return loaded
 
 
@@ -151,7 +170,7 @@ class CreateGameSchema(Strict):
                          metadata={"description": "a game type id from GET /v1/game-types",
                                    "example": "diamant"})
     players = fields.List(SeatEntry(), required=True, validate=validate.Length(1, 16))
-    options = JsonObject(keys=fields.String(), load_default=dict,
+    options = Options(keys=fields.String(), load_default=dict,
                           metadata={"description": "game options, see GET /v1/game-types"})
     seed = fields.String(validate=FullMatch(r"^(?:[0-9a-fA-F]{2}){16,64}$"),
                          metadata={"description": "16 to 64 bytes as hex; makes the game "

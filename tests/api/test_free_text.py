@@ -1,6 +1,7 @@
 """Free text stored from clients holds no control, format or separator character (issue 21,
-finding 1): names at creation, in bulk, at a join and of players, external ids, webhook
-descriptions and the strings of options are refused with 400 ``invalid_text``."""
+finding 1): names at creation, in bulk, at a join and of players, external ids and webhook
+descriptions are refused with 400 ``invalid_text``; the strings of options with 422
+``invalid_options`` (``details.code`` ``invalid_text``)."""
 
 from __future__ import annotations
 
@@ -62,14 +63,23 @@ def test_a_join_name_and_a_player_name_are_checked(client):
     assert client.post("/v1/players", json={"name": "Ré"}).status_code == 201
 
 
+def options_refused(r, option):
+    """Options are refused as their other rules are (a free-form object in the contract):
+    422 ``invalid_options``."""
+    body = r.get_json()
+    assert r.status_code == 422 and body["error"]["code"] == "invalid_options", body
+    assert body["error"]["details"]["code"] == "invalid_text"
+    assert body["error"]["details"]["option"] == option
+
+
 def test_strings_anywhere_in_options_are_checked(client):
     board = small_board()
     board["nodes"][0]["name"] = "Start\u200f"
     r = client.post("/v1/games", json={"type": "papyrus", "players": PLAYERS,
                                        "options": {"board": board}})
-    refused(r, "options.board.nodes.0.name")
-    refused(client.post("/v1/games", json={"type": "diamant", "players": PLAYERS * 2,
-                                           "options": {"\x1b": 1}}), "options.\x1b")
+    options_refused(r, "board.nodes.0.name")
+    options_refused(client.post("/v1/games", json={"type": "diamant", "players": PLAYERS * 2,
+                                                   "options": {"\x1b": 1}}), "\x1b")
 
 
 def test_external_ids_and_webhook_descriptions_are_checked(redis_url, queue_url):

@@ -26,18 +26,23 @@ def test_a_player_id_with_a_trailing_newline_is_refused(client):
 
 @pytest.mark.parametrize("extra", [{"expected_version": 3.0}, {"expected_version": 4.0}])
 def test_a_float_is_not_an_integer(client, extra):
+    """JSON Schema counts 3.0 as an integer: refused with 422 ``not_an_integer`` (a schema-valid
+    request the server refuses all the same), like ``2.0`` in options."""
     gid, tokens, data = create(client, 3)
     r = act(client, gid, tokens[0], **extra)
-    assert r.status_code == 400 and code(r) == "invalid_request", r.get_json()
+    assert r.status_code == 422 and code(r) == "not_an_integer", r.get_json()
+    assert r.get_json()["error"]["details"] == {"field": "expected_version"}
     assert client.get(f"/v1/games/{gid}").get_json()["version"] == data["version"]
+    assert act(client, gid, tokens[0], expected_version=3.5).status_code == 400
 
 
 def test_float_integers_are_refused_everywhere_a_request_takes_an_integer(client):
     bot = {"name": "r", "bot": {"level": "random", "budget_ms": 100.0}}
     r = client.post("/v1/games", json={"type": "diamant", "players": PLAYERS[:2] + [bot]})
-    assert r.status_code == 400, r.get_json()
+    assert r.status_code == 422 and code(r) == "not_an_integer", r.get_json()
     gid, _, _ = create(client, 3)
-    assert client.post(f"/v1/games/{gid}/fork", json={"at": 3.0}).status_code == 400
+    r = client.post(f"/v1/games/{gid}/fork", json={"at": 3.0})
+    assert r.status_code == 422 and code(r) == "not_an_integer"
 
 
 @pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
