@@ -8,12 +8,13 @@ import redis
 from flask import Flask, request
 
 from . import api as api_pkg
-from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, stream,
-                  viewer)
+from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, replays,
+                  stream, viewer)
 from .api import webhooks as webhooks_api
 from .application import GameService
 from .config import Config
 from .jobs import RqScheduler
+from .signing import Signer
 from .store import connect
 from .store.events import StreamFollower
 
@@ -51,7 +52,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     api.register_converter(api_pkg.GameIdConverter, api_pkg.game_id_schema)
     api.register_blueprint(games.blp)
     fastpaths.install_lean_action(app)
-    api.register_blueprint(games.replays)
+    replays.register(app, api)
     api.register_blueprint(players.blp)
     api.register_blueprint(ratings.blp)
     api.register_blueprint(stream.blp)
@@ -70,7 +71,8 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     if scheduler is None:
         scheduler = RqScheduler(queue)
     app.extensions["cartouche"] = GameService.configured(config, client, scheduler=scheduler,
-                                                         now_ms=now_ms)
+                                                         now_ms=now_ms,
+                                                         signer=Signer.from_env(client))
     app.extensions["cartouche_api"] = api
     _document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())

@@ -21,8 +21,11 @@ class Config:
     snapshot_every: int = 100
     cache_size: int = 2048
     max_body_bytes: int = 256 * 1024
-    #: POST /v1/replays/verify takes whole exports.
-    max_export_bytes: int = 16 * 1024 * 1024
+    #: POST /v1/replays/verify takes whole exports (the longest stored ones are ~50 KB).
+    max_export_bytes: int = 512 * 1024
+    #: The longest one verification may run, and how many may run at once, per process.
+    verify_seconds: float = 2.0
+    verify_concurrency: int = 2
     redis_timeout_s: float = 5.0
     #: Per process: the command path's connections plus one per followed game or player (its
     #: hub's blocking XREAD) and one per subscriber still catching up on the log.
@@ -54,7 +57,9 @@ class Config:
             cache_size=_int("CARTOUCHE_CACHE_SIZE", 2048),
             max_body_bytes=_int("CARTOUCHE_MAX_BODY_BYTES", 256 * 1024),
             redis_max_connections=_int("CARTOUCHE_REDIS_MAX_CONNECTIONS", 2000),
-            max_export_bytes=_int("CARTOUCHE_MAX_EXPORT_BYTES", 16 * 1024 * 1024),
+            max_export_bytes=_int("CARTOUCHE_MAX_EXPORT_BYTES", 512 * 1024),
+            verify_seconds=float(os.environ.get("CARTOUCHE_VERIFY_SECONDS") or 2.0),
+            verify_concurrency=_int("CARTOUCHE_VERIFY_CONCURRENCY", 2),
             lobby_ttl_s=_int("CARTOUCHE_LOBBY_TTL_S", 3600),
             player_stream_max=_int("CARTOUCHE_PLAYER_STREAM_MAX", 1000),
             rating_min_games=_int("CARTOUCHE_RATING_MIN_GAMES", 5),

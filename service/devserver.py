@@ -1,8 +1,12 @@
-"""``make run``: the whole service on one machine.
+"""``make run``: the whole service on one machine, supervised.
 
 Starts (unless ``REDIS_URL`` is set) an embedded Valkey server with AOF under ``./var/redis``,
-then gunicorn serving the API on ``HOST``:``PORT`` and one RQ worker with its scheduler. Every
-child dies with this process; Ctrl-C (or SIGTERM) stops them in order.
+then gunicorn serving the API on ``HOST``:``PORT`` and one RQ worker with its scheduler. A child
+that dies, whatever killed it, is started again (the embedded server on the same address and
+data), after a pause that doubles with each quick death (1 s, 2 s, 4 s ... at most
+:data:`MAX_BACKOFF_S`; back to 1 s once a child has run :data:`HEALTHY_S`). Only Ctrl-C (or
+SIGTERM), or this process's parent dying, stops everything, in order; every child also dies
+with this process (``PR_SET_PDEATHSIG``), even on ``kill -9``.
 """
 
 from __future__ import annotations
@@ -12,13 +16,84 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
+from urllib.parse import urlparse
 
 from . import embedded
 
+#: The longest pause before starting a child that keeps dying again.
+MAX_BACKOFF_S = 30.0
+#: A child that ran this long before it died is restarted after the shortest pause.
+HEALTHY_S = 60.0
 
-def _spawn(args: list[str], env: dict) -> subprocess.Popen:
-    return subprocess.Popen(args, env=env, preexec_fn=embedded._die_with_parent)
+
+@dataclass
+class Supervised:
+    """One child process, started by ``start`` and started again when it exits."""
+
+    name: str
+    start: Callable[[], subprocess.Popen]
+    process: subprocess.Popen | None = None
+    started_at: float = 0.0
+    #: quick deaths in a row (the backoff's exponent)
+    failures: int = 0
+    #: when to start it again (None: it is running)
+    restart_at: float | None = field(default=None)
+
+    def launch(self, now: float) -> None:
+        self.process = self.start()
+        self.started_at, self.restart_at = now, None
+
+    def check(self, now: float) -> None:
+        """Start the child again if it has died and its pause is over."""
+        if self.restart_at is None and self.process is not None \
+                and self.process.poll() is not None:
+            self.failures = 0 if now - self.started_at >= HEALTHY_S else self.failures + 1
+            delay = min(MAX_BACKOFF_S, 2.0 ** max(self.failures - 1, 0))
+            print(f"cartouche: {self.name} exited with {self.process.returncode}; starting it "
+                  f"again in {delay:g} s", file=sys.stderr, flush=True)
+            self.restart_at = now + delay
+        if self.restart_at is not None and now >= self.restart_at:
+            try:
+                self.launch(now)
+            except Exception as exc:  # noqa: BLE001 - e.g. the server's address still busy
+                print(f"cartouche: {self.name} did not start ({exc}); trying again",
+                      file=sys.stderr, flush=True)
+                self.failures += 1
+                self.restart_at = now + min(MAX_BACKOFF_S, 2.0 ** self.failures)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+
+    def wait(self) -> None:
+        if self.process is None:
+            return
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _spawn(args: list[str], env: dict) -> Callable[[], subprocess.Popen]:
+    return lambda: subprocess.Popen(args, env=env, preexec_fn=embedded._die_with_parent)
+
+
+def _embedded(data_dir: Path) -> tuple[str, Callable[[], subprocess.Popen]]:
+    """The embedded server's URL, and how to start it (again) on that URL and data."""
+    first = embedded.start(data_dir)
+    port = urlparse(first.url).port if first.url.startswith("redis://") else None
+    started = [first]
+
+    def start() -> subprocess.Popen:
+        if started:
+            return started.pop().process
+        return embedded.start(data_dir, port=port).process
+
+    return first.url, start
 
 
 def main() -> int:
@@ -26,19 +101,23 @@ def main() -> int:
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
     env = dict(os.environ)
-    server = None
+    children: list[Supervised] = []
     if not env.get("REDIS_URL"):
-        server = embedded.start(root / "var" / "redis")
-        env["REDIS_URL"] = server.url
-        print(f"cartouche: embedded Valkey on {server.url} (AOF in {server.data_dir})",
-              flush=True)
+        env["REDIS_URL"], start_server = _embedded(root / "var" / "redis")
+        children.append(Supervised("valkey", start_server))
+        print(f"cartouche: embedded Valkey on {env['REDIS_URL']} (AOF in "
+              f"{root / 'var' / 'redis'})", flush=True)
     else:
         print("cartouche: using REDIS_URL from the environment", flush=True)
     bin_dir = Path(sys.executable).parent
-    gunicorn = _spawn([str(bin_dir / "gunicorn"), "--config", "python:service.gunicorn_conf",
-                       "--bind", f"{host}:{port}", "service.app:wsgi()"], env)
-    worker = _spawn([sys.executable, "-m", "workers.main", "--with-scheduler"], env)
-    children = [worker, gunicorn]
+    children.append(Supervised("gunicorn", _spawn(
+        [str(bin_dir / "gunicorn"), "--config", "python:service.gunicorn_conf",
+         "--bind", f"{host}:{port}", "service.app:wsgi()"], env)))
+    children.append(Supervised("worker", _spawn(
+        [sys.executable, "-m", "workers.main", "--with-scheduler"], env)))
+    now = time.monotonic()
+    for child in children:
+        child.launch(now)
     print(f"cartouche: serving http://{host}:{port}/ (docs at /docs); Ctrl-C stops", flush=True)
 
     stopping = False
@@ -49,26 +128,19 @@ def main() -> int:
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    code = 0
+    parent = os.getppid()
     while not stopping:
+        if os.getppid() != parent:
+            print("cartouche: the parent process died; stopping", file=sys.stderr, flush=True)
+            break
         for child in children:
-            if child.poll() is not None:
-                print(f"cartouche: {child.args[0]} exited with {child.returncode}; stopping",
-                      file=sys.stderr, flush=True)
-                stopping, code = True, 1
+            child.check(time.monotonic())
         time.sleep(0.2)
-    for child in children:
-        if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-    for child in children:
-        try:
-            child.wait(15)
-        except subprocess.TimeoutExpired:
-            child.kill()
-    if server is not None:
-        server.stop()
+    for child in reversed(children):  # the worker and the API first, the store last
+        child.stop()
+        child.wait()
     print("cartouche: stopped", flush=True)
-    return code
+    return 0
 
 
 if __name__ == "__main__":

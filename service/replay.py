@@ -2,18 +2,26 @@
 
 ``verify(export)`` needs nothing but this package's rules and the public RNG: it checks the seed
 against its commitment, re-derives every random draw, replays every recorded command through the
-rules and compares what it produces with the log, event by event. ``python -m service.replay
-verify EXPORT.json`` runs it without a server.
+rules and compares what it produces with the log, event by event; lets the shell's events
+(resignations, forfeits, aborts) stand only where the shell could have appended them, and
+timeout flags only on commands the clock could have played; and checks the export's own fields
+(players, options, clock, status, the result recomputed by the rules) against its events. Given
+the server's public keys it first checks the export's Ed25519 signature (``service.signing``),
+which proves what nothing else can: the names, the times, the game's id. ``python -m
+service.replay verify EXPORT.json [--key KEY]`` runs it without a server.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
-from typing import Any, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
 
-from .engine import (IllegalAction, NotYourTurn, Rng, command, commitment, fold, forfeit,
-                     start)
+from . import signing
+from .engine import (IllegalAction, NotYourTurn, Rng, command, commitment, event, fold,
+                     forfeit, forfeit_result, start)
 from .engine.lobby import LOBBY_EVENTS, Lobby, SeatUnavailable, unfilled
 from .engine.local import creation_event
 from .games import GAMES
@@ -26,6 +34,12 @@ SHELL_EVENTS = frozenset({"SeatResigned", "SeatForfeited", "GameAborted"}) | LOB
 SHELL_CREATED_FIELDS = ("clock", "forked_from", "on_decline", "rematch_of", "rated")
 #: The shell commands of a table before its game starts (``engine.lobby``).
 LOBBY_COMMANDS = frozenset({"join", "leave", "decline"})
+#: The members of an export (``signature`` is added by a server that signs: ``signing``).
+EXPORT_FIELDS = frozenset({"format", "id", "type", "status", "created_at", "players", "options",
+                           "clock", "seed", "seed_source", "seed_commitment", "forked_from",
+                           "events", "result", "signature"})
+#: The members of an exported event.
+EVENT_FIELDS = frozenset({"version", "type", "seat", "data", "at", "forced", "timeout", "cmd"})
 
 
 def export_document(meta: dict, players: list[dict], seed_hex: str,
@@ -66,21 +80,42 @@ def _same(ev: dict) -> dict:
 
 
 class Divergence(Exception):
-    def __init__(self, version: int, reason: str, details: dict | None = None) -> None:
+    def __init__(self, version: int | None, reason: str, details: dict | None = None) -> None:
         super().__init__(reason)
         self.version = version
         self.reason = reason
         self.details = details or {}
 
 
-def verify(doc: Any) -> dict:
-    """``{"valid": true, "checked": N}`` or ``{"valid": false, "version", "reason", "details"}``."""
+def verify(doc: Any, keys: Sequence[Any] | None = None,
+           tick: Callable[[], None] | None = None) -> dict:
+    """``{"valid": true, "version": null, "reason": null, "details": {"checked": N,
+    "signature": ...}}`` or ``{"valid": false, "version", "reason", "details"}``.
+
+    Without ``keys`` everything the seed and the rules can prove is checked, and
+    ``details.signature`` is ``"unchecked"``: the names, the times and the game's id are then
+    not proven. With ``keys`` (Ed25519 public keys, ``service.signing``) the export must also
+    carry a valid signature by one of them (checked first): then every byte is the server's.
+    ``tick`` is called once per command (the server bounds the work with it)."""
     try:
-        checked = _verify(doc)
+        signature = "unchecked"
+        if keys is not None:
+            if not isinstance(doc, dict):
+                raise Divergence(0, "not_an_export", {"format": FORMAT})
+            refused = signing.check(doc, keys)
+            if refused is not None:
+                raise Divergence(None, refused)
+            signature = "valid"
+        try:
+            checked = _verify(doc, tick or (lambda: None))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            # a member missing or of the wrong shape, wherever it was read
+            raise Divergence(None, "malformed_export", {"error": type(exc).__name__}) from None
     except Divergence as exc:
         return {"valid": False, "version": exc.version, "reason": exc.reason,
                 "details": exc.details}
-    return {"valid": True, "version": None, "reason": None, "details": {"checked": checked}}
+    return {"valid": True, "version": None, "reason": None,
+            "details": {"checked": checked, "signature": signature}}
 
 
 def _compare(expected: Iterable[dict], got: list[dict], first_version: int) -> None:
@@ -94,9 +129,61 @@ def _compare(expected: Iterable[dict], got: list[dict], first_version: int) -> N
                          {"expected": len(expected), "logged": len(got)})
 
 
-def _verify(doc: Any) -> int:
+@dataclass
+class Seats:
+    """What verification follows besides the rules' state, as the shell keeps it: who holds
+    and who controls each seat, and how the game ended."""
+
+    players: list[dict]
+    clock: dict | None
+    #: per seat: ``human``, ``bot``, ``auto`` or ``left``
+    controllers: list[str] = field(default_factory=list)
+    aborted: bool = False
+    #: a forfeit that ended a game unable to go on: ``{"reason", "seats"}``
+    ended: dict | None = None
+    #: a command since the game started (an abort is refused from then on)
+    moved: bool = False
+
+    def start(self, players: list[dict]) -> None:
+        self.players = players
+        self.controllers = ["bot" if p.get("bot") else "human" for p in players]
+
+    @property
+    def policy(self) -> str | None:
+        return self.clock["timeout"] if self.clock else None
+
+    def over(self, game, state: dict | None) -> bool:
+        return self.aborted or self.ended is not None or (
+            state is not None and game.is_over(state))
+
+    def status(self, game, state: dict | None) -> str:
+        if self.aborted:
+            return "aborted"
+        if state is None:
+            return "waiting"
+        return "finished" if self.over(game, state) else "active"
+
+    def result(self, game, state: dict | None) -> dict | None:
+        if state is None:
+            return None
+        if self.ended is not None:
+            return forfeit_result(len(self.players), self.ended["seats"], self.ended["reason"])
+        return game.result(state) if game.is_over(state) else None
+
+    def follow(self, ev: dict) -> None:
+        """An inherited shell event of a fork."""
+        if ev["type"] == "SeatResigned":
+            self.controllers[ev["seat"]] = ev["data"]["replaced_by"].partition(":")[0]
+        elif ev["type"] == "SeatForfeited":
+            self.controllers[ev["seat"]] = "left"
+
+
+def _verify(doc: Any, tick: Callable[[], None]) -> int:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise Divergence(0, "not_an_export", {"format": FORMAT})
+    unknown = sorted(set(doc) - EXPORT_FIELDS)
+    if unknown:
+        raise Divergence(0, "unknown_field", {"field": unknown[0][:64]})
     game = GAMES.get(doc.get("type"))
     if game is None:
         raise Divergence(0, "unknown_game_type")
@@ -106,6 +193,9 @@ def _verify(doc: Any) -> int:
     for i, ev in enumerate(events):
         if not isinstance(ev, dict) or ev.get("version") != i + 1:
             raise Divergence(i + 1, "versions_not_dense")
+        if set(ev) - EVENT_FIELDS or not isinstance(ev.get("data", {}), dict) \
+                or any(ev.get(flag) not in (None, True) for flag in ("forced", "timeout")):
+            raise Divergence(i + 1, "malformed_event")
     try:
         seed = bytes.fromhex(doc["seed"])
     except (KeyError, TypeError, ValueError):
@@ -114,7 +204,7 @@ def _verify(doc: Any) -> int:
             events[0]["data"].get("seed_commitment") != doc.get("seed_commitment"):
         raise Divergence(1, "seed_commitment_mismatch")
     created = events[0]
-    if created["type"] != "GameCreated":
+    if created["type"] != "GameCreated" or "cmd" in created:
         raise Divergence(1, "first_event_not_creation")
     data = created["data"]
     players, options = data["players"], data["options"]
@@ -130,14 +220,29 @@ def _verify(doc: Any) -> int:
     have = {k: v for k, v in data.items() if k not in SHELL_CREATED_FIELDS}
     if want != have:
         raise Divergence(1, "creation_differs", {"expected": want, "logged": have})
+    seats = Seats(players, data.get("clock"))
     state = None if any(unfilled(p) for p in players) else game.initial(players, normalized)
-    for version, produced, logged, state in _commands(game, seed, events, state):
+    for version, produced, logged, state in _commands(game, seed, events, state, seats):
         _compare(produced, logged, version)
-    result = doc.get("result")
-    if state is not None and game.is_over(state) and result is not None and result != game.result(state):
-        raise Divergence(len(events), "result_differs",
-                         {"expected": game.result(state), "logged": result})
+        tick()
+    _check_document(doc, game, seats, state, len(events))
     return len(events)
+
+
+def _check_document(doc: dict, game, seats: Seats, state: dict | None, last: int) -> None:
+    """The export's own fields against what its events say."""
+    data = doc["events"][0]["data"]
+    derived = {"status": seats.status(game, state), "players": seats.players,
+               "result": seats.result(game, state), "options": data["options"],
+               "clock": data.get("clock"), "seed_source": data["seed"],
+               "forked_from": data.get("forked_from"), "created_at": doc["events"][0].get("at")}
+    for name, value in derived.items():
+        if doc.get(name, _ABSENT) != value:
+            raise Divergence(last, f"{name}_differs", {"expected": value,
+                                                      "logged": doc.get(name)})
+
+
+_ABSENT = object()
 
 
 def _groups(events: list[dict], pos: int):
@@ -150,7 +255,22 @@ def _groups(events: list[dict], pos: int):
         pos = end
 
 
-def _lobby(game, seed: bytes, events: list[dict]):
+def _aborted(version: int, cmd: dict, group: list[dict], seats: Seats) -> list[dict]:
+    """The event of an abort (``cmd: {"shell": "abort"}``: a seat or a platform key, before
+    any move) or of a table's expiry (``{"shell": "expire"}``), as the shell writes it."""
+    n = len(seats.players)
+    by = group[0].get("data", {}).get("by")
+    if cmd["shell"] == "expire":
+        data = {"by": "lobby", "reason": "expired"}
+    elif by == "platform" or (type(by) is int and 0 <= by < n):
+        data = {"by": by}
+    else:
+        raise Divergence(version, "shell_event_differs", {"data": group[0].get("data")})
+    seats.aborted = True
+    return [event("GameAborted", data)]
+
+
+def _lobby(game, seed: bytes, events: list[dict], seats: Seats):
     """A table's commands before its game starts, re-decided by ``engine.lobby``: yields
     like :func:`_commands`; returns the index of the first event after them and the rules'
     state then (None when the table never started)."""
@@ -162,20 +282,23 @@ def _lobby(game, seed: bytes, events: list[dict]):
             break
         if not isinstance(cmd, dict) or "shell" not in cmd:
             raise Divergence(version, "command_before_start")
-        if cmd["shell"] not in LOBBY_COMMANDS:  # an abort or an expiry: as logged
-            if any(e["type"] != "GameAborted" for e in group):
-                raise Divergence(version, "shell_command_with_game_events")
-            for ev in group:
-                lobby.apply(ev)
-            yield version, group, group, None
+        if cmd["shell"] in ("abort", "expire"):
+            produced = _aborted(version, cmd, group, seats)
+            lobby.apply(produced[0])
+            yield version, produced, group, None
             pos += len(group)
             continue
+        if cmd["shell"] not in LOBBY_COMMANDS:
+            raise Divergence(version, "unknown_shell_command")
         try:
             produced = lobby.decide(cmd)
         except SeatUnavailable as exc:
             raise Divergence(version, "recorded_action_rejected", {"error": exc.code}) from None
         for ev in produced:
             lobby.apply(ev)
+            if ev["type"] == "GameAborted":
+                seats.aborted = True
+        seats.players = [dict(p) for p in lobby.seats]
         state = None
         if produced[-1]["type"] == "GameStarted":
             setup, state = start(game, game.initial(lobby.seats, data["options"]),
@@ -188,53 +311,111 @@ def _lobby(game, seed: bytes, events: list[dict]):
     return pos, None
 
 
-def _commands(game, seed: bytes, events: list[dict], state: dict | None):
+def _shell(game, seed: bytes, version: int, cmd: dict, group: list[dict], state: dict,
+           seats: Seats) -> tuple[list[dict], dict]:
+    """The events a shell command of a started game produces, as the shell could have
+    appended them (``service.application.seats``), and the state after them."""
+    kind, seat = cmd["shell"], cmd.get("seat")
+    if kind in LOBBY_COMMANDS:
+        raise Divergence(version, "lobby_command_after_start")
+    if kind == "abort":
+        if seats.moved:
+            raise Divergence(version, "abort_after_start")
+        return _aborted(version, cmd, group, seats), state
+    if kind not in ("resign", "forfeit") or type(seat) is not int \
+            or not 0 <= seat < len(seats.controllers):
+        raise Divergence(version, "unknown_shell_command")
+    seats.moved = True
+    if kind == "resign":  # a human seat, under a clock that does not forfeit it
+        if seats.controllers[seat] != "human" or seats.policy == "forfeit":
+            raise Divergence(version, "resign_not_allowed", {"seat": seat})
+        replaced = "auto" if seats.policy == "auto" else \
+            f"bot:{seats.clock['bot_level'] if seats.clock else 'heuristic'}"
+        seats.controllers[seat] = replaced.partition(":")[0]
+        return [event("SeatResigned", {"replaced_by": replaced}, seat)], state
+    # a forfeit: a clock that forfeits, a seat still in the game, run out or resigned
+    reason = group[0].get("data", {}).get("reason")
+    if seats.policy != "forfeit" or seats.controllers[seat] == "left" or \
+            reason not in ("timeout", "resigned") or \
+            (reason == "resigned" and seats.controllers[seat] != "human"):
+        raise Divergence(version, "forfeit_not_allowed", {"seat": seat})
+    seats.controllers[seat] = "left"
+    left = forfeit(game, state, seat, Rng(seed, version))
+    marker = event("SeatForfeited", {"reason": reason, "game_continues": left is not None},
+                   seat)
+    if left is None:
+        seats.ended = {"reason": f"forfeit_{reason}", "seats": [seat]}
+        return [marker], state
+    return [marker] + left[0], left[1]
+
+
+def _timed_out(game, state: dict, version: int, cmd: dict, seats: Seats) -> None:
+    """A command flagged ``timeout``: the clock played it (``service.application.autoplay``),
+    so the game has a clock that does not forfeit, and a seat played by its human or the
+    automatic move got the game's own timeout move."""
+    seat = cmd.get("seat")
+    if seats.policy not in ("auto", "bot") or type(seat) is not int \
+            or not 0 <= seat < len(seats.controllers):
+        raise Divergence(version, "timeout_not_allowed")
+    if seats.policy == "auto" and seats.controllers[seat] in ("human", "auto") and \
+            cmd.get("action") != game.timeout_action(state, seat):
+        raise Divergence(version, "timeout_not_allowed", {"expected": "the timeout move"})
+
+
+def _commands(game, seed: bytes, events: list[dict], state: dict | None, seats: Seats):
     """Re-derive ``events`` (an export's log) command by command from the seed and each
     command's record, starting from ``state`` (the game's initial state, mutated only while
     inherited events are folded in; None for a table that starts with its last join):
-    yields ``(first version, events derived, events logged, state after them)``."""
+    yields ``(first version, events derived, events logged, state after them)``; ``seats``
+    follows the shell's side (who controls each seat, an abort, a forfeit that ended it)."""
     forked = events[0]["data"].get("forked_from")
     if state is None:
-        pos, state = yield from _lobby(game, seed, events)
+        pos, state = yield from _lobby(game, seed, events, seats)
         if state is None:
             if pos < len(events):
                 raise Divergence(events[pos]["version"], "events_after_end")
             return
+        seats.start(seats.players)
     elif forked:
         # Inherited events came from the parent's seed: replayed, not re-derived.
         upto = forked["version"]
+        seats.start(seats.players)
+        inherited = events[1:upto]
         try:
-            fold(game, state, [e for e in events[1:upto] if e["type"] not in SHELL_EVENTS])
+            fold(game, state, [e for e in inherited if e["type"] not in SHELL_EVENTS])
+            for ev in inherited:
+                seats.follow(ev)
         except Exception as exc:  # noqa: BLE001
             raise Divergence(2, "inherited_events_do_not_replay", {"error": str(exc)}) from None
         pos = upto
     else:
+        seats.start(seats.players)
         setup, state = start(game, state, Rng(seed, 1))
         yield 2, setup, events[1:1 + len(setup)], state
         pos = 1 + len(setup)
     for version, cmd, group in _groups(events, pos):
+        if seats.over(game, state):
+            raise Divergence(version, "events_after_end")
         if not isinstance(cmd, dict):
             raise Divergence(version, "missing_command_record")
+        flags = {bool(e.get("timeout")) for e in group}
+        if len(flags) > 1 or (flags == {True} and "shell" in cmd):
+            raise Divergence(version, "timeout_flags_inconsistent")
         if "shell" in cmd:
-            if cmd["shell"] in LOBBY_COMMANDS:
-                raise Divergence(version, "lobby_command_after_start")
-            if cmd["shell"] == "forfeit" and len(group) > 1:
-                left = forfeit(game, state, cmd["seat"], Rng(seed, version))
-                produced, state = left if left is not None else ([], state)
-                yield version, [group[0]] + produced, group, state
-            elif any(e["type"] not in SHELL_EVENTS for e in group):
-                raise Divergence(version, "shell_command_with_game_events")
-            else:
-                yield version, group, group, state
-        else:
-            try:
-                produced, state = command(game, state, cmd["seat"], cmd["action"],
-                                          Rng(seed, version))
-            except (IllegalAction, NotYourTurn) as exc:
-                raise Divergence(version, "recorded_action_rejected",
-                                 {"error": exc.reason if isinstance(exc, NotYourTurn)
-                                  else exc.code}) from None
+            produced, state = _shell(game, seed, version, cmd, group, state, seats)
             yield version, produced, group, state
+            continue
+        if flags == {True}:
+            _timed_out(game, state, version, cmd, seats)
+        seats.moved = True
+        try:
+            produced, state = command(game, state, cmd["seat"], cmd["action"],
+                                      Rng(seed, version))
+        except (IllegalAction, NotYourTurn) as exc:
+            raise Divergence(version, "recorded_action_rejected",
+                             {"error": exc.reason if isinstance(exc, NotYourTurn)
+                              else exc.code}) from None
+        yield version, produced, group, state
 
 
 def rederive(doc: dict) -> list[dict]:
@@ -246,20 +427,24 @@ def rederive(doc: dict) -> list[dict]:
     data = events[0]["data"]
     state = (None if any(unfilled(p) for p in data["players"])
              else game.initial(data["players"], data["options"]))
+    seats = Seats(data["players"], data.get("clock"))
     out: list[dict] = []
     for _version, produced, _logged, _state in _commands(game, bytes.fromhex(doc["seed"]),
-                                                         events, state):
+                                                         events, state, seats):
         out.extend(produced)
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = argv if argv is not None else sys.argv[1:]
-    if len(args) != 2 or args[0] != "verify":
-        print("usage: python -m service.replay verify EXPORT.json", file=sys.stderr)
-        return 2
-    with open(args[1]) as fh:
-        outcome = verify(json.load(fh))
+    parser = argparse.ArgumentParser(prog="python -m service.replay")
+    parser.add_argument("command", choices=["verify"])
+    parser.add_argument("export", metavar="EXPORT.json")
+    parser.add_argument("--key", action="append", default=[], help="a server's Ed25519 "
+                        "public key (PEM file or base64): the export must be signed by it")
+    args = parser.parse_args(argv)
+    keys = [signing.read_public_key(k) for k in args.key]
+    with open(args.export) as fh:
+        outcome = verify(json.load(fh), keys or None)
     print(json.dumps(outcome, indent=2))
     return 0 if outcome["valid"] else 1
 

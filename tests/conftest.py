@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # (tests/reliability/test_ratelimit.py) and are lifted out of the way of every other test.
 os.environ.setdefault("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "100000000")
 os.environ.setdefault("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "100000000")
+os.environ.setdefault("CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE", "100000000")
 
 
 def pytest_collection_modifyitems(items):

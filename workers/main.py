@@ -7,6 +7,7 @@ already part of every deployment so that they need no new process.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
@@ -14,6 +15,8 @@ import redis
 from rq import Queue, SimpleWorker
 
 from service.jobs import QUEUES
+
+log = logging.getLogger("cartouche.worker")
 
 
 def start_sweeper(every_s: float) -> None:
@@ -34,6 +37,34 @@ def start_sweeper(every_s: float) -> None:
     threading.Thread(target=loop, name="cartouche-sweep", daemon=True).start()
 
 
+def watch_scheduler(worker: SimpleWorker, every_s: float) -> None:
+    """Start the worker's RQ scheduler again whenever its process is gone (a daemon thread
+    checking every ``every_s`` seconds).
+
+    The scheduler runs in a process of its own, which exits on a Redis connection error; RQ
+    starts it again only in its maintenance tasks, every ten minutes, so after an outage the
+    jobs scheduled for later (clock deadlines) waited that long. This calls what the
+    maintenance calls, ``acquire_locks(auto_start=True)``: the scheduler is back as soon as
+    Redis is and the dead one's locks have expired (their TTL is the scheduler's interval plus
+    60 s). A worker whose scheduler stands by (another one holds the locks) just asks again."""
+    import threading
+    import time
+
+    def loop():
+        while True:
+            time.sleep(every_s)
+            scheduler = worker.scheduler
+            process = scheduler and scheduler._process  # RQ's maintenance reads it too
+            if scheduler is None or (process is not None and process.is_alive()):
+                continue
+            try:
+                scheduler.acquire_locks(auto_start=True)
+            except redis.RedisError as exc:  # the store is still down: next time
+                log.warning("scheduler not restarted yet: %s", type(exc).__name__)
+
+    threading.Thread(target=loop, name="cartouche-scheduler-watch", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--with-scheduler", action="store_true",
@@ -52,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
                     name=args.name)
     if not args.burst:  # every worker sweeps: a killed worker must not take the backstop along
         start_sweeper(float(os.environ.get("CARTOUCHE_SWEEP_SECONDS", "5")))
+        if args.with_scheduler:
+            watch_scheduler(worker, float(os.environ.get("CARTOUCHE_SCHEDULER_WATCH_SECONDS",
+                                                         "5")))
     worker.work(with_scheduler=args.with_scheduler, burst=args.burst)
     return 0
 

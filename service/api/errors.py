@@ -21,6 +21,8 @@ from ..application.errors import (CannotAbort, CannotRematch, DeadlinePassed, Fo
                                   SeatNotHuman, VersionConflict)
 from ..clock import ClockError
 from ..engine import CodedError
+from ..engine.text import InvalidText
+from ..schemas import NotAnInteger
 from ..store.errors import UNAVAILABLE, StoreUnavailable
 from ..store.quota import QuotaExceeded
 from ..webhooks import TooManySubscriptions
@@ -30,6 +32,27 @@ log = logging.getLogger("cartouche.api")
 
 class MalformedRequest(CodedError):
     """A request the HTTP layer cannot read: malformed JSON, a bad header value."""
+
+
+class UnsupportedMediaType(CodedError):
+    """A body that is not declared as JSON (``Content-Type``)."""
+
+
+class VerifierBusy(CodedError):
+    """This process runs as many verifications as it may at once."""
+
+    def __init__(self) -> None:
+        super().__init__("verifier_busy", "too many exports are being verified; retry in a "
+                         "second", {"retry_after_s": 1})
+
+
+class VerificationTooCostly(CodedError):
+    """An export whose verification would take longer than the server allows."""
+
+    def __init__(self, budget_s: float) -> None:
+        super().__init__("verification_too_costly", f"verifying this export takes more than "
+                         f"{budget_s:g} s of the server; verify it offline "
+                         "(python -m service.replay verify)", {"budget_s": budget_s})
 
 
 @dataclass(frozen=True)
@@ -50,7 +73,11 @@ def _retry_after(exc: CodedError) -> dict[str, str]:
 
 #: The one table. A class not listed answers as its nearest listed base class.
 ANSWERS: dict[type[CodedError], Answer] = {
-    MalformedRequest: Answer(400),  # malformed_json, invalid_idempotency_key, ...
+    MalformedRequest: Answer(400),  # malformed_json, json_too_deep, invalid_idempotency_key, ...
+    InvalidText: Answer(400),  # invalid_text: a control or format character in free text
+    UnsupportedMediaType: Answer(415),  # unsupported_media_type
+    VerificationTooCostly: Answer(413),  # verification_too_costly
+    VerifierBusy: Answer(503, headers=_retry_after),  # verifier_busy
     InvalidToken: Answer(401),  # invalid_token
     Forbidden: Answer(403),  # spectator_cannot_act, platform_key_required, fork_forbidden
     SeatNotHuman: Answer(403),  # seat_not_human
@@ -69,6 +96,7 @@ ANSWERS: dict[type[CodedError], Answer] = {
     InvalidOptions: Answer(422, "invalid_options"),
     ClockError: Answer(422, "invalid_options"),  # details.code: invalid_clock
     InvalidRequest: Answer(422),  # unknown_game_type, invalid_options, ...
+    NotAnInteger: Answer(422),  # not_an_integer: 3.0 where an integer is expected
     IdempotencyKeyReused: Answer(422),  # idempotency_key_reused
     TooManySubscriptions: Answer(422),  # too_many_webhooks
     QuotaExceeded: Answer(429, headers=_retry_after),  # rate_limited

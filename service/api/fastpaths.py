@@ -2,7 +2,10 @@
 
 1. The direct JSON body read (:func:`read_body`): a body with a Content-Length within the limit
    is read straight from the WSGI input (werkzeug's stream wrappers cost more than the read);
-   every route's body goes through it (:func:`json_body`, webargs' parser in ``__init__``).
+   every route's body goes through it (:func:`json_body`, webargs' parser in ``__init__``),
+   which also holds the checks every body meets: a JSON Content-Type (else 415), and no
+   nesting deeper than :data:`MAX_DEPTH` (else 400), so that whatever is accepted can be
+   stored, hashed and validated without reaching a recursion limit.
 2. The lean action path (:func:`lean_action_view`): ``POST /v1/games/{id}/actions`` with the
    common well-formed body (``ActionRequestSchema.fast_load``) goes straight to the command,
    without the webargs/flask-smorest layers around ``games.post_action`` (they document it; its
@@ -19,10 +22,14 @@ from flask import Flask, request
 from webargs import core
 
 from ..schemas import ActionRequestSchema
-from .errors import MalformedRequest
+from .errors import MalformedRequest, UnsupportedMediaType
 
 #: the action endpoint (``games.post_action``)
 ACTION_ENDPOINT = "games.post_action"
+#: The deepest nesting of arrays and objects a body may have (the top level is 1). orjson
+#: parses up to 1024 levels but serializes only 254, and validators recurse: a body deeper
+#: than this is refused before anything else sees it.
+MAX_DEPTH = 64
 
 
 def read_body(req) -> bytes:
@@ -42,17 +49,48 @@ def read_body(req) -> bytes:
     return data
 
 
+def is_json(content_type: str | None) -> bool:
+    """``application/json`` or ``application/<anything>+json``, parameters allowed."""
+    mimetype = (content_type or "").partition(";")[0].strip().lower()
+    return mimetype == "application/json" or (mimetype.startswith("application/")
+                                              and mimetype.endswith("+json"))
+
+
+def too_deep(value: dict | list, limit: int = MAX_DEPTH) -> bool:
+    """Whether the array or object ``value`` (level 1) nests arrays and objects more than
+    ``limit`` levels deep (level by level, without recursion)."""
+    level, depth = [value], 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        below = []
+        for item in level:
+            children = item.values() if type(item) is dict else item
+            below.extend(c for c in children if type(c) is dict or type(c) is list)
+        level = below
+    return False
+
+
 def json_body(req):
-    """The body decoded by orjson (``core.missing`` when there is none): deep nesting and
-    integers past 64 bits are a clean 400, like malformed JSON."""
+    """The body decoded by orjson (``core.missing`` when there is none). A body of another
+    Content-Type is a 415; malformed JSON, integers past 64 bits and nesting deeper than
+    :data:`MAX_DEPTH` are a clean 400."""
     data = read_body(req)
     if not data:
         return core.missing
+    if not is_json(req.environ.get("CONTENT_TYPE")):
+        raise UnsupportedMediaType("unsupported_media_type",
+                                   "send the body as 'Content-Type: application/json'")
     try:
-        return orjson.loads(data)
+        body = orjson.loads(data)
     except (orjson.JSONDecodeError, RecursionError, UnicodeDecodeError):
-        raise MalformedRequest("malformed_json", "the body is not valid JSON (or nests deeper "
-                               "than 1024 levels, or has an integer outside 64 bits)") from None
+        raise MalformedRequest("malformed_json", "the body is not valid JSON (or has an "
+                               "integer outside 64 bits)") from None
+    if (type(body) is dict or type(body) is list) and too_deep(body):
+        raise MalformedRequest("json_too_deep", f"the body nests arrays and objects deeper "
+                               f"than {MAX_DEPTH} levels", {"max_depth": MAX_DEPTH})
+    return body
 
 
 def lean_action_view(full_view, act):

@@ -113,7 +113,8 @@ def _require_creator() -> str | None:
 @blp.doc(operationId="createGamesBulk")
 def create_games_bulk(body):
     """Create up to 100 games at once, all or none (tournaments). A 422 names the failing
-    game's ``details.index``."""
+    game's ``details.index``. Each game counts as one write against the rate limits."""
+    ratelimit.charge_writes(len(body["games"]) - 1)  # the request was counted as one
     creator = _require_creator()
     specs = [(g["type"], g["players"], g["options"], g.get("seed")) for g in body["games"]]
     return {"games": service().create_many(specs, creator)}
@@ -345,22 +346,3 @@ def rematch_game(game_id):
     table, seat = _holder(game_id)
     answer, created = service().rematch(game_id, seat, table.holder(seat))
     return json_response(answer, 201 if created else 200)
-
-
-replays = Blueprint("replays", __name__, url_prefix="/v1/replays",
-                    description="Verification of exported games")
-
-
-@replays.route("/verify", methods=["POST"])
-@replays.arguments(s.ExportSchema, error_status_code=400)
-@replays.response(200, s.VerifyResultSchema)
-@replays.alt_response(400, schema=s.ErrorSchema, description=ERRORS[400])
-@replays.alt_response(413, schema=s.ErrorSchema, description=ERRORS[413])
-@replays.alt_response(429, schema=s.ErrorSchema, description=ERRORS[429])
-@replays.doc(operationId="verifyReplay")
-def verify_replay(body):
-    """Re-derive every random draw of an export from its revealed seed, replay the log through
-    the rules, and say whether it is valid or where it first diverges."""
-    from ..replay import verify
-
-    return verify(body)

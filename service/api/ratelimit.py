@@ -1,9 +1,13 @@
 """Rate limits on writes: per bearer token and per client IP, counted in Redis.
 
 Every ``POST`` is counted twice, once for its bearer token (if any) and once for the client's
-address; when either count is over its limit the request is refused with ``429
+address, as one write -- a bulk creation as one write per game it creates (:func:`charge_writes`
+charges the games after the first once its body is read); when either count is over its limit
+the request is refused with ``429
 rate_limited``, a ``Retry-After`` header (whole seconds) and the standard error body, and has
-no effect. Reads (``GET``, the event streams) are never limited here.
+no effect. ``POST /v1/replays/verify``, which replays a whole game, is also counted per address
+against a limit of its own (``verify:<address>``). Reads (``GET``, the event streams) are never
+limited here.
 
 The counters are sliding-window counters (the current and the previous window, the previous one
 weighted by how much of it still falls inside the sliding minute: ``service/store/quota.py``),
@@ -31,6 +35,7 @@ Configuration (environment, read by :meth:`RateLimitConfig.from_env`; 0 disables
 
 ``CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE``      per token, default 1200
 ``CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE``   per client address, default 12000
+``CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE``    verifications per client address, default 30
 ``CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS``         window length, default 60
 
 Wiring (in ``create_app``, after ``errors.register(app)`` and once ``client`` exists)::
@@ -47,7 +52,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from flask import Flask, g, request
+from flask import Flask, current_app, g, request
 
 from ..store.errors import StoreError
 from ..store.quota import Charged, Counters, Quota, QuotaExceeded
@@ -57,6 +62,8 @@ from .fastpaths import ACTION_ENDPOINT
 log = logging.getLogger("cartouche.ratelimit")
 
 PREFIX = "cartouche:rl"
+#: the endpoint with a per-address limit of its own (verification replays a whole game)
+VERIFY_ENDPOINT = "replays.verify_replay"
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,8 @@ class RateLimitConfig:
     writes_per_minute: int = 1200
     #: writes per window per client address (0 = unlimited)
     ip_writes_per_minute: int = 12000
+    #: verifications per window per client address (0 = unlimited)
+    verifies_per_minute: int = 30
     window_seconds: int = 60
 
     @classmethod
@@ -85,13 +94,16 @@ class RateLimitConfig:
                                   cls.writes_per_minute),
             ip_writes_per_minute=num("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE",
                                      cls.ip_writes_per_minute),
+            verifies_per_minute=num("CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE",
+                                    cls.verifies_per_minute),
             window_seconds=max(1, num("CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS",
                                       cls.window_seconds)),
         )
 
     @property
     def enabled(self) -> bool:
-        return bool(self.writes_per_minute or self.ip_writes_per_minute)
+        return bool(self.writes_per_minute or self.ip_writes_per_minute
+                    or self.verifies_per_minute)
 
 
 def _coerce(config: Any) -> RateLimitConfig:
@@ -113,25 +125,33 @@ class RateLimiter:
         #: an action's counters are charged by its append (see the module's docstring)
         self.in_append = False
 
-    def quota(self, token: str | None, ip: str | None) -> Quota | None:
-        """The counters one write by this token from this address charges (None: no limit
+    def quota(self, token: str | None, ip: str | None, cost: int = 1) -> Quota | None:
+        """The counters ``cost`` writes by this token from this address charge (None: no limit
         applies)."""
-        counters, limits = [], []
+        identities = []
         if token and self.config.writes_per_minute:
             digest = hashlib.sha256(token.encode()).hexdigest()[:32]
-            counters.append(f"tok:{digest}")
-            limits.append(self.config.writes_per_minute)
+            identities.append((f"tok:{digest}", self.config.writes_per_minute))
         if ip and self.config.ip_writes_per_minute:
-            counters.append(f"ip:{ip}")
-            limits.append(self.config.ip_writes_per_minute)
-        if not counters:
+            identities.append((f"ip:{ip}", self.config.ip_writes_per_minute))
+        return self._quota(identities, cost)
+
+    def verify_quota(self, ip: str | None) -> Quota | None:
+        """The counter one verification from this address charges."""
+        if not ip or not self.config.verifies_per_minute:
+            return None
+        return self._quota([(f"verify:{ip}", self.config.verifies_per_minute)], 1)
+
+    def _quota(self, identities: list[tuple[str, int]], cost: int) -> Quota | None:
+        if not identities:
             return None
         window = self.config.window_seconds
         now = self.clock()
         index = int(now // window)
         elapsed = (now - index * window) / window
         return Quota(tuple((f"{PREFIX}:{{{c}}}:{index}", f"{PREFIX}:{{{c}}}:{index - 1}")
-                           for c in counters), tuple(limits), window * 1000, elapsed)
+                           for c, _ in identities), tuple(lim for _, lim in identities),
+                     window * 1000, elapsed, cost)
 
     def charge(self, quota: Quota | None) -> Charged | None:
         """Count one write (unless ``quota`` was already charged): the counts, or None when
@@ -151,8 +171,8 @@ def _bearer(header: str | None) -> str | None:
     return token
 
 
-def _charge_or_refuse(limiter: RateLimiter, quota: Quota | None):
-    """Charge now: None to go on, or the 429 answer. Fails open."""
+def _refusal(limiter: RateLimiter, quota: Quota | None) -> QuotaExceeded | None:
+    """Charge now: the refusal when over the limit, else None. Fails open."""
     try:
         charged = limiter.charge(quota)
     except StoreError as exc:
@@ -160,7 +180,26 @@ def _charge_or_refuse(limiter: RateLimiter, quota: Quota | None):
         return None
     if charged is None or not charged.over:
         return None
-    return coded_response(QuotaExceeded(quota, charged))
+    return QuotaExceeded(quota, charged)
+
+
+def _charge_or_refuse(limiter: RateLimiter, quota: Quota | None):
+    """Charge now: None to go on, or the 429 answer."""
+    refused = _refusal(limiter, quota)
+    return None if refused is None else coded_response(refused)
+
+
+def charge_writes(count: int) -> None:
+    """Count ``count`` more writes of this request, by its token and its address (a bulk
+    creation's games after the first: the request itself was counted as one). Raises
+    ``QuotaExceeded`` (429, nothing done) when over; fails open like every charge."""
+    limiter = current_app.extensions.get("cartouche_ratelimit")
+    if limiter is None or count < 1:
+        return
+    refused = _refusal(limiter, limiter.quota(_bearer(request.headers.get("Authorization")),
+                                              request.remote_addr, cost=count))
+    if refused is not None:
+        raise refused
 
 
 def pending_quota() -> Quota | None:
@@ -193,7 +232,10 @@ def register(app: Flask, client, config: Any = None) -> RateLimiter | None:
         if limiter.in_append and request.endpoint == ACTION_ENDPOINT:
             g.cartouche_quota = limiter.quota(token, ip)  # see _settle
             return None
-        return _charge_or_refuse(limiter, limiter.quota(token, ip))
+        refused = _charge_or_refuse(limiter, limiter.quota(token, ip))
+        if refused is None and request.endpoint == VERIFY_ENDPOINT:
+            refused = _charge_or_refuse(limiter, limiter.verify_quota(ip))
+        return refused
 
     @app.after_request
     def _settle(response):

@@ -3,7 +3,6 @@ of ``workers.jobs`` call these; commands settle overdue clocks on arrival too)."
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -79,9 +78,10 @@ class Autoplay:
         return isinstance(self.appender.run(table, seat, action), Appended)
 
     def _bot_action(self, table: Table, seat: int, level: str, budget_ms: int | None) -> Any:
-        from ..engine.bots import choose, observe
+        from ..engine.bots import choose, observe, secret_random
 
-        rnd = random.Random(f"{table.id}:{table.version}:{seat}")
+        rnd = secret_random(bytes.fromhex(self.loader.seed(table.id)), table.id, table.version,
+                            seat)
         if level == "random":  # needs nothing but the seat's own legal actions
             return rnd.choice(table.game.legal_actions(table.state, seat))
 

@@ -1,5 +1,5 @@
-"""A finished game's export (seed revealed), and forks: a new game continuing from a version
-of another."""
+"""A finished game's export (seed revealed, signed by the server's key when it has one:
+``service.signing``), and forks: a new game continuing from a version of another."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Callable
 
 from .. import clock as clock_mod
 from ..engine import commitment
+from ..signing import Signer
 from ..store.events import EventStore
 from .creation import Creation, new_game
 from .envelopes import rfc3339
@@ -22,18 +23,21 @@ class Exports:
     loader: Loader
     creation: Creation
     now_ms: Callable[[], int]
+    #: signs every export (None: exports are not signed)
+    signer: Signer | None = None
 
     def export(self, game_id: str) -> dict:
-        """The self-contained record of a finished (or aborted) game, seed revealed."""
+        """The self-contained record of a finished (or aborted) game, seed revealed, signed."""
         from ..replay import export_document
 
         table = self.loader.load(game_id)
         if not table.over:
             raise GameNotFinished()
         stored = self.store.read(game_id, 0, table.version)
-        return export_document(table.meta, table.players, self.loader.seed(game_id),
-                               [(s.version, s.envelope) for s in stored], game_id,
-                               table.status, table.result())
+        doc = export_document(table.meta, table.players, self.loader.seed(game_id),
+                              [(s.version, s.envelope) for s in stored], game_id,
+                              table.status, table.result())
+        return self.signer.sign(doc) if self.signer is not None else doc
 
     def fork(self, game_id: str, at: int) -> dict:
         """A new game continuing from version ``at`` of this one, with new seat tokens and a

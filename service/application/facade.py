@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..engine import Viewer
+from ..signing import Signer
 from ..store.events import EventStore
 from ..store.players import PlayerStore
 from ..store.ratings import RatingStore
@@ -65,7 +66,7 @@ class GameService:
                  platform_key_digests: Sequence[str] = (), scheduler=None,
                  now_ms: Callable[[], int] | None = None, lobby_ttl_s: int = LOBBY_TTL_S,
                  player_store: PlayerStore | None = None,
-                 rating_store: RatingStore | None = None) -> None:
+                 rating_store: RatingStore | None = None, signer: Signer | None = None) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
         self.scheduler = scheduler or NullScheduler()
@@ -87,7 +88,9 @@ class GameService:
                                   self.players, lobby_ttl_s)
         self._tables = Tables(store, self._loader, appender, self._creation, self.players,
                               self.now_ms)
-        self._exports = Exports(store, self._loader, self._creation, self.now_ms)
+        #: the key exports are signed with (``service.signing``; None: unsigned)
+        self.signer = signer
+        self._exports = Exports(store, self._loader, self._creation, self.now_ms, signer)
         self._reads = Reads(store, self.now_ms)
 
     @classmethod

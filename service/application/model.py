@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .. import clock as clock_mod
-from ..engine import Game
+from ..engine import Game, forfeit_result
 from ..engine.lobby import unfilled
 
 
@@ -177,12 +177,7 @@ class Table:
             return None
         ended = self.shell.ended
         if ended is not None:  # a seat forfeited a game that cannot go on without it
-            n = len(self.shell.controllers)
-            out = [s for s in ended["seats"]]
-            ranks = [n if s in out else 1 for s in range(n)]
-            return {"scores": [0] * n, "ranks": ranks,
-                    "winners": [s for s in range(n) if s not in out],
-                    "details": {"ended_by": ended["reason"], "forfeited": out}}
+            return forfeit_result(len(self.shell.controllers), ended["seats"], ended["reason"])
         return self.game.result(self.state) if self.game.is_over(self.state) else None
 
 

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import click
-from rich.console import Console
 from rich.text import Text
 
 from ..engine.bots import LEVELS
@@ -43,11 +42,11 @@ class Ctx:
     def __init__(self, url: str, no_color: bool) -> None:
         self.api = Client(url)
         self.console = render.make_console(no_color)
-        self.err = Console(stderr=True, no_color=no_color, highlight=False)
+        self.err = render.make_console(no_color, stderr=True)
 
 
 def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"error: {render.escape(message)}", err=True)
     sys.exit(1)
 
 
@@ -471,21 +470,28 @@ def replay(c: Ctx, target: str) -> None:
 
 @main.command()
 @click.argument("export_file", metavar="EXPORT.json", type=click.Path(dir_okay=False))
+@click.option("--key", "keys", multiple=True, metavar="KEY",
+              help="a server's Ed25519 public key (a PEM file, or the raw key in base64, as "
+                   "GET /v1/replays/keys serves it): the export must be signed by it")
 @click.option("--json", "as_json", is_flag=True, help="print the full verdict as JSON")
 @click.pass_obj
-def verify(c: Ctx, export_file: str, as_json: bool) -> None:
-    """Check an export offline: seed commitment, every random draw, every event."""
+def verify(c: Ctx, export_file: str, keys: tuple[str, ...], as_json: bool) -> None:
+    """Check an export offline: its signature (with --key), seed commitment, every random
+    draw, every event, its players, status and result."""
     from ..replay import verify as verify_export
+    from ..signing import read_public_key
 
     with open(export_file) as fh:
         doc = json.load(fh)
-    outcome = verify_export(doc)
+    outcome = verify_export(doc, [read_public_key(k) for k in keys] if keys else None)
     if as_json:
         click.echo(json.dumps(outcome, indent=2))
     elif outcome["valid"]:
+        signed = ("signed by the key given" if keys else
+                  "signature not checked (--key): names, times and the id are not proven")
         c.console.print(Text(f"valid: {outcome['details'].get('checked')} events of "
-                             f"{doc.get('type')} game {doc.get('id')} re-derived and replayed",
-                             style="bold green"))
+                             f"{doc.get('type')} game {doc.get('id')} re-derived and replayed; "
+                             f"{signed}", style="bold green"))
     else:
         c.console.print(Text(f"INVALID at version {outcome['version']}: {outcome['reason']} "
                              f"{render.compact(outcome['details'], 300)}", style="bold red"))

@@ -3,6 +3,10 @@
 Each game draws its own state, menu labels and result details in
 ``service/games/<game>/render.py`` (see :mod:`service.engine.text`); anything a game does not
 draw falls back to compact JSON here, so a new field or game never breaks the CLI.
+
+Everything the CLI prints goes through a console of :func:`make_console`, which escapes every
+piece of text it is given (:func:`service.engine.text.escape`): a name, an event or an error
+from any server is shown, never obeyed by the terminal.
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ from typing import Any
 
 from rich.columns import Columns
 from rich.console import Console, Group
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from ..engine.text import SEAT_COLOURS, compact, seat_style, who  # noqa: F401
+from ..engine.text import SEAT_COLOURS, compact, escape, seat_style, who  # noqa: F401
 from ..games import render_module
 
 
@@ -224,5 +229,22 @@ def _details(game: str, d: dict, names: list[str], you: int | None) -> list:
     return out
 
 
-def make_console(no_color: bool = False) -> Console:
-    return Console(no_color=no_color, highlight=False, soft_wrap=False, markup=False)
+class EscapingConsole(Console):
+    """A Rich console that writes every text segment through :func:`escape` (Rich's own
+    control segments, and the colours it adds, pass as they are). Rich strips a few controls
+    itself (BEL, BS, VT, FF, CR) but not ESC, the bidi overrides or the zero-width characters.
+
+    ``_render_buffer`` is where Rich turns the segments of whatever was printed (tables,
+    groups, columns, plain strings) into the characters it writes: the one place every piece of
+    text passes."""
+
+    def _render_buffer(self, buffer) -> str:
+        return super()._render_buffer(
+            segment if segment.control else Segment(escape(segment.text), segment.style)
+            for segment in buffer)
+
+
+def make_console(no_color: bool = False, stderr: bool = False) -> Console:
+    """The CLI's console (stdout, or stderr): every command prints through one."""
+    return EscapingConsole(no_color=no_color, highlight=False, soft_wrap=False, markup=False,
+                           stderr=stderr)

@@ -7,11 +7,12 @@ from .game import (ALL, Action, CodedError, Event, Game, IllegalAction, InvalidO
                    standard_result)
 from .outcome import Outcome
 from .rng import Rng, commitment
-from .runner import NotYourTurn, command, forced_moves, forfeit, start
+from .runner import NotYourTurn, command, forced_moves, forfeit, forfeit_result, start
 
 __all__ = [
     "ALL", "Action", "CodedError", "Event", "Game", "IllegalAction", "InvalidOptions",
     "NotYourTurn", "Outcome", "Rng", "State", "Viewer", "clone", "command", "commitment",
-    "competition_ranks", "event", "evolve", "fold", "forced_moves", "forfeit", "illegal",
+    "competition_ranks", "event", "evolve", "fold", "forced_moves", "forfeit", "forfeit_result",
+    "illegal",
     "is_int", "redact", "require", "sees", "standard_result", "start", "visible",
 ]

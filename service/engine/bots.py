@@ -6,6 +6,13 @@ same command path as a human.
 Levels (api.md): ``random`` (uniform legal action), ``heuristic`` (a documented per-game
 strategy), ``mcts`` (information-set MCTS over states sampled by a per-game determinizer).
 
+Every draw a bot makes comes from :func:`secret_random`: a stream keyed by the game's seed,
+which nobody sees before the end, so that nobody can run the bot's code on what they see and
+read its pending secret choice. Where a game's decisions are secret commits made at once
+(Diamant, Tides of Time's picks, Scarabya's standard mode), its heuristic picks among the
+choices it scores nearly equal with :func:`mix`, from that stream: a spectator who runs the
+same code guesses no better than by always naming the bot's most likely choice.
+
 A game that fields the ``heuristic`` and ``mcts`` levels gives its bots a :class:`BotHooks`
 (``service/games/<game>/bots.py``, attached as ``Game.bots`` by the game's package); every game
 gets ``random``.
@@ -13,9 +20,11 @@ gets ``random``.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from .fold import visible
 from .game import ALL, Action, Game, State
@@ -98,6 +107,22 @@ class BotHooks:
         """``seat``'s estimated win share in [0, 1] at a cut-off (when
         :attr:`cuts_simulations`, or a simulation that ran too long)."""
         return 0.5
+
+
+def secret_random(seed: bytes, game_id: str, version: int, seat: int) -> random.Random:
+    """The generator of one bot decision: seeded with ``HMAC-SHA256(seed, "cartouche-bot/1:"
+    game_id ":" version ":" seat)``. The game's seed is served only in its export, after the
+    end; before that nobody but the server can reproduce a bot's draws."""
+    message = f"cartouche-bot/1:{game_id}:{version}:{seat}".encode()
+    return random.Random(hmac.new(seed, message, hashlib.sha256).digest())
+
+
+def mix(scored: Sequence[tuple[Action, float]], rnd: random.Random, margin: float) -> Action:
+    """One of the ``(action, score)`` pairs scored within ``margin`` of the best, uniformly
+    from ``rnd`` (``margin`` 0: among the exact ties)."""
+    best = max(score for _, score in scored)
+    near = [action for action, score in scored if score >= best - margin - 1e-9]
+    return near[rnd.randrange(len(near))]
 
 
 def available(game: Game, level: str) -> bool:

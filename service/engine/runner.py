@@ -97,3 +97,11 @@ def forfeit(game: Game, state: State, seat: int, rng) -> tuple[list[Event], Stat
     events, after = left
     forced, after = forced_moves(game, after, rng)
     return events + forced, after
+
+
+def forfeit_result(n: int, seats: list[int], reason: str) -> dict:
+    """The result of a game ended by ``seats`` forfeiting a game that cannot go on without
+    them (:func:`forfeit` gave None): they rank last, the others share the win."""
+    return {"scores": [0] * n, "ranks": [n if s in seats else 1 for s in range(n)],
+            "winners": [s for s in range(n) if s not in seats],
+            "details": {"ended_by": reason, "forfeited": list(seats)}}

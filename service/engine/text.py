@@ -1,5 +1,13 @@
-"""What every game's text rendering (``service/games/<game>/render.py``) shares: seat names in
-their colours, compact JSON, multisets. Used by the CLI through :mod:`service.cli.render`.
+"""Text: what may be stored from clients, what may reach a terminal, and what every game's text
+rendering (``service/games/<game>/render.py``) shares: seat names in their colours, compact
+JSON, multisets. Used by the CLI through :mod:`service.cli.render`.
+
+Free text a client stores for others to read (names, descriptions, a board's names) may not
+hold :data:`NOT_TEXT` characters: C0 and C1 controls (ESC starts the terminal sequences that
+clear a screen or set a window title), bidi overrides and isolates, zero-width and other format
+characters, line and paragraph separators. :func:`check_text` refuses them (400
+``invalid_text``). Whatever a terminal is given anyway (old games, other servers) goes through
+:func:`escape`, which the CLI's consoles apply to every piece of text they print.
 
 A game's ``render`` module may define any of::
 
@@ -11,9 +19,77 @@ A game's ``render`` module may define any of::
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from typing import Any
 
 from rich.text import Text
+
+from .game import CodedError
+
+#: The code points no stored text may hold: Unicode's Cc (C0, DEL, C1), Cf (format: soft
+#: hyphen, Arabic number signs, zero-width space/joiners, LRM/RLM, bidi embeddings, overrides
+#: and isolates, word joiner, invisible operators, BOM, interlinear annotations, tags ...), Zl
+#: and Zp (line and paragraph separators), as Unicode 15 assigns them.
+NOT_TEXT = ((0x0000, 0x001F), (0x007F, 0x009F), (0x00AD, 0x00AD), (0x0600, 0x0605),
+            (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891),
+            (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x202E),
+            (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB),
+            (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3),
+            (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F))
+_CLASS = "".join(f"{chr(a)}-{chr(b)}" for a, b in NOT_TEXT)
+_NOT_TEXT = re.compile(f"[{_CLASS}]")
+#: :data:`NOT_TEXT` as a JSON Schema ``pattern`` (the contract documents it on text fields).
+TEXT_PATTERN = f"^[^{_CLASS}]*$"
+#: Categories a terminal is not given as they are, besides :data:`NOT_TEXT`: surrogates,
+#: private use, unassigned.
+_UNPRINTED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+class InvalidText(CodedError):
+    """Free text holding a character of :data:`NOT_TEXT` (HTTP 400 ``invalid_text``)."""
+
+    def __init__(self, field: str, position: int, char: str) -> None:
+        super().__init__("invalid_text", f"{field or 'the text'} holds a control or format "
+                         f"character (U+{ord(char):04X} at {position}): not allowed in text "
+                         "others will read", {"field": field, "position": position,
+                                              "character": f"U+{ord(char):04X}"})
+
+
+def check_text(value: Any, field: str = "") -> None:
+    """Raise :class:`InvalidText` for the first string in ``value`` (a string, or JSON: keys
+    and values at any depth) that holds a :data:`NOT_TEXT` character; ``field`` names it
+    (dotted path)."""
+    if isinstance(value, str):
+        found = _NOT_TEXT.search(value)
+        if found is not None:
+            raise InvalidText(field, found.start(), found.group())
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{field}.{key}" if field else str(key)
+            check_text(key, path)
+            check_text(item, path)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            check_text(item, f"{field}.{i}" if field else str(i))
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 \
+        else f"\\U{code:08x}"
+
+
+def escape(text: str, keep: str = "\n") -> str:
+    """``text`` safe for a terminal: every control, format, separator, surrogate, private-use
+    or unassigned character (but those in ``keep``) written as a visible Python escape
+    (``\\x1b``, ``\\u202e``), so nothing printed can move the cursor, clear the screen, set a
+    title, write the clipboard or reorder what follows."""
+    if text.isprintable():  # no character of a C or Z category but the space
+        return text
+    return "".join(c if c in keep or unicodedata.category(c) not in _UNPRINTED
+                   else _escaped(c) for c in text)
+
 
 SEAT_COLOURS = ["cyan", "magenta", "green", "yellow", "blue", "red", "bright_cyan",
                 "bright_magenta"]

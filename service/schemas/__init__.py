@@ -5,22 +5,45 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from ..engine import CodedError, InvalidOptions
 from ..engine.bots import LEVELS as BOT_LEVELS
+from ..engine.text import TEXT_PATTERN, InvalidText, check_text
 from ..games import GAMES
 
 GAME_TYPES = tuple(GAMES)
 
 
+class NotAnInteger(CodedError):
+    """An integer written with a fraction (``3.0``): JSON Schema counts it as an integer, the
+    server does not (HTTP 422 ``not_an_integer``)."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__("not_an_integer", f"{field or 'a field'} takes an integer written "
+                         "without a fraction (3, not 3.0)", {"field": field})
+
+
 class JsonInteger(fields.Integer):
-    """An integer as JSON Schema means it: a number with no fraction (``3`` or ``3.0``), never a
-    string or a boolean."""
+    """An integer written as one: ``3``. A string, a boolean or a fraction is refused by the
+    schema (400); ``3.0``, which JSON Schema counts as an integer, with 422
+    ``not_an_integer``."""
 
     def _deserialize(self, value, attr, data, **kwargs):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if type(value) is float and value.is_integer():
+            raise NotAnInteger(attr or "")
+        if type(value) is not int:
             raise self.make_error("invalid")
-        if isinstance(value, float) and not value.is_integer():
-            raise self.make_error("invalid")
-        return int(value)
+        return value
+
+
+class FullMatch(validate.Regexp):
+    """``validate.Regexp`` matching the whole string: ``re.match`` with a pattern ending in
+    ``$`` also accepts a trailing newline (Python's ``$`` matches before one), JSON Schema's
+    does not. The pattern is documented as given (``^...$``)."""
+
+    def __call__(self, value: str) -> str:
+        if self.regex.fullmatch(value) is None:
+            raise ma.ValidationError(self._format_error(value))
+        return value
 
 
 class JsonBoolean(fields.Boolean):
@@ -30,6 +53,37 @@ class JsonBoolean(fields.Boolean):
         if not isinstance(value, bool):
             raise self.make_error("invalid", input=value)
         return value
+
+
+class Text(fields.String):
+    """Free text a client stores for others to read (a name, a description): a string without
+    control, format or separator characters (``engine.text.NOT_TEXT``), else a 400
+    ``invalid_text`` naming the field. Documented with that rule as its ``pattern``."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs["metadata"] = {"pattern": TEXT_PATTERN, **kwargs.get("metadata", {})}
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        check_text(text, attr or "")
+        return text
+
+
+class Options(fields.Dict):
+    """A game's options, stored as given: every string in them, keys included, at any depth,
+    is free text (:class:`Text`'s rule), refused as the options' other rules are: 422
+    ``invalid_options`` with ``details.code`` ``invalid_text`` and ``details.option`` its
+    dotted path (a JSON Schema cannot say it of a free-form object)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        loaded = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            check_text(loaded)
+        except InvalidText as exc:
+            raise InvalidOptions(exc.code, exc.message, {"option": exc.details.pop("field"),
+                                                         **exc.details}) from None
+        return loaded
 
 
 class Strict(ma.Schema):
@@ -59,9 +113,9 @@ class PlayerSchema(Strict):
     """One seat at creation: a name (and a bot), a player (``{"player": id}``: the creator's
     own seat, a built-in bot player, or an invitation), or an open seat (``{"open": true}``)."""
 
-    name = fields.String(validate=validate.Length(1, 64))
+    name = Text(validate=validate.Length(1, 64))
     bot = fields.Nested(BotSchema, allow_none=True)
-    player = fields.String(validate=validate.Regexp(PLAYER_ID), metadata={
+    player = fields.String(validate=FullMatch(PLAYER_ID), metadata={
         "description": "a player id: seats the creator (their own id) or a built-in bot "
                        "player (`bot-<level>`) at once, or reserves the seat for that player "
                        "(an invitation on their stream). A platform key seats any player."})
@@ -83,7 +137,8 @@ class PlayerSchema(Strict):
 _SEAT_SHAPES = [
     {"type": "object", "title": "named seat", "required": ["name"],
      "additionalProperties": False,
-     "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64},
+     "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64,
+                             "pattern": TEXT_PATTERN},
                     "bot": {"type": ["object", "null"], "required": ["level"],
                             "additionalProperties": False,
                             "properties": {"level": {"enum": list(BOT_LEVELS)},
@@ -115,9 +170,9 @@ class CreateGameSchema(Strict):
                          metadata={"description": "a game type id from GET /v1/game-types",
                                    "example": "diamant"})
     players = fields.List(SeatEntry(), required=True, validate=validate.Length(1, 16))
-    options = fields.Dict(keys=fields.String(), load_default=dict,
+    options = Options(keys=fields.String(), load_default=dict,
                           metadata={"description": "game options, see GET /v1/game-types"})
-    seed = fields.String(validate=validate.Regexp(r"^(?:[0-9a-fA-F]{2}){16,64}$"),
+    seed = fields.String(validate=FullMatch(r"^(?:[0-9a-fA-F]{2}){16,64}$"),
                          metadata={"description": "16 to 64 bytes as hex; makes the game "
                                                   "predictable to whoever supplied it"})
 
@@ -330,6 +385,15 @@ class ForkedFromSchema(Strict):
     version = JsonInteger(required=True)
 
 
+class SignatureSchema(Strict):
+    alg = fields.String(required=True, validate=validate.Equal("Ed25519"))
+    key_id = fields.String(required=True, metadata={
+        "description": "the first 16 hex digits of the SHA-256 of the raw public key"})
+    value = fields.String(required=True, metadata={
+        "description": "base64 of the 64-byte signature of the export without `signature`, "
+                       "as JSON with sorted keys and no whitespace"})
+
+
 class ExportSchema(Strict):
     format = fields.String(required=True, validate=validate.Equal("cartouche-export/1"))
     id = fields.String(required=True)
@@ -345,6 +409,22 @@ class ExportSchema(Strict):
     forked_from = fields.Nested(ForkedFromSchema, required=True, allow_none=True)
     events = fields.List(fields.Nested(ExportedEventSchema), required=True)
     result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    signature = fields.Nested(SignatureSchema, metadata={
+        "description": "the server's Ed25519 signature (keys: GET /v1/replays/keys)"})
+
+
+class SigningKeySchema(Strict):
+    key_id = fields.String(required=True)
+    alg = fields.String(required=True)
+    current = JsonBoolean(required=True, metadata={
+        "description": "the key new exports are signed with (else a retired key, still "
+                       "accepted)"})
+    public_key = fields.String(required=True, metadata={"description": "raw 32 bytes, base64"})
+    pem = fields.String(required=True, metadata={"description": "SubjectPublicKeyInfo PEM"})
+
+
+class SigningKeysSchema(Strict):
+    keys = fields.List(fields.Nested(SigningKeySchema), required=True)
 
 
 class VerifyResultSchema(Strict):
@@ -370,9 +450,9 @@ class BulkCreatedSchema(Strict):
 
 # -- players and tables ---------------------------------------------------------------------
 class CreatePlayerSchema(Strict):
-    name = fields.String(required=True, validate=validate.Length(1, 64))
+    name = Text(required=True, validate=validate.Length(1, 64))
     kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot"]))
-    external_id = fields.String(validate=validate.Length(1, 128), metadata={
+    external_id = Text(validate=validate.Length(1, 128), metadata={
         "description": "the platform's own user id (platform keys only; unique per key)"})
 
 
@@ -429,7 +509,7 @@ class JoinSchema(Strict):
     seat = JsonInteger(validate=validate.Range(0, 15), metadata={
         "description": "the seat wanted (default: the one reserved for you, else the first "
                        "open one)"})
-    name = fields.String(validate=validate.Length(1, 64), metadata={
+    name = Text(validate=validate.Length(1, 64), metadata={
         "description": "without a player token: the name to sit under (open seats only)"})
 
 

@@ -1,8 +1,9 @@
 """Sliding-window write counters, charged in Redis (the rate limiter's arithmetic).
 
 A :class:`Quota` names, for each identity it limits, the counter of the current window and the
-counter of the previous one, the identity's limit, the window's length and how far into the
-current window the request is. Charging it adds one to every current counter, whatever the
+counter of the previous one, the identity's limit, the window's length, how far into the
+current window the request is, and how many writes it counts for (its ``cost``: one, or a bulk
+creation's number of games). Charging it adds the cost to every current counter, whatever the
 outcome, and an identity is over when
 
     previous × (1 − elapsed) + current  >  limit
@@ -29,7 +30,8 @@ from ..engine import CodedError
 
 #: KEYS[1..2n]: per identity, its current window's counter then its previous window's counter.
 #: ARGV[1] n (0: no quota; then nothing else of ARGV belongs to it); with n > 0: ARGV[2] window
-#: length (ms), ARGV[3] elapsed fraction of the current window, ARGV[4..3+n] the limits.
+#: length (ms), ARGV[3] elapsed fraction of the current window, ARGV[4] the cost (writes
+#: counted), ARGV[5..4+n] the limits.
 #: Leaves ``quota_over`` (boolean), ``quota_counts`` ({current, previous} per identity,
 #: flattened) and ``K``, ``A``: how many KEYS and ARGV the quota used (the caller's start after).
 PROLOGUE = """
@@ -37,20 +39,20 @@ local quota_n = tonumber(ARGV[1])
 local quota_over, quota_counts = false, {}
 local K, A = 0, 1
 if quota_n > 0 then
-  local elapsed = tonumber(ARGV[3])
+  local elapsed, cost = tonumber(ARGV[3]), tonumber(ARGV[4])
   for i = 1, quota_n do
-    local n = redis.call('INCR', KEYS[2 * i - 1])
-    if n == 1 then
+    local n = redis.call('INCRBY', KEYS[2 * i - 1], cost)
+    if n == cost then
       redis.call('PEXPIRE', KEYS[2 * i - 1], 2 * tonumber(ARGV[2]))
     end
     local previous = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
     quota_counts[2 * i - 1] = n
     quota_counts[2 * i] = previous
-    if previous * (1 - elapsed) + n > tonumber(ARGV[3 + i]) then
+    if previous * (1 - elapsed) + n > tonumber(ARGV[4 + i]) then
       quota_over = true
     end
   end
-  K, A = 2 * quota_n, 3 + quota_n
+  K, A = 2 * quota_n, 4 + quota_n
 end
 """
 
@@ -68,6 +70,8 @@ class Quota:
     window_ms: int
     #: how much of the current window has gone, in [0, 1)
     elapsed: float
+    #: how many writes one charge counts
+    cost: int = 1
     #: set once the counters have been charged (a quota is charged at most once)
     charged: bool = field(default=False, compare=False)
 
@@ -75,11 +79,11 @@ class Quota:
         return [k for pair in self.counters for k in pair]
 
     def args(self) -> list:
-        return [len(self.limits), self.window_ms, repr(self.elapsed), *self.limits]
+        return [len(self.limits), self.window_ms, repr(self.elapsed), self.cost, *self.limits]
 
     def split(self) -> list[Quota]:
         """One quota per identity (a cluster keeps each identity's counters in its own slot)."""
-        return [Quota((c,), (lim,), self.window_ms, self.elapsed)
+        return [Quota((c,), (lim,), self.window_ms, self.elapsed, self.cost)
                 for c, lim in zip(self.counters, self.limits)]
 
 

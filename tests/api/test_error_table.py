@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import service.app  # noqa: F401  (imports every module that defines an error class)
-from service.api.errors import ANSWERS, MalformedRequest, coded_response
+from service.api.errors import ANSWERS, MalformedRequest, UnsupportedMediaType, coded_response
 from service.application.errors import (CannotAbort, DeadlinePassed, Forbidden,
                                         GameNotFinished, IdempotencyKeyReused, IllegalAction,
                                         InvalidRequest, InvalidToken, NotFound, NotYourTurn,
@@ -36,6 +36,7 @@ QUOTA = Quota((("a", "b"),), (1,), 60_000, 0.5)
 
 CASES = [
     (MalformedRequest("malformed_json", "m"), 400, "malformed_json", {}),
+    (UnsupportedMediaType("unsupported_media_type", "m"), 415, "unsupported_media_type", {}),
     (InvalidToken("m"), 401, "invalid_token", {}),
     (Forbidden("spectator_cannot_act", "m"), 403, "spectator_cannot_act", {}),
     (SeatNotHuman(), 403, "seat_not_human", {}),

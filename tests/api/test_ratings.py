@@ -10,8 +10,7 @@ from openskill.models import PlackettLuce
 
 from service.application.ratings import final_ranks, updated, unrated
 
-from .helpers import auth
-from .test_tables import error, join, player, table
+from .helpers import auth, error, join, player, table
 
 
 def play_out(client, gid, tokens, pick=lambda legal: legal[0]):
@@ -110,7 +109,7 @@ def test_many_games_replay_bit_for_bit_and_leave_the_provisional_list(client, sv
 
 
 def test_games_that_are_not_rated(client, svc):
-    ada, bob = player(client, "Ada"), player(client, "Bob")
+    ada = player(client, "Ada")
     # a plain creation is unrated by default
     r = client.post("/v1/games", headers=auth(ada["token"]), json={
         "type": "tides-of-time", "players": [{"player": ada["id"]}, {"name": "Anon"}]})

@@ -6,6 +6,7 @@ import random
 import pytest
 
 from service.replay import verify
+from service.signing import public_key
 
 from .helpers import auth
 
@@ -41,7 +42,9 @@ def test_exports_of_every_game_verify(client, type_, n):
     doc = client.get(f"/v1/games/{gid}/export").get_json()
     assert doc["seed"] and doc["result"] is not None
     assert verify(doc) == {"valid": True, "version": None, "reason": None,
-                           "details": {"checked": len(doc["events"])}}
+                           "details": {"checked": len(doc["events"]), "signature": "unchecked"}}
+    keys = [public_key(k["public_key"]) for k in client.get("/v1/replays/keys").get_json()["keys"]]
+    assert verify(doc, keys)["details"]["signature"] == "valid"
     served = client.post("/v1/replays/verify", json=doc)
     assert served.status_code == 200 and served.get_json()["valid"] is True
 
@@ -54,7 +57,8 @@ def test_a_tampered_shuffle_is_caught(client):
     deck = started["data"]["deck"]
     deck[0], deck[1] = deck[1], deck[0]  # one swap in round 2's shuffle
     outcome = client.post("/v1/replays/verify", json=bad).get_json()
-    assert outcome["valid"] is False
+    assert outcome["valid"] is False and outcome["reason"] == "signature_invalid"
+    outcome = verify(bad)  # offline, without the key: where it diverges
     assert outcome["version"] == started["version"] and outcome["reason"] == "event_differs"
     # a different seed than the one committed to is caught at once
     bad = copy.deepcopy(doc)

@@ -91,8 +91,10 @@ def table_export(game_type="tides-of-time"):
     joined[0]["cmd"] = {"shell": "join", "seat": 1, "name": "Bob",
                         "player": "p-00000000000000bb"}
     events = [created, *joined, *setup]
-    return {"format": FORMAT, "type": game_type, "seed": seed.hex(),
-            "seed_commitment": commitment(seed), "result": None,
+    return {"format": FORMAT, "id": "0a", "type": game_type, "status": "active",
+            "created_at": None, "players": lobby.seats, "options": options, "clock": None,
+            "seed": seed.hex(), "seed_source": "server", "seed_commitment": commitment(seed),
+            "forked_from": None, "result": None,
             "events": [{**e, "version": i + 1} for i, e in enumerate(events)]}
 
 

@@ -115,6 +115,7 @@ def test_window_slides_and_retry_after_is_honest(redis_url, queue_url, wiring):
 def test_zero_disables_and_env_config(monkeypatch, redis_url, queue_url):
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "0")
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "0")
+    monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE", "0")
     cfg = ratelimit.RateLimitConfig.from_env()
     assert not cfg.enabled
     app = create_app(Config(redis_url=redis_url, queue_url=queue_url))
@@ -227,3 +228,26 @@ def test_refused_actions_are_counted_and_answered_429_when_over(redis_url, queue
         _assert_429(res)
     assert int(r.get(next(r.scan_iter("cartouche:rl:{ip:10.3.3.3}:*")))) == 6
     assert c.get(f"/v1/games/{gid}").get_json()["version"] == version  # nothing appended
+
+
+def _bulk(c, n, ip="10.0.0.7"):
+    game = {"type": "diamant", "players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
+    return c.post("/v1/games/bulk", json={"games": [game] * n},
+                  environ_base={"REMOTE_ADDR": ip})
+
+
+def test_bulk_creation_counts_each_game_as_a_write(redis_url, queue_url, wiring):
+    """Issue 21, finding 3: a bulk of 100 games was one write, so the limit was worth 100x."""
+    app, _, _ = _app(redis_url, queue_url, wiring, writes_per_minute=0,
+                     ip_writes_per_minute=10)
+    c = app.test_client()
+    _assert_429(_bulk(c, 11))  # over on its own: nothing created
+    assert c.get("/v1/games").get_json()["total"] == 0
+    assert _bulk(c, 5, ip="10.0.0.8").status_code == 201
+    _assert_429(_bulk(c, 6, ip="10.0.0.8"))  # 5 + 6 > 10
+    assert c.get("/v1/games").get_json()["total"] == 5
+    assert _bulk(c, 4, ip="10.0.0.9").status_code == 201
+    assert _bulk(c, 6, ip="10.0.0.9").status_code == 201  # 4 + 6 = 10: within the limit
+    _assert_429(c.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
+                       environ_base={"REMOTE_ADDR": "10.0.0.9"}))
+    assert c.get("/v1/games").get_json()["total"] == 15

@@ -15,7 +15,10 @@ the path, the removed cards and the relics already brought back. With ``N`` card
 
 Continuing one more card and then returning is worth ``(1 - p) * A + G``; returning now is worth
 ``A``. So the seat **returns iff ``p * A > G``** (the expected loss from the known traps outweighs
-the expected gain of the next card), and continues otherwise (always while ``p == 0``).
+the expected gain of the next card), and continues otherwise (always while ``p == 0``). The
+choice is a secret commit: when the two are nearly equal (within ``MIX`` of the larger) the seat
+picks either, from its secret stream (``engine.bots.mix``), so that nobody running this rule on
+the public view can read its choice before the reveal.
 
 Rollout policy (inside simulations, on a determinized full state): the same rule computed from
 the state's deck *composition* (never its order), with the threshold jittered by a factor drawn
@@ -39,12 +42,14 @@ import math
 import random
 
 from ...engine import clone
-from ...engine.bots import BotHooks
+from ...engine.bots import BotHooks, mix
 from .rules import (CANONICAL, RELIC_VALUES, RELICS, ROUNDS, TRAP_TYPE, TRAP_TYPES,
                              TREASURE_VALUE)
 
 RETURN = {"type": "decide", "choice": "return"}
 CONTINUE = {"type": "decide", "choice": "continue"}
+#: Near-equal: the expected loss and gain within this share of the larger (the heuristic mixes).
+MIX = 0.35
 #: Logistic scale per remaining round at the depth cap (about 0.8 x the spread of one round's
 #: haul of a player).
 EVAL_SCALE = 8.0
@@ -103,7 +108,8 @@ def heuristic(obs, rnd: random.Random) -> dict:
     n_in = sum(1 for p in view["players"] if p["in_cave"])
     loss, gain = leave_margin(public_deck(view), view["path"], me["pocket"], view["path_rubies"],
                               n_in, view["relics_brought_back"])
-    return _pick(legal, "return" if loss > gain else "continue")
+    choice = mix([(RETURN, loss), (CONTINUE, gain)], rnd, MIX * max(loss, gain))
+    return _pick(legal, choice["choice"])
 
 
 def _pick(legal, choice):

@@ -25,7 +25,9 @@ site in the duel) from the public view only:
   regions of 1-4 cells (they can never be covered) - 8 * open scarabs in new 5-cell regions
   - 0.1 * distance from the camp to the nearest other open scarab``.
 
-Ties are broken at random.
+Ties are broken at random. Standard mode's placements are secret commits made at once: there
+the seat picks among the placements scored within ``MIX`` (half a point) of the best, from its
+secret stream (``engine.bots.mix``), so that its placement cannot be read off the public view.
 
 Rollout (``rollout(game, state, seat, legal, rnd)``)
 ----------------------------------------------------
@@ -94,13 +96,15 @@ import orjson
 
 from .rules import (FULL, GAME, LETTERS, NOT_COL0, NOT_COL9, ROUNDS, cells_of, enclosed,
                               flood, layout_masks, legal_masks, mask_of, neighbours, occupied)
-from ...engine.bots import BotHooks, Observation
+from ...engine.bots import BotHooks, Observation, mix
 
 NEAR = (0.6, 0.9, 1.5, 2.4, 0.0)
 LOOKAHEAD = 0.5
 DUEL_POTENTIAL = 0.25
 THREAT = 0.8
 THREAT_CANDIDATES = 8
+#: Standard mode: placements scored within this of the best are near-equal (the heuristic mixes).
+MIX = 0.5
 ROLLOUT_EPSILON = 0.05
 #: rollout: penalty per scarab covered, bonus per side of an open scarab closed
 COVER = 2.5
@@ -248,8 +252,8 @@ def heuristic(obs: Observation, rnd: random.Random) -> dict:
             for i in range(len(legal)):
                 if i not in cut:
                     scores[i] -= 1e6  # only the examined candidates compete
-    best = max(scores)
-    return rnd.choice([a for a, s in zip(legal, scores) if s >= best - 1e-9])
+    # standard mode's placements are secret commits: near-equal ones mixed (see MIX)
+    return mix(list(zip(legal, scores)), rnd, MIX if mode == "standard" else 0.0)
 
 
 def _gain(rocks: int, scarabs: int, occ: int, pmask: int) -> int:

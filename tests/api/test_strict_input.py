@@ -1,0 +1,76 @@
+"""Strict input (issue 21, finding 9): patterns match whole strings, integers are integers, and
+a body is read as JSON only when it says it is JSON."""
+
+import pytest
+
+from .helpers import act, auth, create
+
+PLAYERS = [{"name": "a"}, {"name": "b"}, {"name": "c"}]
+
+
+def code(r):
+    return r.get_json()["error"]["code"]
+
+
+@pytest.mark.parametrize("seed", ["00" * 16 + "\n", "00" * 16 + "\r", "\n" + "00" * 16])
+def test_a_seed_with_a_newline_is_refused(client, seed):
+    r = client.post("/v1/games", json={"type": "diamant", "players": PLAYERS, "seed": seed})
+    assert r.status_code == 400 and code(r) == "invalid_request", r.get_json()
+
+
+def test_a_player_id_with_a_trailing_newline_is_refused(client):
+    players = PLAYERS[:2] + [{"player": "p-0123456789abcdef\n"}]
+    r = client.post("/v1/games", json={"type": "diamant", "players": players})
+    assert r.status_code == 400 and code(r) == "invalid_request", r.get_json()
+
+
+@pytest.mark.parametrize("extra", [{"expected_version": 3.0}, {"expected_version": 4.0}])
+def test_a_float_is_not_an_integer(client, extra):
+    """JSON Schema counts 3.0 as an integer: refused with 422 ``not_an_integer`` (a schema-valid
+    request the server refuses all the same), like ``2.0`` in options."""
+    gid, tokens, data = create(client, 3)
+    r = act(client, gid, tokens[0], **extra)
+    assert r.status_code == 422 and code(r) == "not_an_integer", r.get_json()
+    assert r.get_json()["error"]["details"] == {"field": "expected_version"}
+    assert client.get(f"/v1/games/{gid}").get_json()["version"] == data["version"]
+    assert act(client, gid, tokens[0], expected_version=3.5).status_code == 400
+
+
+def test_float_integers_are_refused_everywhere_a_request_takes_an_integer(client):
+    bot = {"name": "r", "bot": {"level": "random", "budget_ms": 100.0}}
+    r = client.post("/v1/games", json={"type": "diamant", "players": PLAYERS[:2] + [bot]})
+    assert r.status_code == 422 and code(r) == "not_an_integer", r.get_json()
+    gid, _, _ = create(client, 3)
+    r = client.post(f"/v1/games/{gid}/fork", json={"at": 3.0})
+    assert r.status_code == 422 and code(r) == "not_an_integer"
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
+                                          "multipart/form-data; boundary=x", "application/jsonx"])
+def test_a_body_that_is_not_declared_json_is_415(client, content_type):
+    gid, tokens, data = create(client, 3)
+    raw = b'{"action": {"type": "decide", "choice": "continue"}}'
+    headers = auth(tokens[0])
+    if content_type:
+        headers["Content-Type"] = content_type
+    r = client.post(f"/v1/games/{gid}/actions", data=raw, headers=headers)
+    assert r.status_code == 415 and code(r) == "unsupported_media_type", r.get_json()
+    assert client.get(f"/v1/games/{gid}").get_json()["version"] == data["version"]
+    r = client.post("/v1/games", data=b'{"type": "diamant", "players": [{"name": "a"}, '
+                                      b'{"name": "b"}, {"name": "c"}]}', headers=headers)
+    assert r.status_code == 415 and code(r) == "unsupported_media_type"
+
+
+@pytest.mark.parametrize("content_type", ["application/json; charset=utf-8",
+                                          "Application/JSON", "application/merge-patch+json"])
+def test_json_content_types_are_read(client, content_type):
+    gid, tokens, _ = create(client, 3)
+    r = client.post(f"/v1/games/{gid}/actions",
+                    data=b'{"action": {"type": "decide", "choice": "continue"}}',
+                    headers={**auth(tokens[0]), "Content-Type": content_type})
+    assert r.status_code == 201, r.get_json()
+
+
+def test_a_post_without_a_body_needs_no_content_type(client):
+    gid, tokens, _ = create(client, 3)
+    assert client.post(f"/v1/games/{gid}/abort", headers=auth(tokens[0])).status_code == 200
