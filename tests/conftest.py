@@ -31,6 +31,23 @@ os.environ.setdefault("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "100000000")
 os.environ.setdefault("CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE", "100000000")
 
 
+def _signing_key_file() -> str:
+    """One Ed25519 key for the session's servers: the store is emptied between tests, and a
+    key kept there would differ between processes that read it before and after."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    path = Path(tempfile.mkdtemp(prefix="cartouche-test-key-")) / "signing.pem"
+    path.write_bytes(Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption()))
+    return str(path)
+
+
+if "CARTOUCHE_SIGNING_KEY" not in os.environ:
+    os.environ["CARTOUCHE_SIGNING_KEY"] = _signing_key_file()
+
+
 def pytest_collection_modifyitems(items):
     # Tests that use the server are the "redis" tests (the ones re-run against Redis 7).
     for item in items:

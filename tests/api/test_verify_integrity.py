@@ -234,3 +234,16 @@ def test_verifications_at_once_are_capped_per_process(finished):
         verifier.run(finished, None)
     verifier.slots.release()
     assert verifier.run(finished, None)["valid"] is True
+
+
+def test_without_a_key_file_every_process_signs_with_the_one_key_in_the_store(redis_url):
+    import redis as redis_lib
+
+    from service.signing import Signer, check, key_id
+
+    client = redis_lib.Redis.from_url(redis_url)
+    first, second = Signer.from_env(client, {}), Signer.from_env(client, {})  # two processes
+    ids = {key_id(s.public_keys()[0]) for s in (first, second)}
+    assert len(ids) == 1
+    doc = first.sign({"format": "x", "events": []})
+    assert check(doc, second.public_keys()) is None  # the other process accepts it
