@@ -8,10 +8,11 @@ import redis
 from flask import Flask, request
 
 from . import api as api_pkg
-from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, stream,
-                  viewer)
+from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, seeks,
+                  stream, viewer)
 from .api import webhooks as webhooks_api
 from .application import GameService
+from .application.seeks import SeekLimits
 from .config import Config
 from .jobs import RqScheduler
 from .store import connect
@@ -56,6 +57,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     api.register_blueprint(games.replays)
     api.register_blueprint(players.blp)
     api.register_blueprint(ratings.blp)
+    api.register_blueprint(seeks.blp)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
     errors.register(app)  # after Api: our error model replaces flask-smorest's
@@ -76,7 +78,8 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
         platform_key_digests=config.platform_key_digests, scheduler=scheduler, now_ms=now_ms,
         lobby_ttl_s=config.lobby_ttl_s,
         player_store=PlayerStore(client, stream_max=config.player_stream_max),
-        rating_store=RatingStore(client, min_games=config.rating_min_games))
+        rating_store=RatingStore(client, min_games=config.rating_min_games),
+        seek_limits=SeekLimits(config.seek_ttl_s, config.seeks_per_player, config.seeks_max))
     app.extensions["cartouche_api"] = api
     _document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())

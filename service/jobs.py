@@ -2,10 +2,11 @@
 
 After every change of a game the service tells the scheduler; it enqueues a bot job for each
 awaited seat played by a bot (or by the clock's automatic move) and a clock job at each awaited
-seat's deadline. Every job carries the version it was scheduled for and does nothing when the
-game has moved on, so stale, duplicated or late jobs are harmless. RQ's scheduler has a resolution
-of about a second: it is the backstop; the authority on time is the deadline check every command
-makes on arrival (``GameService.act``).
+seat's deadline. Every game job carries the version it was scheduled for and does nothing when
+the game has moved on, so stale, duplicated or late jobs are harmless. A seek gets a job at its
+bots' time (when it asked for bots) and one at its expiry, each doing nothing unless the seek
+still waits. RQ's scheduler has a resolution of about a second: it is the backstop; the
+authority on time is the deadline check every command makes on arrival (``GameService.act``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ QUEUES = (BOT_QUEUE, DEFAULT_QUEUE)
 class RqScheduler:
     def __init__(self, connection: redis.Redis) -> None:
         self.queue = Queue(BOT_QUEUE, connection=connection)
+        self.later = Queue(DEFAULT_QUEUE, connection=connection)
 
     def changed(self, table) -> None:
         if table.over:
@@ -45,16 +47,27 @@ class RqScheduler:
                 if table.clock:
                     at = clock_mod.deadline(table.clock, table.shell.clock, seat)
                     if at is not None:
-                        when = datetime.fromtimestamp(at / 1000, timezone.utc)
-                        self.queue.enqueue_at(when, "workers.jobs.clock_due", table.id,
-                                              table.version, at,
-                                              job_id=f"clock-{table.id}-{table.version}-{seat}",
-                                              result_ttl=60, failure_ttl=24 * 3600)
+                        _enqueue_at(self.queue, at, "workers.jobs.clock_due", table.id,
+                                    table.version, at,
+                                    job_id=f"clock-{table.id}-{table.version}-{seat}")
         except redis.RedisError:
             # The command is already stored; a lost job is caught up by the next command's
             # deadline check or by `workers.jobs.sweep` (every few seconds in the worker that
             # runs the scheduler). Never fail the request.
             log.exception("could not schedule jobs for game %s", table.id)
+
+    def seek_opened(self, seek_id: str, expires_ms: int, fill_ms: int | None) -> None:
+        """A seek just opened: its bots at ``fill_ms`` (if it asked for them) and its expiry
+        at ``expires_ms``, each done only if the seek still waits then. A lost job is made up
+        for by the sweep."""
+        try:
+            if fill_ms is not None:
+                _enqueue_at(self.queue, fill_ms, "workers.jobs.seek_fill", seek_id, fill_ms,
+                            job_id=f"seek-fill-{seek_id}")
+            _enqueue_at(self.later, expires_ms, "workers.jobs.seek_expiry", seek_id,
+                        expires_ms, job_id=f"seek-expiry-{seek_id}")
+        except redis.RedisError:
+            log.exception("could not schedule the jobs of seek %s", seek_id)
 
     def _enqueue_rating(self, game_id: str) -> None:
         """The rating job of a finished rated game (idempotent: ``Ratings.rate``)."""
@@ -64,3 +77,10 @@ class RqScheduler:
                                retry=Retry(max=5, interval=[1, 2, 4, 8, 16]))
         except redis.RedisError:
             log.exception("could not schedule the rating of game %s", game_id)
+
+
+def _enqueue_at(queue: Queue, at_ms: int, func: str, *args, job_id: str) -> None:
+    """``func(*args)`` at ``at_ms`` (RQ's scheduler keeps whole seconds: the job waits out
+    the rest itself)."""
+    queue.enqueue_at(datetime.fromtimestamp(at_ms / 1000, timezone.utc), func, *args,
+                     job_id=job_id, result_ttl=60, failure_ttl=24 * 3600)

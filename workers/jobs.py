@@ -16,6 +16,7 @@ def service():
     global _service
     if _service is None:
         from service.application import GameService
+        from service.application.seeks import SeekLimits
         from service.config import Config
         from service.jobs import RqScheduler
         from service.store import connect
@@ -33,7 +34,8 @@ def service():
             cache_size=config.cache_size, scheduler=RqScheduler(queue),
             lobby_ttl_s=config.lobby_ttl_s,
             player_store=PlayerStore(store, stream_max=config.player_stream_max),
-            rating_store=RatingStore(store, min_games=config.rating_min_games))
+            rating_store=RatingStore(store, min_games=config.rating_min_games),
+            seek_limits=SeekLimits(config.seek_ttl_s, config.seeks_per_player, config.seeks_max))
         attach(_service, queue)  # moves played here are delivered to webhooks too
     return _service
 
@@ -51,17 +53,31 @@ def bot_turn(game_id: str, seat: int, version: int) -> bool:
         return False
 
 
-def clock_due(game_id: str, version: int, deadline_ms: int) -> list[int]:
-    """Apply overdue timeouts if the game is still at ``version``.
-
-    RQ's scheduler stores whole seconds, so a job may wake a little early: wait for the real
-    deadline (a short sleep) before settling.
-    """
-    svc = service()
-    early = deadline_ms - svc.now_ms()
+def _wait_for(at_ms: int) -> None:
+    """RQ's scheduler stores whole seconds, so a job may wake a little early: wait for the
+    real time (a short sleep) before acting."""
+    early = at_ms - service().now_ms()
     if early > 0:
         time.sleep(min(early, 5000) / 1000)
-    return svc.settle_timeouts(game_id, version)
+
+
+def clock_due(game_id: str, version: int, deadline_ms: int) -> list[int]:
+    """Apply overdue timeouts if the game is still at ``version``."""
+    _wait_for(deadline_ms)
+    return service().settle_timeouts(game_id, version)
+
+
+def seek_fill(seek_id: str, at_ms: int) -> str:
+    """Bots for a seek still waiting at its fill time (``Seeks.fill``: nothing for a seek
+    that was matched, cancelled or expired meanwhile); the seek's status after."""
+    _wait_for(at_ms)
+    return service().seeks.fill(seek_id).status
+
+
+def seek_expiry(seek_id: str, at_ms: int) -> bool:
+    """Expire a seek still waiting at its expiry time."""
+    _wait_for(at_ms)
+    return service().seeks.expire(seek_id)
 
 
 def rate_game(game_id: str) -> bool:
@@ -70,18 +86,35 @@ def rate_game(game_id: str) -> bool:
     return service().rate(game_id) is not None
 
 
+def _each(ids: list[str], work) -> None:
+    """``work(id)`` for every id; one broken game or seek must not stop the sweep of the
+    others."""
+    for one in ids:
+        try:
+            work(one)
+        except Exception:
+            log.exception("sweep failed for %s", one)
+
+
 def sweep(limit: int = 10_000) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down): settle the
-    overdue clocks of every active game and re-schedule the jobs it needs. Idempotent, like
-    every job here; returns how many games it looked at."""
+    overdue clocks of every active game and re-schedule the jobs it needs; expire the seeks
+    past their time, fill the ones whose bots are due, and match again the oldest seek of
+    every pool that holds two or more (at most ``limit`` of each). Idempotent, like every job
+    here; returns how many games and seeks it looked at."""
     svc = service()
-    ids, _ = svc.store.list_ids(None, "active", 0, limit)
-    for game_id in ids:
-        try:
-            svc.settle_timeouts(game_id)
-            table = svc.load(game_id)
-            if not table.over:
-                svc.scheduler.changed(table)
-        except Exception:  # one broken game must not stop the sweep of the others
-            log.exception("sweep failed for game %s", game_id)
-    return len(ids)
+
+    def settle(game_id: str) -> None:
+        svc.settle_timeouts(game_id)
+        table = svc.load(game_id)
+        if not table.over:
+            svc.scheduler.changed(table)
+
+    active, _ = svc.store.list_ids(None, "active", 0, limit)
+    _each(active, settle)
+    seeks = svc.seeks
+    todo = [(seeks.expiring(limit), seeks.expire), (seeks.filling(limit), seeks.fill),
+            (seeks.unmatched(limit), seeks.match)]
+    for ids, work in todo:
+        _each(ids, work)
+    return len(active) + sum(len(ids) for ids, _ in todo)

@@ -12,6 +12,7 @@ from ..store.events import EventStore
 from ..store.players import PlayerStore
 from ..store.ratings import RatingStore
 from ..store.quota import Quota
+from ..store.seeks import SeekStore
 from .autoplay import Autoplay
 from .commands import Appender, Commands
 from .creation import Creation, Spec
@@ -26,6 +27,7 @@ from .players import Players
 from .ratings import Ratings, shown
 from .reads import Reads
 from .seats import Seats
+from .seeks import SeekLimits, Seeks
 from .tables import LOBBY_TTL_S, Tables
 
 
@@ -40,6 +42,9 @@ class NullScheduler:
     """Schedules nothing (tests of the API alone; the RQ scheduler is in service.jobs)."""
 
     def changed(self, table: Table) -> None:
+        pass
+
+    def seek_opened(self, seek_id: str, expires_ms: int, fill_ms: int | None) -> None:
         pass
 
 
@@ -57,7 +62,8 @@ class GameService:
                  platform_key_digests: Sequence[str] = (), scheduler=None,
                  now_ms: Callable[[], int] | None = None, lobby_ttl_s: int = LOBBY_TTL_S,
                  player_store: PlayerStore | None = None,
-                 rating_store: RatingStore | None = None) -> None:
+                 rating_store: RatingStore | None = None,
+                 seek_limits: SeekLimits | None = None) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
         self.scheduler = scheduler or NullScheduler()
@@ -81,6 +87,9 @@ class GameService:
                               self.now_ms, lobby_ttl_s)
         self._exports = Exports(store, self._loader, self._creation, self.now_ms)
         self._reads = Reads(store, self.now_ms)
+        self.seeks = Seeks(SeekStore(store.r), store, self._creation, self.ratings,
+                           self.player_store, self.scheduler, self.now_ms,
+                           seek_limits or SeekLimits())
 
     # -- identity -------------------------------------------------------------------------
     @property
