@@ -32,7 +32,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import orjson
 
@@ -50,8 +50,8 @@ MATCHED, CANCELLED, EXPIRED = "matched", "cancelled", "expired"
 #: Matching attempts of one call whose claims lose races, before leaving the seek to the next
 #: seek of its pool or to the sweep.
 MAX_ATTEMPTS = 20
-#: Seeks of a pool looked at per matching attempt, oldest first.
-CANDIDATES = 200
+#: Seeks of a pool read at a time while looking for a group, oldest first.
+CANDIDATES = 100
 #: Seats a seek asks for at least (a game with nobody else is no match).
 MIN_SEATS = 2
 #: The seconds a client is told to wait when the server holds as many seeks as it may.
@@ -211,24 +211,32 @@ class Seeks:
         if seek.expires_ms <= now:  # its expiry is due: no more matching
             return None
         for n in sorted(seek.pools, reverse=True):
-            ids = [i for i in self.store.pool(seek.pools[n], CANDIDATES) if i != seek.id]
-            if len(ids) < n - 1:
-                continue
-            candidates = [c for c in self.store.get_many(ids)
-                          if c is not None and c.status == WAITING and c.expires_ms > now]
-            if len(candidates) < n - 1:
-                continue
-            players = [seek.player, *(c.player for c in candidates)]
-            ordinal = dict(zip(players, self.ratings.ordinals(
-                seek.request["rating_types"][str(n)], players)))
-            group = [seek]
-            for c in candidates:
-                if all(c.player != g.player and accepts(g, ordinal[c.player])
-                       and accepts(c, ordinal[g.player]) for g in group):
-                    group.append(c)
-                    if len(group) == n:
-                        return group
+            rating_type = seek.request["rating_types"][str(n)]
+            group, ordinal = [seek], {}
+            for page in self._candidates(seek.pools[n], n, now):
+                players = [seek.player, *(c.player for c in page)]
+                ordinal.update(zip(players, self.ratings.ordinals(rating_type, players)))
+                for c in page:
+                    if all(c.player != g.player and accepts(g, ordinal[c.player])
+                           and accepts(c, ordinal[g.player]) for g in group):
+                        group.append(c)
+                        if len(group) == n:
+                            return group
         return None
+
+    def _candidates(self, pool: str, n: int, now: int) -> Iterator[list[Seek]]:
+        """The waiting seeks of a pool not past their time, oldest first, a page at a time
+        (nothing when the pool holds fewer than ``n``)."""
+        offset = 0
+        while True:
+            ids, size = self.store.pool(pool, offset, CANDIDATES)
+            if size < n:
+                return
+            yield [c for c in self.store.get_many(ids)
+                   if c is not None and c.status == WAITING and c.expires_ms > now]
+            offset += CANDIDATES
+            if offset >= size:
+                return
 
     def _start(self, seeks: list[Seek], bots: Sequence[str] = ()) -> bool:
         """One game for the players of ``seeks`` and the built-in bot players ``bots``, seated
@@ -297,5 +305,5 @@ class Seeks:
     def unmatched(self, limit: int) -> list[str]:
         """The oldest seek of each pool holding two or more (for the sweep: a request that
         died between writing its seek and matching it)."""
-        oldest = (self.store.pool(name, 1) for name in self.store.crowded_pools()[:limit])
+        oldest = (self.store.pool(name, 0, 1)[0] for name in self.store.crowded_pools()[:limit])
         return [ids[0] for ids in oldest if ids]

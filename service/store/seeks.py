@@ -140,9 +140,10 @@ class SeekStore:
             pipe.hgetall(_key("seek", seek_id))
         return [_decode(i, raw) for i, raw in zip(seek_ids, pipe.execute())]
 
-    def pool(self, name: str, limit: int) -> list[str]:
-        """The ids of the waiting seeks of a pool, oldest first, ``limit`` at most."""
-        return [i.decode() for i in self.r.zrange(_key("pool", name), 0, limit - 1)]
+    def pool(self, name: str, offset: int, limit: int) -> tuple[list[str], int]:
+        """The ids of the waiting seeks of a pool, oldest first, from ``offset``, ``limit``
+        at most; and how many the pool holds."""
+        return self._page(_key("pool", name), offset, limit, newest_first=False)
 
     def crowded_pools(self, at_least: int = 2) -> list[str]:
         """The names of the pools holding ``at_least`` waiting seeks."""
@@ -156,12 +157,16 @@ class SeekStore:
     def waiting(self, game_type: str | None, offset: int, limit: int) -> tuple[list[str], int]:
         """The ids of waiting seeks (of ``game_type``, or all), newest first, and how many
         there are."""
-        key = _key("type", game_type) if game_type else WAITING_KEY
+        return self._page(_key("type", game_type) if game_type else WAITING_KEY, offset, limit,
+                          newest_first=True)
+
+    def _page(self, key: str, offset: int, limit: int, *,
+              newest_first: bool) -> tuple[list[str], int]:
         pipe = self.r.pipeline(transaction=False)
-        pipe.zrevrange(key, offset, offset + limit - 1)
+        pipe.zrange(key, offset, offset + limit - 1, desc=newest_first)
         pipe.zcard(key)
-        ids, total = pipe.execute()
-        return [i.decode() for i in ids], total
+        ids, size = pipe.execute()
+        return [i.decode() for i in ids], size
 
     def of_player(self, player: str, limit: int) -> list[str]:
         """The ids of a player's waiting seeks, newest first."""

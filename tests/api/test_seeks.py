@@ -219,6 +219,23 @@ def test_rating_ranges_are_respected_both_ways(client, svc):
                 rating_range=[-1, 1])["status"] == "matched"
 
 
+def test_a_pool_clogged_with_older_seeks_nobody_accepts_still_matches(client, monkeypatch):
+    """The pool is read a page at a time until a group fills: seven older seeks whose ranges
+    nobody meets, pages of three, and the two seeks behind them still find each other."""
+    from service.application import seeks as seeks_module
+
+    monkeypatch.setattr(seeks_module, "CANDIDATES", 3)
+    for i in range(7):
+        assert seek(client, player(client, f"P{i}"), rating_range=[100, 200])["status"] == \
+            "waiting"
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    assert seek(client, ada)["status"] == "waiting"
+    matched = seek(client, bob)
+    assert matched["status"] == "matched"
+    game = client.get(f"/v1/games/{matched['game_id']}").get_json()
+    assert sorted(p["player"] for p in game["players"]) == sorted([ada["id"], bob["id"]])
+
+
 @pytest.fixture
 def fake(redis_url):
     clock = FakeClock()
