@@ -4,40 +4,32 @@ nobody matches expires."""
 
 from __future__ import annotations
 
-import time
-
 from service.app import create_app
 from service.config import Config
 
 from tests.api.helpers import auth
 from tests.api.test_seeks import seek
 from tests.api.test_tables import player
+from tests.reliability.procs import wait_until
 
 
-def settled(client, seek_id, timeout=60.0) -> dict:
+def settled(client, seek_id) -> dict:
     """The seek once it is no longer waiting."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def ended():
         found = client.get(f"/v1/seeks/{seek_id}").get_json()
-        if found["status"] != "waiting":
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"seek {seek_id} still waiting")
+        return found if found["status"] != "waiting" else None
+
+    return wait_until(ended, 60, f"seek {seek_id} to end", 0.2)
 
 
-def finished(queue_url, job_id, timeout=60.0):
+def finished(queue_url, job_id):
     """The result of an RQ job once it has run."""
     import redis
     from rq.job import Job
 
-    connection = redis.Redis.from_url(queue_url)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = Job.fetch(job_id, connection=connection)
-        if job.is_finished:
-            return job.return_value()
-        time.sleep(0.2)
-    raise AssertionError(f"job {job_id} has not run")
+    job = Job.fetch(job_id, connection=redis.Redis.from_url(queue_url))
+    wait_until(lambda: job.get_status(refresh=True) == "finished", 60, f"job {job_id}", 0.2)
+    return job.return_value()
 
 
 def test_bots_fill_a_seek_once_after_its_delay(client, svc, queue_url, worker):
