@@ -99,9 +99,9 @@ def _each(ids: list[str], work) -> None:
 def sweep(limit: int = 10_000) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down): settle the
     overdue clocks of every active game and re-schedule the jobs it needs; expire the seeks
-    past their time, fill the ones whose bots are due, and match again the oldest seek of
-    every pool that holds two or more (at most ``limit`` of each). Idempotent, like every job
-    here; returns how many games and seeks it looked at."""
+    past their time, fill the ones whose bots are due, and match the ones whose opening
+    request died before it tried (at most ``limit`` of each). Idempotent, like every job here;
+    returns how many games and seeks it looked at."""
     svc = service()
 
     def settle(game_id: str) -> None:
@@ -114,7 +114,7 @@ def sweep(limit: int = 10_000) -> int:
     _each(active, settle)
     seeks = svc.seeks
     todo = [(seeks.expiring(limit), seeks.expire), (seeks.filling(limit), seeks.fill),
-            (seeks.unmatched(limit), seeks.match)]
+            (seeks.untried(limit), seeks.first_match)]
     for ids, work in todo:
         _each(ids, work)
     return len(active) + sum(len(ids) for ids, _ in todo)

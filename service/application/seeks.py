@@ -10,20 +10,26 @@ canonical form of the options at that count (the games normalize options for a n
 players: ``creation.Settings.of``, the same check a creation makes); the seeks of one pool differ
 only in their players and rating ranges.
 
-Matching (:meth:`Seeks.match`) runs in the request that opens a seek, in the bot-fill job and in
-the sweep: it picks a group around the seek (the largest seat count that fills first, the
-oldest seeks first), creates the game with the players seated in an order drawn from the
-server's secret randomness, then claims the group with one script (``store.seeks``: every seek
-still waiting becomes matched, or nothing changes). A lost claim deletes the game, never
-announced, and matching starts again; a won one announces the game and tells every player
-``seek_matched`` (``game_start`` follows from the notices listener). So no seek is matched twice
-and no cancelled or expired seek is matched, whatever the number of processes: a seek leaves
-``waiting`` through that one script only.
+Matching (:meth:`Seeks.match`) runs in the request that opens a seek and in the bot-fill job:
+it picks a group around the seek (the largest seat count that fills first, the oldest seeks
+first, the pool read a page at a time), creates the game with the players seated in an order
+drawn from the server's secret randomness, then claims the group with one script
+(``store.seeks``: every seek still waiting becomes matched, or nothing changes). A lost claim
+deletes the game, never announced, and matching starts again; a won one announces the game and
+tells every player ``seek_matched`` (``game_start`` follows from the notices listener). So no
+seek is matched twice and no cancelled or expired seek is matched, whatever the number of
+processes: a seek leaves ``waiting`` through that one script only.
+
+Two seeks opened at once in two processes cannot miss each other: each request writes its seek
+before it reads the pool, so the later read sees the other seek. A seek whose opening request
+died before it tried stays marked untried, and the sweep tries it. Nothing else starts a
+matching: a group that becomes possible later only because a rating moved waits for the next
+compatible seek.
 
 A seek with ``fill_with_bots`` still waiting at its fill time gets seats of the built-in bot
 player of that level, up to the least seat count it accepts (two seats or more of one bot player
 make the game unrated), and starts; its job is scheduled when it opens and the sweep makes up
-for a lost one. A seek still waiting ``ttl_s`` after it opened expires.
+for a lost one. A seek still waiting ``ttl_s`` after it opened expires (its job, or the sweep).
 """
 
 from __future__ import annotations
@@ -54,6 +60,8 @@ MAX_ATTEMPTS = 20
 CANDIDATES = 100
 #: Seats a seek asks for at least (a game with nobody else is no match).
 MIN_SEATS = 2
+#: A seek opened this recently and not tried yet is left to its own request by the sweep.
+UNTRIED_GRACE_MS = 10_000
 #: The seconds a client is told to wait when the server holds as many seeks as it may.
 RETRY_FULL_S = 5
 _ID = re.compile(r"s-[0-9a-f]{16}")
@@ -149,10 +157,7 @@ class Seeks:
         if opened is Opened.FULL:
             raise SeeksFull(self.limits.total, RETRY_FULL_S)
         self.scheduler.seek_opened(seek.id, seek.expires_ms, fill_ms)
-        seek = self.match(seek.id)
-        if fill_ms is not None and fill_ms <= now:
-            seek = self.fill(seek.id)
-        return shown(seek)
+        return shown(self.first_match(seek.id))
 
     def get(self, seek_id: str) -> Seek:
         found = self.store.get(seek_id) if _ID.fullmatch(seek_id) else None
@@ -188,6 +193,14 @@ class Seeks:
         return [shown(s) for s in self.store.get_many(ids) if s is not None]
 
     # -- matching -------------------------------------------------------------------------
+    def first_match(self, seek_id: str) -> Seek:
+        """The matching a seek gets when it opens (from the sweep when the request that opened
+        it died first): with the compatible seeks waiting, else with its bots if they are due
+        already; then the seek is marked as tried."""
+        seek = self.fill(seek_id)
+        self.store.tried(seek_id)
+        return seek
+
     def match(self, seek_id: str) -> Seek:
         """Match a waiting seek with compatible waiting seeks into one new game, if a group
         can be found; the seek as it is afterwards (matched by this call or by another, or
@@ -302,8 +315,8 @@ class Seeks:
         """The waiting seeks whose bots are due (for the sweep)."""
         return self.store.filling(self.now_ms(), limit)
 
-    def unmatched(self, limit: int) -> list[str]:
-        """The oldest seek of each pool holding two or more (for the sweep: a request that
-        died between writing its seek and matching it)."""
-        oldest = (self.store.pool(name, 0, 1)[0] for name in self.store.crowded_pools()[:limit])
-        return [ids[0] for ids in oldest if ids]
+    def untried(self, limit: int) -> list[str]:
+        """The waiting seeks no request has tried to match (for the sweep: their opening
+        request died in between), leaving alone those opened in the last
+        :data:`UNTRIED_GRACE_MS`, whose requests may still be at it."""
+        return self.store.untried(self.now_ms() - UNTRIED_GRACE_MS, limit)

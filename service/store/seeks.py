@@ -8,12 +8,14 @@ script can end a whole group of seeks at once:
   ``game_id`` and ``seat``; once ended ``ended_ms``). An ended record expires after
   :data:`ENDED_TTL_S`; a waiting one stays until it ends;
 - ``cartouche:{seeks}:waiting`` — sorted set of the waiting seeks by expiry time (the total
-  limit, listing, expiry), ``:fill`` — those with bots to fill in, by fill time;
+  limit, listing, expiry), ``:fill`` — those with bots to fill in, by fill time, ``:untried``
+  — those whose opening request has not tried to match them yet, by creation time (a request
+  that dies in between leaves its seek there for the sweep);
 - ``cartouche:{seeks}:player:<id>`` and ``:type:<type>`` — the waiting seeks of a player and of
   a game type, by creation time;
 - ``cartouche:{seeks}:pool:<name>`` — the waiting seeks that may be matched together at one
   seat count (a pool's name says the game type, the seat count and the options' canonical
-  form), by creation time, oldest first; ``:pools`` — the set of pools that hold a waiting seek.
+  form), by creation time, oldest first.
 
 A seek is written by ``lua/seek_open.lua`` (with the per-player and total limits checked in the
 same call) and leaves ``waiting`` only through ``lua/seek_settle.lua``, which ends a group of
@@ -39,7 +41,7 @@ def _key(*parts: str) -> str:
     return ":".join((PREFIX, *parts))
 
 
-WAITING_KEY, FILL_KEY, POOLS_KEY = _key("waiting"), _key("fill"), _key("pools")
+WAITING_KEY, FILL_KEY, UNTRIED_KEY = _key("waiting"), _key("fill"), _key("untried")
 
 
 class Opened(enum.StrEnum):
@@ -110,7 +112,8 @@ class SeekStore:
                   "pools": orjson.dumps({str(n): p for n, p in seek.pools.items()}),
                   "request": orjson.dumps(seek.request), "status": WAITING}
         outcome = self._open(
-            keys=[WAITING_KEY, FILL_KEY, POOLS_KEY, _key("seek", seek.id), *seek.index_keys()],
+            keys=[WAITING_KEY, FILL_KEY, UNTRIED_KEY, _key("seek", seek.id),
+                  *seek.index_keys()],
             args=[seek.id, per_player, total, seek.created_ms, seek.expires_ms,
                   seek.fill_ms or "", *(x for kv in fields.items() for x in kv)])
         return Opened(outcome.decode())
@@ -119,7 +122,7 @@ class SeekStore:
                game_id: str | None = None, seats: list[int] | None = None) -> Settled:
         """End every one of ``seeks`` with ``status`` (with ``game_id``, each at its seat of
         ``seats``) iff every one is still waiting; else nothing changes."""
-        keys = [WAITING_KEY, FILL_KEY, POOLS_KEY]
+        keys = [WAITING_KEY, FILL_KEY, UNTRIED_KEY]
         args: list = [status, game_id or "", ended_ms, ENDED_TTL_S, len(seeks)]
         for i, seek in enumerate(seeks):
             index = seek.index_keys()
@@ -145,15 +148,6 @@ class SeekStore:
         at most; and how many the pool holds."""
         return self._page(_key("pool", name), offset, limit, newest_first=False)
 
-    def crowded_pools(self, at_least: int = 2) -> list[str]:
-        """The names of the pools holding ``at_least`` waiting seeks."""
-        keys = [k.decode() for k in self.r.smembers(POOLS_KEY)]
-        pipe = self.r.pipeline(transaction=False)
-        for key in keys:
-            pipe.zcard(key)
-        prefix = _key("pool", "")
-        return [k[len(prefix):] for k, n in zip(keys, pipe.execute()) if n >= at_least]
-
     def waiting(self, game_type: str | None, offset: int, limit: int) -> tuple[list[str], int]:
         """The ids of waiting seeks (of ``game_type``, or all), newest first, and how many
         there are."""
@@ -171,6 +165,15 @@ class SeekStore:
     def of_player(self, player: str, limit: int) -> list[str]:
         """The ids of a player's waiting seeks, newest first."""
         return [i.decode() for i in self.r.zrevrange(_key("player", player), 0, limit - 1)]
+
+    def tried(self, seek_id: str) -> None:
+        """The request that opened a seek has tried to match it."""
+        self.r.zrem(UNTRIED_KEY, seek_id)
+
+    def untried(self, before_ms: int, limit: int) -> list[str]:
+        """Waiting seeks opened before ``before_ms`` that no request has tried to match,
+        oldest first."""
+        return self._due(UNTRIED_KEY, before_ms, limit)
 
     def expiring(self, now_ms: int, limit: int) -> list[str]:
         """Waiting seeks whose time is up at ``now_ms``, the oldest first."""

@@ -269,6 +269,7 @@ def test_expiry_ends_a_seek_and_an_expired_seek_is_never_matched(fake):
     assert old["expires_at"] > old["created_at"]
     clock.t += 59_999
     assert not svc.seeks.expire(old["id"]) and svc.seeks.expiring(10) == []
+    assert svc.seeks.untried(10) == []  # its request tried to match it
     clock.t += 1
     assert svc.seeks.expiring(10) == [old["id"]]
     assert seek(client, bob)["status"] == "waiting"  # Ada's seek is past its time
@@ -280,22 +281,35 @@ def test_expiry_ends_a_seek_and_an_expired_seek_is_never_matched(fake):
     assert seek(client, ada)["status"] == "matched"  # with Bob's, still waiting
 
 
-def test_the_sweep_matches_what_a_dead_request_left(client, svc, monkeypatch):
-    """A request that died between writing its seek and matching it: the sweep matches the
-    oldest seek of every pool holding two."""
-    from service.application.seeks import Seeks
+def test_the_sweep_matches_what_a_dead_request_left(fake, monkeypatch):
+    """Two requests die between writing their seeks and matching them: the seeks stay
+    untried; the sweep leaves them to their requests for a while, then matches them."""
+    from service.application.seeks import UNTRIED_GRACE_MS, Seeks
     from workers import jobs
 
+    client, svc, clock = fake
     ada, bob = player(client, "Ada"), player(client, "Bob")
+
+    def dies(self, seek_id):
+        raise RuntimeError("the request died here")
+
     with monkeypatch.context() as patched:
-        patched.setattr(Seeks, "match", lambda self, seek_id: self.get(seek_id))
-        first, second = seek(client, ada), seek(client, bob)
-    assert second["status"] == "waiting"
+        patched.setattr(Seeks, "first_match", dies)
+        for who in (ada, bob):
+            r = client.post("/v1/seeks", json={"type": "tides-of-time", "seats": 2},
+                            headers=auth(who["token"]))
+            assert r.status_code == 500
+    waiting = client.get("/v1/seeks").get_json()["seeks"]
+    assert [s["status"] for s in waiting] == ["waiting", "waiting"]
+    assert svc.seeks.untried(10) == []
+    clock.t += UNTRIED_GRACE_MS
+    assert len(svc.seeks.untried(10)) == 2
     jobs._service = svc
     try:
         jobs.sweep()
     finally:
         jobs._service = None
-    after = [client.get(f"/v1/seeks/{s['id']}").get_json() for s in (first, second)]
+    after = [client.get(f"/v1/seeks/{s['id']}").get_json() for s in waiting]
     assert {s["status"] for s in after} == {"matched"}
     assert after[0]["game_id"] == after[1]["game_id"]
+    assert svc.seeks.untried(10) == []

@@ -1,7 +1,7 @@
 -- Open a seek: its record and its places in the indexes, atomically, iff its player has fewer
 -- than the per-player limit of waiting seeks and the server fewer than the total limit.
--- KEYS[1] waiting seeks (sorted set, by expiry), KEYS[2] seeks to fill with bots (sorted set,
--- by fill time), KEYS[3] pools that hold a waiting seek (set), KEYS[4] the seek's record
+-- KEYS[1] waiting seeks (sorted set, by expiry), KEYS[2] seeks to fill with bots (by fill
+-- time), KEYS[3] seeks not yet tried for a match (by creation time), KEYS[4] the seek's record
 -- (hash), KEYS[5] its player's waiting seeks, KEYS[6] its type's, KEYS[7..] its pools (sorted
 -- sets, by creation time)
 -- ARGV[1] seek id, ARGV[2] per-player limit, ARGV[3] total limit, ARGV[4] created ms,
@@ -19,10 +19,8 @@ redis.call('ZADD', KEYS[1], ARGV[5], id)
 if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[2], ARGV[6], id)
 end
+redis.call('ZADD', KEYS[3], ARGV[4], id)
 for i = 5, #KEYS do
   redis.call('ZADD', KEYS[i], ARGV[4], id)
-end
-for i = 7, #KEYS do
-  redis.call('SADD', KEYS[3], KEYS[i])
 end
 return 'ok'

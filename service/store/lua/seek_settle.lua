@@ -1,8 +1,8 @@
 -- End seeks together: every one of them still waiting becomes matched (to one game, each with
 -- its seat), cancelled or expired, and leaves every index -- or, if any of them is no longer
 -- waiting, nothing changes. The one way a seek leaves 'waiting', so no seek ends twice.
--- KEYS[1] waiting seeks, KEYS[2] seeks to fill with bots, KEYS[3] pools that hold a waiting
--- seek, then per seek: its record, then its index keys (its player's, its type's, its pools)
+-- KEYS[1] waiting seeks, KEYS[2] seeks to fill with bots, KEYS[3] seeks not yet tried for a
+-- match, then per seek: its record, then its index keys (its player's, its type's, its pools)
 -- ARGV[1] the new status, ARGV[2] game id ('' = none), ARGV[3] ended ms, ARGV[4] seconds an
 -- ended record is kept, ARGV[5] n seeks, then per seek: id, seat ('' = none), n index keys.
 -- Returns {'ok'} or {'busy', i, status}: the i-th seek (from 1) is not waiting ('' = no such
@@ -25,14 +25,11 @@ for i = 1, n do
     redis.call('HSET', KEYS[k], 'game_id', ARGV[2], 'seat', seat)
   end
   redis.call('EXPIRE', KEYS[k], ARGV[4])
-  redis.call('ZREM', KEYS[1], id)
-  redis.call('ZREM', KEYS[2], id)
+  for j = 1, 3 do
+    redis.call('ZREM', KEYS[j], id)
+  end
   for j = 1, m do
-    local index = KEYS[k + j]
-    redis.call('ZREM', index, id)
-    if redis.call('ZCARD', index) == 0 then
-      redis.call('SREM', KEYS[3], index)
-    end
+    redis.call('ZREM', KEYS[k + j], id)
   end
   k = k + 1 + m
   a = a + 3
