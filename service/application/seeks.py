@@ -34,10 +34,10 @@ for a lost one. A seek still waiting ``ttl_s`` after it opened expires (its job,
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import secrets
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
 import orjson
@@ -69,7 +69,7 @@ _ID = re.compile(r"s-[0-9a-f]{16}")
 _SEATS = secrets.SystemRandom()
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class SeekLimits:
     #: a seek still waiting this long after it opened expires (CARTOUCHE_SEEK_TTL_S)
     ttl_s: int = 600
@@ -103,7 +103,7 @@ def accepts(seek: Seek, ordinal: float) -> bool:
     return limits is None or limits[0] <= ordinal <= limits[1]
 
 
-@dataclass(eq=False)
+@dataclasses.dataclass(eq=False)
 class Seeks:
     store: SeekStore
     games: EventStore
@@ -112,7 +112,7 @@ class Seeks:
     notices: PlayerStore
     scheduler: Any
     now_ms: Callable[[], int]
-    limits: SeekLimits = field(default_factory=SeekLimits)
+    limits: SeekLimits = dataclasses.field(default_factory=SeekLimits)
 
     # -- opening, reading, cancelling ----------------------------------------------------
     def open(self, player: str, game_type: str, seats: tuple[int, int], options: dict,
@@ -198,7 +198,8 @@ class Seeks:
         it died first): with the compatible seeks waiting, else with its bots if they are due
         already; then the seek is marked as tried."""
         seek = self.fill(seek_id)
-        self.store.tried(seek_id)
+        if seek.status == WAITING:  # an ended seek has left the untried ones with its status
+            self.store.tried(seek_id)
         return seek
 
     def match(self, seek_id: str) -> Seek:
@@ -212,7 +213,9 @@ class Seeks:
             group = self._group(seek)
             if group is None:
                 return seek
-            self._start(group)
+            started = self._start(group)
+            if started is not None:
+                return started[0]
         return self.get(seek_id)
 
     def _group(self, seek: Seek) -> list[Seek] | None:
@@ -225,37 +228,44 @@ class Seeks:
             return None
         for n in sorted(seek.pools, reverse=True):
             rating_type = seek.request["rating_types"][str(n)]
-            group, ordinal = [seek], {}
+            group: list[Seek] = [seek]
+            ordinal: dict[str, float] = {}
             for page in self._candidates(seek.pools[n], n, now):
-                players = [seek.player, *(c.player for c in page)]
-                ordinal.update(zip(players, self.ratings.ordinals(rating_type, players)))
+                # the ratings are read only when a rating range is there to be met
+                ranged = any(s.request["rating_range"] is not None for s in (*group, *page))
+                if ranged:
+                    players = [s.player for s in (*group, *page) if s.player not in ordinal]
+                    ordinal.update(zip(players, self.ratings.ordinals(rating_type, players)))
                 for c in page:
-                    if all(c.player != g.player and accepts(g, ordinal[c.player])
-                           and accepts(c, ordinal[g.player]) for g in group):
+                    if all(c.player != g.player for g in group) and (not ranged or all(
+                            accepts(g, ordinal[c.player]) and accepts(c, ordinal[g.player])
+                            for g in group)):
                         group.append(c)
                         if len(group) == n:
                             return group
         return None
 
     def _candidates(self, pool: str, n: int, now: int) -> Iterator[list[Seek]]:
-        """The waiting seeks of a pool not past their time, oldest first, a page at a time
-        (nothing when the pool holds fewer than ``n``)."""
-        offset = 0
+        """The waiting seeks of a pool not past their time, oldest first, in pages that start
+        small (the first seeks usually fit) and double up to :data:`CANDIDATES` (nothing when
+        the pool holds fewer than ``n``)."""
+        offset, size = 0, min(4 * n, CANDIDATES)
         while True:
-            ids, size = self.store.pool(pool, offset, CANDIDATES)
-            if size < n:
+            ids, held = self.store.pool(pool, offset, size)
+            if held < n:
                 return
             yield [c for c in self.store.get_many(ids)
                    if c is not None and c.status == WAITING and c.expires_ms > now]
-            offset += CANDIDATES
-            if offset >= size:
+            offset += size
+            if offset >= held:
                 return
+            size = min(2 * size, CANDIDATES)
 
-    def _start(self, seeks: list[Seek], bots: Sequence[str] = ()) -> bool:
+    def _start(self, seeks: list[Seek], bots: Sequence[str] = ()) -> list[Seek] | None:
         """One game for the players of ``seeks`` and the built-in bot players ``bots``, seated
-        in a random order: created, then the seeks claimed for it (True). When a seek is no
-        longer waiting nothing is claimed and the game, never announced, is deleted
-        (False)."""
+        in a random order: created, then the seeks claimed for it (the seeks as matched). When
+        a seek is no longer waiting nothing is claimed and the game, never announced, is
+        deleted (None)."""
         holders = [s.player for s in seeks] + list(bots)
         seats = list(range(len(holders)))
         _SEATS.shuffle(seats)
@@ -274,7 +284,7 @@ class Seeks:
         if not self.store.settle(seeks, MATCHED, new.now, game_id=new.id,
                                  seats=seats[:len(seeks)]).ok:
             self.games.delete_game(new.id)
-            return False
+            return None
         batch = self.notices.batch()
         for seek in seeks:
             if bot_level(seek.player) is None:
@@ -282,7 +292,8 @@ class Seeks:
                                                            "game_id": new.id})
         batch.send()
         self.creation.announce(new)
-        return True
+        return [dataclasses.replace(s, status=MATCHED, game_id=new.id, seat=seat,
+                                    ended_ms=new.now) for s, seat in zip(seeks, seats)]
 
     # -- what happens later: bots, expiry, the sweep --------------------------------------
     def fill(self, seek_id: str) -> Seek:
@@ -296,8 +307,8 @@ class Seeks:
                 seek.fill_ms <= now < seek.expires_ms:
             return seek
         bot = bot_player_id(seek.request["fill_with_bots"]["level"])
-        self._start([seek], [bot] * (min(seek.pools) - 1))
-        return self.get(seek_id)
+        started = self._start([seek], [bot] * (min(seek.pools) - 1))
+        return started[0] if started is not None else self.get(seek_id)
 
     def expire(self, seek_id: str) -> bool:
         """End a seek still waiting at its expiry time (True); anything else is left alone."""
