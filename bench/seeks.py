@@ -131,8 +131,8 @@ def throughput(redis_url: str, scenario: str, waiting: int, rounds: int, batch: 
     class Unmatched(Seeks):
         """Writes seeks as a request that dies before matching leaves them."""
 
-        def first_match(self, seek_id):
-            return self.get(seek_id)
+        def _first_match(self, seek):
+            return seek
 
     writer = Unmatched(**{f.name: getattr(svc.seeks, f.name)
                           for f in dataclasses.fields(Seeks)})

@@ -88,8 +88,7 @@ class GameService:
         self._exports = Exports(store, self._loader, self._creation, self.now_ms)
         self._reads = Reads(store, self.now_ms)
         self.seeks = Seeks(SeekStore(store.r), store, self._creation, self.ratings,
-                           self.player_store, self.scheduler, self.now_ms,
-                           seek_limits or SeekLimits())
+                           self.scheduler, self.now_ms, seek_limits or SeekLimits())
 
     # -- identity -------------------------------------------------------------------------
     @property

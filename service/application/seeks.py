@@ -15,10 +15,11 @@ it picks a group around the seek (the largest seat count that fills first, the o
 first, the pool read a page at a time), creates the game with the players seated in an order
 drawn from the server's secret randomness, then claims the group with one script
 (``store.seeks``: every seek still waiting becomes matched, or nothing changes). A lost claim
-deletes the game, never announced, and matching starts again; a won one announces the game and
-tells every player ``seek_matched`` (``game_start`` follows from the notices listener). So no
-seek is matched twice and no cancelled or expired seek is matched, whatever the number of
-processes: a seek leaves ``waiting`` through that one script only.
+deletes the game, never announced, and matching starts again; a won one announces the game
+(its creation event names each seat's seek), and the notices listener tells every player
+``seek_matched`` then ``game_start``. So no seek is matched twice and no cancelled or expired
+seek is matched, whatever the number of processes: a seek leaves ``waiting`` through that one
+script only.
 
 Two seeks opened at once in two processes cannot miss each other: each request writes its seek
 before it reads the pool, so the later read sees the other seek. A seek whose opening request
@@ -43,13 +44,12 @@ from typing import Any, Callable, Iterator, Sequence
 import orjson
 
 from ..store.events import EventStore
-from ..store.players import PlayerStore
-from ..store.seeks import WAITING, Opened, Seek, SeekStore
+from ..store.seeks import WAITING, Card, Opened, Seek, SeekStore
 from .creation import Creation, Settings, check_bot_level, check_seat_count, game_of
 from .envelopes import rfc3339
 from .errors import (Forbidden, InvalidRequest, NotFound, SeekEnded, SeeksFull,
                      TooManySeeks)
-from .players import PLATFORM, bot_level, bot_player_id
+from .players import PLATFORM, bot_player_id
 from .ratings import Ratings
 
 MATCHED, CANCELLED, EXPIRED = "matched", "cancelled", "expired"
@@ -92,14 +92,15 @@ def shown(seek: Seek) -> dict:
     asked = seek.request
     return {"id": seek.id, "status": seek.status, "player": seek.player, "type": seek.type,
             "seats": asked["seats"], "options": asked["options"],
-            "rating_range": asked["rating_range"], "fill_with_bots": asked["fill_with_bots"],
+            "rating_range": list(seek.rating_range) if seek.rating_range else None,
+            "fill_with_bots": asked["fill_with_bots"],
             "created_at": rfc3339(seek.created_ms), "expires_at": rfc3339(seek.expires_ms),
             "game_id": seek.game_id, "seat": seek.seat}
 
 
-def accepts(seek: Seek, ordinal: float) -> bool:
+def accepts(seek: Seek | Card, ordinal: float) -> bool:
     """``seek``'s rating range holds ``ordinal`` (a seek without one accepts anybody)."""
-    limits = seek.request["rating_range"]
+    limits = seek.rating_range
     return limits is None or limits[0] <= ordinal <= limits[1]
 
 
@@ -109,7 +110,6 @@ class Seeks:
     games: EventStore
     creation: Creation
     ratings: Ratings
-    notices: PlayerStore
     scheduler: Any
     now_ms: Callable[[], int]
     limits: SeekLimits = dataclasses.field(default_factory=SeekLimits)
@@ -147,9 +147,9 @@ class Seeks:
                                      {"max_after_s": self.limits.ttl_s - 1})
             fill_ms = now + fill_with_bots["after_s"] * 1000
         seek = Seek(f"s-{secrets.token_hex(8)}", player, game.type_id, now,
-                    now + self.limits.ttl_s * 1000, fill_ms, pools, {
+                    now + self.limits.ttl_s * 1000, fill_ms, pools,
+                    tuple(rating_range) if rating_range else None, {
                         "seats": [low, high], "options": options,
-                        "rating_range": list(rating_range) if rating_range else None,
                         "fill_with_bots": fill_with_bots, "rating_types": rating_types})
         opened = self.store.open(seek, self.limits.per_player, self.limits.total)
         if opened is Opened.PLAYER_FULL:
@@ -157,7 +157,7 @@ class Seeks:
         if opened is Opened.FULL:
             raise SeeksFull(self.limits.total, RETRY_FULL_S)
         self.scheduler.seek_opened(seek.id, seek.expires_ms, fill_ms)
-        return shown(self.first_match(seek.id))
+        return shown(self._first_match(seek))
 
     def get(self, seek_id: str) -> Seek:
         found = self.store.get(seek_id) if _ID.fullmatch(seek_id) else None
@@ -197,42 +197,50 @@ class Seeks:
         """The matching a seek gets when it opens (from the sweep when the request that opened
         it died first): with the compatible seeks waiting, else with its bots if they are due
         already; then the seek is marked as tried."""
-        seek = self.fill(seek_id)
+        return self._first_match(self.get(seek_id))
+
+    def _first_match(self, seek: Seek) -> Seek:
+        seek = self._fill(seek)
         if seek.status == WAITING:  # an ended seek has left the untried ones with its status
-            self.store.tried(seek_id)
+            self.store.tried(seek.id)
         return seek
 
     def match(self, seek_id: str) -> Seek:
         """Match a waiting seek with compatible waiting seeks into one new game, if a group
         can be found; the seek as it is afterwards (matched by this call or by another, or
         still waiting)."""
+        return self._match(self.get(seek_id))
+
+    def _match(self, seek: Seek) -> Seek:
         for _ in range(MAX_ATTEMPTS):
-            seek = self.get(seek_id)
             if seek.status != WAITING:
                 return seek
-            group = self._group(seek)
-            if group is None:
+            others = self._group(seek)
+            if others is None:
                 return seek
-            started = self._start(group)
-            if started is not None:
-                return started[0]
-        return self.get(seek_id)
+            group = [seek, *self.store.get_many(others)]
+            if all(s is not None and s.status == WAITING for s in group):
+                started = self._start(group)
+                if started is not None:
+                    return started[0]
+            seek = self.get(seek.id)  # a race lost to another process: as things are now
+        return seek
 
-    def _group(self, seek: Seek) -> list[Seek] | None:
-        """``seek`` and the seeks to play with it: for each seat count it accepts, the largest
-        first, its pool's oldest waiting seeks of other players, not past their time, whose
-        rating ranges accept everybody in the group and whose players everybody's range
+    def _group(self, seek: Seek) -> list[str] | None:
+        """The ids of the seeks to play with ``seek``: for each seat count it accepts, the
+        largest first, its pool's oldest waiting seeks of other players, not past their time,
+        whose rating ranges accept everybody in the group and whose players everybody's range
         accepts, until the count is reached. None when no count fills."""
         now = self.now_ms()
         if seek.expires_ms <= now:  # its expiry is due: no more matching
             return None
         for n in sorted(seek.pools, reverse=True):
             rating_type = seek.request["rating_types"][str(n)]
-            group: list[Seek] = [seek]
+            group: list[Seek | Card] = [seek]
             ordinal: dict[str, float] = {}
             for page in self._candidates(seek.pools[n], n, now):
                 # the ratings are read only when a rating range is there to be met
-                ranged = any(s.request["rating_range"] is not None for s in (*group, *page))
+                ranged = any(s.rating_range is not None for s in (*group, *page))
                 if ranged:
                     players = [s.player for s in (*group, *page) if s.player not in ordinal]
                     ordinal.update(zip(players, self.ratings.ordinals(rating_type, players)))
@@ -242,24 +250,23 @@ class Seeks:
                             for g in group)):
                         group.append(c)
                         if len(group) == n:
-                            return group
+                            return [c.id for c in group[1:]]
         return None
 
-    def _candidates(self, pool: str, n: int, now: int) -> Iterator[list[Seek]]:
-        """The waiting seeks of a pool not past their time, oldest first, in pages that start
-        small (the first seeks usually fit) and double up to :data:`CANDIDATES` (nothing when
-        the pool holds fewer than ``n``)."""
+    def _candidates(self, pool: str, n: int, now: int) -> Iterator[list[Card]]:
+        """The waiting seeks of a pool not past their time, oldest first, a small page first
+        (the first seeks usually fit), then pages of :data:`CANDIDATES` (nothing when the pool
+        holds fewer than ``n``)."""
         offset, size = 0, min(4 * n, CANDIDATES)
         while True:
-            ids, held = self.store.pool(pool, offset, size)
+            cards, held = self.store.pool(pool, offset, size)
             if held < n:
                 return
-            yield [c for c in self.store.get_many(ids)
-                   if c is not None and c.status == WAITING and c.expires_ms > now]
+            yield [c for c in cards if c.expires_ms > now]
             offset += size
             if offset >= held:
                 return
-            size = min(2 * size, CANDIDATES)
+            size = CANDIDATES
 
     def _start(self, seeks: list[Seek], bots: Sequence[str] = ()) -> list[Seek] | None:
         """One game for the players of ``seeks`` and the built-in bot players ``bots``, seated
@@ -285,13 +292,7 @@ class Seeks:
                                  seats=seats[:len(seeks)]).ok:
             self.games.delete_game(new.id)
             return None
-        batch = self.notices.batch()
-        for seek in seeks:
-            if bot_level(seek.player) is None:
-                batch.notify(seek.player, "seek_matched", {"seek_id": seek.id,
-                                                           "game_id": new.id})
-        batch.send()
-        self.creation.announce(new)
+        self.creation.announce(new)  # the notices listener tells seek_matched, game_start
         return [dataclasses.replace(s, status=MATCHED, game_id=new.id, seat=seat,
                                     ended_ms=new.now) for s, seat in zip(seeks, seats)]
 
@@ -301,14 +302,17 @@ class Seeks:
         fits now, else gets seats of the built-in bot player of its level up to the least seat
         count it accepts, and starts. Does nothing to a seek that is not waiting or not due,
         so a duplicated or late job changes nothing."""
-        seek = self.match(seek_id)
+        return self._fill(self.get(seek_id))
+
+    def _fill(self, seek: Seek) -> Seek:
+        seek = self._match(seek)
         now = self.now_ms()
         if seek.status != WAITING or seek.fill_ms is None or not \
                 seek.fill_ms <= now < seek.expires_ms:
             return seek
         bot = bot_player_id(seek.request["fill_with_bots"]["level"])
         started = self._start([seek], [bot] * (min(seek.pools) - 1))
-        return started[0] if started is not None else self.get(seek_id)
+        return started[0] if started is not None else self.get(seek.id)
 
     def expire(self, seek_id: str) -> bool:
         """End a seek still waiting at its expiry time (True); anything else is left alone."""

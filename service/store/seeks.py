@@ -4,9 +4,9 @@ Every key carries the hash tag ``{seeks}`` (one Cluster slot for all of them), s
 script can end a whole group of seeks at once:
 
 - ``cartouche:{seeks}:seek:<id>`` — hash: the seek (``player``, ``type``, ``created_ms``,
-  ``expires_ms``, ``fill_ms``, ``pools`` and ``request`` as JSON, ``status``; once matched
-  ``game_id`` and ``seat``; once ended ``ended_ms``). An ended record expires after
-  :data:`ENDED_TTL_S`; a waiting one stays until it ends;
+  ``expires_ms``, ``fill_ms``, ``pools``, ``rating_range`` and ``request`` as JSON,
+  ``status``; once matched ``game_id`` and ``seat``; once ended ``ended_ms``). An ended record
+  expires after :data:`ENDED_TTL_S`; a waiting one stays until it ends;
 - ``cartouche:{seeks}:waiting`` — sorted set of the waiting seeks by expiry time (the total
   limit, listing, expiry), ``:fill`` — those with bots to fill in, by fill time, ``:untried``
   — those whose opening request has not tried to match them yet, by creation time (a request
@@ -15,7 +15,9 @@ script can end a whole group of seeks at once:
   a game type, by creation time;
 - ``cartouche:{seeks}:pool:<name>`` — the waiting seeks that may be matched together at one
   seat count (a pool's name says the game type, the seat count and the options' canonical
-  form), by creation time, oldest first.
+  form), by creation time, oldest first; ``:cards`` — hash: each waiting seek's *card*, what
+  matching reads of the seeks of a pool (JSON ``[player, expires_ms, rating_range]``), so that
+  a page of a pool is one read (``lua/seek_page.lua``).
 
 A seek is written by ``lua/seek_open.lua`` (with the per-player and total limits checked in the
 same call) and leaves ``waiting`` only through ``lua/seek_settle.lua``, which ends a group of
@@ -42,6 +44,9 @@ def _key(*parts: str) -> str:
 
 
 WAITING_KEY, FILL_KEY, UNTRIED_KEY = _key("waiting"), _key("fill"), _key("untried")
+CARDS_KEY = _key("cards")
+#: The sets every waiting seek is in besides its own indexes, as the scripts take them.
+EVERY_SEEK = [WAITING_KEY, FILL_KEY, UNTRIED_KEY, CARDS_KEY]
 
 
 class Opened(enum.StrEnum):
@@ -51,9 +56,22 @@ class Opened(enum.StrEnum):
 
 
 @dataclass(frozen=True)
+class Card:
+    """What matching reads of each seek of a pool before it picks a group: who, until when,
+    which ratings it accepts."""
+
+    id: str
+    player: str
+    expires_ms: int
+    #: [low, high] ordinals (None: anybody)
+    rating_range: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
 class Seek:
-    """A seek as stored. The store reads ``player``, ``type``, the times and ``pools``; the
-    ``request`` (what was asked, as JSON) means something to the application only."""
+    """A seek as stored. The store reads ``player``, ``type``, the times, ``pools`` and the
+    rating range; the ``request`` (the rest of what was asked, as JSON) means something to the
+    application only."""
 
     id: str
     player: str
@@ -64,6 +82,7 @@ class Seek:
     fill_ms: int | None
     #: seat count -> the name of the pool of seeks it may be matched with at that count
     pools: dict[int, str]
+    rating_range: tuple[float, float] | None
     request: dict
     status: str = WAITING
     game_id: str | None = None
@@ -90,12 +109,18 @@ def _decode(seek_id: str, raw: dict[bytes, bytes]) -> Seek | None:
     if not raw or b"player" not in raw:
         return None
     f = {k.decode(): v.decode() for k, v in raw.items()}
+    limits = orjson.loads(f["rating_range"])
     return Seek(seek_id, f["player"], f["type"], int(f["created_ms"]), int(f["expires_ms"]),
                 int(f["fill_ms"]) if f.get("fill_ms") else None,
                 {int(n): name for n, name in orjson.loads(f["pools"]).items()},
-                orjson.loads(f["request"]), f["status"], f.get("game_id"),
-                int(f["seat"]) if "seat" in f else None,
+                tuple(limits) if limits else None, orjson.loads(f["request"]), f["status"],
+                f.get("game_id"), int(f["seat"]) if "seat" in f else None,
                 int(f["ended_ms"]) if "ended_ms" in f else None)
+
+
+def _card(seek_id: bytes, raw: bytes) -> Card:
+    player, expires_ms, limits = orjson.loads(raw)
+    return Card(seek_id.decode(), player, expires_ms, tuple(limits) if limits else None)
 
 
 class SeekStore:
@@ -104,25 +129,28 @@ class SeekStore:
         lua = resources.files(__package__).joinpath
         self._open = client.register_script(lua("lua/seek_open.lua").read_text())
         self._settle = client.register_script(lua("lua/seek_settle.lua").read_text())
+        self._page = client.register_script(lua("lua/seek_page.lua").read_text())
 
     def open(self, seek: Seek, per_player: int, total: int) -> Opened:
         """Write a waiting seek and index it, unless a limit is reached."""
+        limits = orjson.dumps(seek.rating_range)
         fields = {"player": seek.player, "type": seek.type, "created_ms": seek.created_ms,
                   "expires_ms": seek.expires_ms, "fill_ms": seek.fill_ms or "",
                   "pools": orjson.dumps({str(n): p for n, p in seek.pools.items()}),
-                  "request": orjson.dumps(seek.request), "status": WAITING}
+                  "rating_range": limits, "request": orjson.dumps(seek.request),
+                  "status": WAITING}
+        card = orjson.dumps([seek.player, seek.expires_ms, seek.rating_range])
         outcome = self._open(
-            keys=[WAITING_KEY, FILL_KEY, UNTRIED_KEY, _key("seek", seek.id),
-                  *seek.index_keys()],
+            keys=[*EVERY_SEEK, _key("seek", seek.id), *seek.index_keys()],
             args=[seek.id, per_player, total, seek.created_ms, seek.expires_ms,
-                  seek.fill_ms or "", *(x for kv in fields.items() for x in kv)])
+                  seek.fill_ms or "", card, *(x for kv in fields.items() for x in kv)])
         return Opened(outcome.decode())
 
     def settle(self, seeks: list[Seek], status: str, ended_ms: int, *,
                game_id: str | None = None, seats: list[int] | None = None) -> Settled:
         """End every one of ``seeks`` with ``status`` (with ``game_id``, each at its seat of
         ``seats``) iff every one is still waiting; else nothing changes."""
-        keys = [WAITING_KEY, FILL_KEY, UNTRIED_KEY]
+        keys = list(EVERY_SEEK)
         args: list = [status, game_id or "", ended_ms, ENDED_TTL_S, len(seeks)]
         for i, seek in enumerate(seeks):
             index = seek.index_keys()
@@ -143,24 +171,21 @@ class SeekStore:
             pipe.hgetall(_key("seek", seek_id))
         return [_decode(i, raw) for i, raw in zip(seek_ids, pipe.execute())]
 
-    def pool(self, name: str, offset: int, limit: int) -> tuple[list[str], int]:
-        """The ids of the waiting seeks of a pool, oldest first, from ``offset``, ``limit``
-        at most; and how many the pool holds."""
-        return self._page(_key("pool", name), offset, limit, newest_first=False)
+    def pool(self, name: str, offset: int, limit: int) -> tuple[list[Card], int]:
+        """The cards of the waiting seeks of a pool, oldest first, from ``offset``, ``limit``
+        at most; and how many the pool holds. One read-only script."""
+        reply = self._page(keys=[_key("pool", name), CARDS_KEY], args=[offset, limit])
+        return [_card(i, raw) for i, raw in zip(reply[1::2], reply[2::2]) if raw], reply[0]
 
     def waiting(self, game_type: str | None, offset: int, limit: int) -> tuple[list[str], int]:
         """The ids of waiting seeks (of ``game_type``, or all), newest first, and how many
         there are."""
-        return self._page(_key("type", game_type) if game_type else WAITING_KEY, offset, limit,
-                          newest_first=True)
-
-    def _page(self, key: str, offset: int, limit: int, *,
-              newest_first: bool) -> tuple[list[str], int]:
+        key = _key("type", game_type) if game_type else WAITING_KEY
         pipe = self.r.pipeline(transaction=False)
-        pipe.zrange(key, offset, offset + limit - 1, desc=newest_first)
+        pipe.zrevrange(key, offset, offset + limit - 1)
         pipe.zcard(key)
-        ids, size = pipe.execute()
-        return [i.decode() for i in ids], size
+        ids, total = pipe.execute()
+        return [i.decode() for i in ids], total
 
     def of_player(self, player: str, limit: int) -> list[str]:
         """The ids of a player's waiting seeks, newest first."""

@@ -294,7 +294,7 @@ def test_the_sweep_matches_what_a_dead_request_left(fake, monkeypatch):
         raise RuntimeError("the request died here")
 
     with monkeypatch.context() as patched:
-        patched.setattr(Seeks, "first_match", dies)
+        patched.setattr(Seeks, "_first_match", dies)
         for who in (ada, bob):
             r = client.post("/v1/seeks", json={"type": "tides-of-time", "seats": 2},
                             headers=auth(who["token"]))
