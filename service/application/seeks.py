@@ -156,8 +156,10 @@ class Seeks:
             raise TooManySeeks(self.limits.per_player)
         if opened is Opened.FULL:
             raise SeeksFull(self.limits.total, RETRY_FULL_S)
-        self.scheduler.seek_opened(seek.id, seek.expires_ms, fill_ms)
-        return shown(self._first_match(seek))
+        seek = self._first_match(seek)
+        if seek.status == WAITING:  # its jobs (if the request dies first: the sweep's work)
+            self.scheduler.seek_opened(seek.id, seek.expires_ms, fill_ms)
+        return shown(seek)
 
     def get(self, seek_id: str) -> Seek:
         found = self.store.get(seek_id) if _ID.fullmatch(seek_id) else None
