@@ -54,7 +54,7 @@ from .ratings import Ratings
 
 MATCHED, CANCELLED, EXPIRED = "matched", "cancelled", "expired"
 #: Matching attempts of one call whose claims lose races, before leaving the seek to the next
-#: seek of its pool or to the sweep.
+#: compatible seek's matching.
 MAX_ATTEMPTS = 20
 #: Seeks of a pool read at a time while looking for a group, oldest first.
 CANDIDATES = 100
