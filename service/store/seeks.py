@@ -46,7 +46,7 @@ def _key(*parts: str) -> str:
 WAITING_KEY, FILL_KEY, UNTRIED_KEY = _key("waiting"), _key("fill"), _key("untried")
 CARDS_KEY = _key("cards")
 #: The sets every waiting seek is in besides its own indexes, as the scripts take them.
-EVERY_SEEK = [WAITING_KEY, FILL_KEY, UNTRIED_KEY, CARDS_KEY]
+EVERY_SEEK = (WAITING_KEY, FILL_KEY, UNTRIED_KEY, CARDS_KEY)
 
 
 class Opened(enum.StrEnum):
