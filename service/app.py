@@ -9,7 +9,7 @@ from flask import Flask, request
 
 from . import api as api_pkg
 from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, replays,
-                  stream, viewer)
+                  seeks, stream, viewer)
 from .api import webhooks as webhooks_api
 from .application import GameService
 from .config import Config
@@ -55,6 +55,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     replays.register(app, api)
     api.register_blueprint(players.blp)
     api.register_blueprint(ratings.blp)
+    api.register_blueprint(seeks.blp)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
     errors.register(app)  # after Api: our error model replaces flask-smorest's

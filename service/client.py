@@ -429,6 +429,32 @@ class Client:
         """The caller's profile (a player token), with the tables and games it is in."""
         return self.request("GET", "/v1/players/me")
 
+    # -- seeks
+
+    def seek(self, type: str, seats: int | Sequence[int], options: dict | None = None,
+             rating_range: Sequence[float] | None = None,
+             fill_with_bots: dict | None = None) -> dict[str, Any]:
+        """Ask for a game (a player token): ``seats`` a count or ``[min, max]``; the seek as it
+        stands, already ``matched`` (``game_id``, ``seat``) when the request found a group."""
+        body: dict[str, Any] = {"type": type, "options": options or {},
+                                "seats": seats if isinstance(seats, int) else list(seats)}
+        if rating_range is not None:
+            body["rating_range"] = list(rating_range)
+        if fill_with_bots is not None:
+            body["fill_with_bots"] = fill_with_bots
+        return self.request("POST", "/v1/seeks", body)
+
+    def get_seek(self, seek_id: str) -> dict[str, Any]:
+        return self.request("GET", f"/v1/seeks/{_q(seek_id)}")
+
+    def cancel_seek(self, seek_id: str) -> dict[str, Any]:
+        """Cancel a waiting seek (409 ``seek_matched`` when it was matched first)."""
+        return self.request("DELETE", f"/v1/seeks/{_q(seek_id)}")
+
+    def seeks(self, type: str | None = None) -> dict[str, Any]:
+        """The waiting seeks (of ``type``)."""
+        return self.request("GET", "/v1/seeks", query={"type": type})
+
     def leaderboard(self, rating_type: str, limit: int | None = None,
                     offset: int | None = None) -> dict[str, Any]:
         """Players by rating in ``rating_type`` (a game type, or ``scarabya-duel``): the

@@ -36,6 +36,11 @@ class Config:
     player_stream_max: int = 1000
     #: Rated games before a player leaves a leaderboard's provisional list.
     rating_min_games: int = 5
+    #: A seek still waiting this long after it opened expires.
+    seek_ttl_s: int = 600
+    #: Waiting seeks per player, and on the whole server.
+    seeks_per_player: int = 20
+    seeks_max: int = 10_000
 
     @classmethod
     def from_env(cls) -> "Config":
@@ -63,4 +68,7 @@ class Config:
             lobby_ttl_s=_int("CARTOUCHE_LOBBY_TTL_S", 3600),
             player_stream_max=_int("CARTOUCHE_PLAYER_STREAM_MAX", 1000),
             rating_min_games=_int("CARTOUCHE_RATING_MIN_GAMES", 5),
+            seek_ttl_s=_int("CARTOUCHE_SEEK_TTL_S", 600),
+            seeks_per_player=_int("CARTOUCHE_SEEKS_PER_PLAYER", 20),
+            seeks_max=_int("CARTOUCHE_SEEKS_MAX", 10_000),
         )

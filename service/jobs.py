@@ -3,9 +3,11 @@
 After every change of a game the service tells the scheduler; it enqueues a bot job for each
 awaited seat played by a bot (or by the clock's automatic move) and a clock job at each awaited
 seat's deadline. A table created waiting for players gets one job at its lobby deadline, which
-aborts it if nobody completed it. Every job carries the version it was scheduled for (or
-re-checks the table) and does nothing when the game has moved on, so stale, duplicated or late
-jobs are harmless. RQ's scheduler has a resolution of about a second: it is the backstop; the
+aborts it if nobody completed it; a seek gets a job at its bots' time (when it asked for bots)
+and one at its expiry, each doing nothing unless the seek still waits. Every job carries the
+version it was scheduled for (or re-checks the table or seek) and does nothing when the game has
+moved on, so stale, duplicated or late jobs are harmless. RQ's scheduler has a resolution of
+about a second: it is the backstop; the
 authority on time is the deadline check every command makes on arrival (``GameService.act``).
 """
 
@@ -55,6 +57,19 @@ class RqScheduler:
             # deadline check or by `workers.jobs.sweep` (every few seconds in the worker that
             # runs the scheduler). Never fail the request.
             log.exception("could not schedule jobs for game %s", table.id)
+
+    def seek_opened(self, seek_id: str, expires_ms: int, fill_ms: int | None) -> None:
+        """A seek just opened: its bots at ``fill_ms`` (if it asked for them) and its expiry
+        at ``expires_ms``, each done only if the seek still waits then. A lost job is made up
+        for by the sweep."""
+        try:
+            if fill_ms is not None:
+                _enqueue_at(self.queue, fill_ms, "workers.jobs.seek_fill", seek_id, fill_ms,
+                            job_id=f"seek-fill-{seek_id}")
+            _enqueue_at(self.later, expires_ms, "workers.jobs.seek_expiry", seek_id,
+                        expires_ms, job_id=f"seek-expiry-{seek_id}")
+        except redis.RedisError:
+            log.exception("could not schedule the jobs of seek %s", seek_id)
 
     def _enqueue_rating(self, game_id: str) -> None:
         """The rating job of a finished rated game (idempotent: ``Ratings.rate``)."""

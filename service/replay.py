@@ -31,7 +31,8 @@ FORMAT = "cartouche-export/1"
 #: ``GameStarted`` begins the rules' state: see ``engine.lobby``).
 SHELL_EVENTS = frozenset({"SeatResigned", "SeatForfeited", "GameAborted"}) | LOBBY_EVENTS
 #: Creation-event fields the shell adds around what the rules decide.
-SHELL_CREATED_FIELDS = ("clock", "forked_from", "on_decline", "rematch_of", "rated")
+SHELL_CREATED_FIELDS = ("clock", "forked_from", "on_decline", "rematch_of", "rated",
+                        "seeks")
 #: The shell commands of a table before its game starts (``engine.lobby``).
 LOBBY_COMMANDS = frozenset({"join", "leave", "decline"})
 #: The members of an export (``signature`` is added by a server that signs: ``signing``).

@@ -64,13 +64,17 @@ def lobby_due(game_id: str, deadline_ms: int) -> bool:
     return service().expire_table(game_id)
 
 
-def _each(ids: list[str], work) -> None:
-    """``work(game_id)`` for every id; one broken game must not stop the sweep of the others."""
-    for game_id in ids:
-        try:
-            work(game_id)
-        except Exception:
-            log.exception("sweep failed for game %s", game_id)
+def seek_fill(seek_id: str, at_ms: int) -> str:
+    """Bots for a seek still waiting at its fill time (``Seeks.fill``: nothing for a seek
+    that was matched, cancelled or expired meanwhile); the seek's status after."""
+    _wait_for(at_ms)
+    return service().seeks.fill(seek_id).status
+
+
+def seek_expiry(seek_id: str, at_ms: int) -> bool:
+    """Expire a seek still waiting at its expiry time."""
+    _wait_for(at_ms)
+    return service().seeks.expire(seek_id)
 
 
 def rate_game(game_id: str) -> bool:
@@ -79,11 +83,23 @@ def rate_game(game_id: str) -> bool:
     return service().rate(game_id) is not None
 
 
+def _each(ids: list[str], work) -> None:
+    """``work(id)`` for every id; one broken game or seek must not stop the sweep of the
+    others."""
+    for one in ids:
+        try:
+            work(one)
+        except Exception:
+            log.exception("sweep failed for %s", one)
+
+
 def sweep(limit: int = 10_000) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down): settle the
-    overdue clocks of every active game and re-schedule the jobs it needs, and expire the
-    tables waiting past their time (at most ``limit`` of each, the oldest tables first).
-    Idempotent, like every job here; returns how many games it looked at."""
+    overdue clocks of every active game and re-schedule the jobs it needs; expire the tables
+    waiting past their time (the oldest first); expire the seeks past their time, fill the ones
+    whose bots are due, and match the ones whose opening request died before it tried (at most
+    ``limit`` of each). Idempotent, like every job here; returns how many games, tables and seeks
+    it looked at."""
     svc = service()
 
     def settle(game_id: str) -> None:
@@ -96,4 +112,9 @@ def sweep(limit: int = 10_000) -> int:
     _each(active, settle)
     overdue = svc.overdue_tables(limit)
     _each(overdue, svc.expire_table)
-    return len(active) + len(overdue)
+    seeks = svc.seeks
+    todo = [(seeks.expiring(limit), seeks.expire), (seeks.filling(limit), seeks.fill),
+            (seeks.untried(limit), seeks.first_match)]
+    for ids, work in todo:
+        _each(ids, work)
+    return len(active) + len(overdue) + sum(len(ids) for ids, _ in todo)

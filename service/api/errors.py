@@ -18,7 +18,8 @@ from ..application.errors import (CannotAbort, CannotRematch, DeadlinePassed, Fo
                                   GameNotFinished, IdempotencyKeyReused, InvalidSeat,
                                   SeatUnavailable, IllegalAction, InvalidOptions,
                                   InvalidRequest, InvalidToken, NotFound, NotYourTurn,
-                                  SeatNotHuman, VersionConflict)
+                                  SeatNotHuman, SeekEnded, SeeksFull, TooManySeeks,
+                                  VersionConflict)
 from ..clock import ClockError
 from ..engine import CodedError
 from ..engine.text import InvalidText
@@ -79,9 +80,11 @@ ANSWERS: dict[type[CodedError], Answer] = {
     VerificationTooCostly: Answer(413),  # verification_too_costly
     VerifierBusy: Answer(503, headers=_retry_after),  # verifier_busy
     InvalidToken: Answer(401),  # invalid_token
-    Forbidden: Answer(403),  # spectator_cannot_act, platform_key_required, fork_forbidden
+    # spectator_cannot_act, platform_key_required, fork_forbidden, not_your_seek
+    Forbidden: Answer(403),
     SeatNotHuman: Answer(403),  # seat_not_human
-    NotFound: Answer(404),  # game_not_found, version_not_found, webhook_not_found
+    # game_not_found, version_not_found, webhook_not_found, seek_not_found
+    NotFound: Answer(404),
     NotYourTurn: Answer(409),  # not_your_turn, the reason in details.code
     VersionConflict: Answer(409),  # version_conflict, details.current_version
     DeadlinePassed: Answer(409),  # deadline_passed
@@ -92,6 +95,8 @@ ANSWERS: dict[type[CodedError], Answer] = {
     SeatUnavailable: Answer(409),
     InvalidSeat: Answer(422),  # invalid_seat
     GameNotFinished: Answer(409),  # game_not_finished
+    SeekEnded: Answer(409),  # seek_matched (details.game_id), seek_expired
+    TooManySeeks: Answer(409),  # too_many_seeks (details.max)
     IllegalAction: Answer(422, "illegal_action"),  # the rule's code in details.code
     InvalidOptions: Answer(422, "invalid_options"),
     ClockError: Answer(422, "invalid_options"),  # details.code: invalid_clock
@@ -101,6 +106,7 @@ ANSWERS: dict[type[CodedError], Answer] = {
     TooManySubscriptions: Answer(422),  # too_many_webhooks
     QuotaExceeded: Answer(429, headers=_retry_after),  # rate_limited
     StoreUnavailable: Answer(503, headers=lambda exc: {"Retry-After": "1"}),
+    SeeksFull: Answer(503, headers=_retry_after),  # seeks_full (details.max)
 }
 #: Failures of the store itself (``service.store.errors.UNAVAILABLE``) answer as
 #: StoreUnavailable; anything else unexpected is a 500 ``internal_error`` (and logged).

@@ -83,12 +83,13 @@ def find_player(query):
 @_alts(401, 503)
 @blp.doc(operationId="getMe")
 def get_me():
-    """Your profile, with the tables and games you are in (a player token)."""
+    """Your profile, with the tables and games you are in and your waiting seeks (a player
+    token)."""
     svc = service()
     player = me()
     out = svc.player_profile(player)
     out["games"] = svc.player_games(player)
-    out["seeks"] = []  # matchmaking is not served yet: no seek can exist
+    out["seeks"] = svc.seeks.of_player(player)
     return out
 
 

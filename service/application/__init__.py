@@ -17,6 +17,8 @@ Modules, one concern each:
 - ``exports``    exports and forks
 - ``reads``      views, the served log, legal actions, the game list
 - ``identity``   seat tokens and platform keys
+- ``players``    identities across games; ``tables`` open seats, joins, rematches; ``seeks``
+                 matchmaking; ``notices`` the players' streams; ``ratings`` OpenSkill ratings
 """
 
 from .commands import body_digest

@@ -1,6 +1,8 @@
 """Creating games: validating a request, drawing the seed, the creation event and the setup
 events, and writing one game or many at once. :func:`new_game` and :meth:`Creation.open` are
-shared with forks (``exports.py``)."""
+shared with forks (``exports.py``); the checks of a request (:func:`game_of`,
+:func:`check_seat_count`, :func:`check_bot_level`, :meth:`Settings.of`) with seeks
+(``seeks.py``), which check a game before there are players for it."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import uuid
 
 import orjson
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from .. import clock as clock_mod
 from ..engine import Game, InvalidOptions, Rng, start
@@ -32,6 +34,69 @@ LOBBY_TTL_S = 3600
 
 #: (game type, players, options, seed hex or None): one game of a creation request
 Spec = tuple[str, list[dict], dict, str | None]
+
+
+def game_of(game_type: str) -> Game:
+    """The registered game ``game_type``; InvalidRequest ``unknown_game_type``."""
+    game = GAMES.get(game_type)
+    if game is None:
+        raise InvalidRequest("unknown_game_type", f"no game type {game_type!r}",
+                             {"known": sorted(GAMES)})
+    return game
+
+
+def check_seat_count(game: Game, n: int, low: int | None = None) -> None:
+    """InvalidRequest ``invalid_player_count`` unless ``game`` takes ``n`` seats (and ``n`` is
+    at least ``low``, a caller's own floor above the game's)."""
+    least = max(game.min_players, low or 0)
+    if not least <= n <= game.max_players:
+        raise InvalidRequest("invalid_player_count",
+                             f"{game.name} takes {least} to {game.max_players} players, "
+                             f"not {n}", {"min": least, "max": game.max_players})
+
+
+def check_bot_level(game: Game, level: str, details: dict) -> None:
+    """InvalidRequest ``bot_level_unavailable`` unless ``game`` has bots of ``level``."""
+    from ..engine.bots import available
+
+    if not available(game, level):
+        raise InvalidRequest("bot_level_unavailable", f"no {level} bot for {game.name} yet",
+                             details)
+
+
+class Settings(NamedTuple):
+    """A creation request's options as the creation event records them: the game's own,
+    normalized by the game, and the shell's (``clock``, ``rated``, a table's ``on_decline``)."""
+
+    options: dict
+    clock: dict | None
+    rated: bool
+    on_decline: str | None
+
+    @classmethod
+    def of(cls, game: Game, players: Sequence[dict], options: dict, *,
+           table: bool) -> Settings:
+        """``options`` checked for ``players`` (their number is what the games look at);
+        InvalidRequest ``invalid_options`` with the game's or the clock's code in
+        ``details.code``. ``rated`` defaults to ``table``."""
+        options = dict(options)
+        on_decline = options.pop("on_decline", None)
+        if on_decline is not None and (not table or on_decline not in ON_DECLINE):
+            raise InvalidRequest("invalid_options", "on_decline is 'open' or 'abort', for "
+                                 "tables with an invited seat",
+                                 {"code": "invalid_option", "option": "on_decline",
+                                  "expected": list(ON_DECLINE)})
+        rated = options.pop("rated", table)
+        if not isinstance(rated, bool) or (rated and len(players) < 2):
+            raise InvalidRequest("invalid_options", "rated is true or false, and solo games "
+                                 "are never rated", {"code": "invalid_option", "option": "rated"})
+        try:
+            clock = clock_mod.normalize(options.pop("clock", None))
+            normalized = game.normalize_options(options, players)
+        except (clock_mod.ClockError, InvalidOptions) as exc:
+            raise InvalidRequest("invalid_options", exc.message,
+                                 {"code": exc.code, **exc.details}) from None
+        return cls(normalized, clock, rated, on_decline)
 
 
 @dataclass
@@ -139,41 +204,14 @@ class Creation:
     def prepare(self, game_type: str, players: list[dict], options: dict,
                 seed_hex: str | None, *, creator: str | None = None,
                 shell_fields: dict | None = None) -> NewGame:
-        game = GAMES.get(game_type)
-        if game is None:
-            raise InvalidRequest("unknown_game_type", f"no game type {game_type!r}",
-                                 {"known": sorted(GAMES)})
-        if not game.min_players <= len(players) <= game.max_players:
-            raise InvalidRequest("invalid_player_count",
-                                 f"{game.name} takes {game.min_players} to {game.max_players} "
-                                 f"players, not {len(players)}",
-                                 {"min": game.min_players, "max": game.max_players})
-        from ..engine.bots import available
-
+        game = game_of(game_type)
+        check_seat_count(game, len(players))
         players = [self.seat(p, creator, seat) for seat, p in enumerate(players)]
         for seat, p in enumerate(players):
-            if p.get("bot") and not available(game, p["bot"]["level"]):
-                raise InvalidRequest("bot_level_unavailable",
-                                     f"no {p['bot']['level']} bot for {game.name} yet",
-                                     {"seat": seat})
-        options = dict(options)
+            if p.get("bot"):
+                check_bot_level(game, p["bot"]["level"], {"seat": seat})
         table = any(unfilled(p) for p in players)
-        on_decline = options.pop("on_decline", None)
-        if on_decline is not None and (not table or on_decline not in ON_DECLINE):
-            raise InvalidRequest("invalid_options", "on_decline is 'open' or 'abort', for "
-                                 "tables with an invited seat",
-                                 {"code": "invalid_option", "option": "on_decline",
-                                  "expected": list(ON_DECLINE)})
-        rated = options.pop("rated", table)
-        if not isinstance(rated, bool) or (rated and len(players) < 2):
-            raise InvalidRequest("invalid_options", "rated is true or false, and solo games are "
-                                 "never rated", {"code": "invalid_option", "option": "rated"})
-        try:
-            clock = clock_mod.normalize(options.pop("clock", None))
-            normalized = game.normalize_options(options, players)
-        except (clock_mod.ClockError, InvalidOptions) as exc:
-            raise InvalidRequest("invalid_options", exc.message,
-                                 {"code": exc.code, **exc.details}) from None
+        normalized, clock, rated, on_decline = Settings.of(game, players, options, table=table)
         seed = bytes.fromhex(seed_hex) if seed_hex else secrets.token_bytes(32)
         first = creation_event(game, players, normalized, seed,
                                "supplied" if seed_hex else "server")

@@ -13,8 +13,8 @@ from ..engine.lobby import InvalidSeat, SeatUnavailable
 
 
 class NotFound(CodedError):
-    """No such game, version or webhook (``game_not_found``, ``version_not_found``,
-    ``webhook_not_found``)."""
+    """No such game, version, webhook or seek (``game_not_found``, ``version_not_found``,
+    ``webhook_not_found``, ``seek_not_found``)."""
 
     @classmethod
     def game(cls, game_id: str) -> NotFound:
@@ -81,6 +81,31 @@ class InvalidRequest(CodedError):
     """A well-formed request the service refuses (creation, forks)."""
 
 
+class SeekEnded(CodedError):
+    """A seek that can no longer be cancelled: matched (``seek_matched``, with
+    ``details.game_id``) or expired (``seek_expired``)."""
+
+    def __init__(self, status: str, game_id: str | None) -> None:
+        super().__init__(f"seek_{status}", f"this seek is {status} already",
+                         {"game_id": game_id} if game_id else {})
+
+
+class TooManySeeks(CodedError):
+    """The player has as many waiting seeks as one player may (``too_many_seeks``)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__("too_many_seeks", f"a player may have {limit} waiting seeks; cancel "
+                         "one first", {"max": limit})
+
+
+class SeeksFull(CodedError):
+    """The server holds as many waiting seeks as it may (``seeks_full``): try again soon."""
+
+    def __init__(self, limit: int, retry_after_s: int) -> None:
+        super().__init__("seeks_full", "the server holds as many seeks as it may; try again "
+                         "later", {"max": limit, "retry_after_s": retry_after_s})
+
+
 class IdempotencyKeyReused(CodedError):
     def __init__(self) -> None:
         super().__init__("idempotency_key_reused",
@@ -89,4 +114,5 @@ class IdempotencyKeyReused(CodedError):
 
 __all__ = ["CannotAbort", "CannotRematch", "CodedError", "InvalidSeat", "SeatUnavailable", "DeadlinePassed", "Forbidden", "GameNotFinished",
            "IdempotencyKeyReused", "IllegalAction", "InvalidOptions", "InvalidRequest",
-           "InvalidToken", "NotFound", "NotYourTurn", "SeatNotHuman", "VersionConflict"]
+           "InvalidToken", "NotFound", "NotYourTurn", "SeatNotHuman", "SeekEnded", "SeeksFull",
+           "TooManySeeks", "VersionConflict"]

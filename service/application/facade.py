@@ -13,6 +13,7 @@ from ..store.events import EventStore
 from ..store.players import PlayerStore
 from ..store.ratings import RatingStore
 from ..store.quota import Quota
+from ..store.seeks import SeekStore
 from .autoplay import Autoplay
 from .commands import Appender, Commands
 from .creation import LOBBY_TTL_S, Creation, Spec
@@ -27,6 +28,7 @@ from .players import Players
 from .ratings import Ratings, shown
 from .reads import Reads
 from .seats import Seats
+from .seeks import SeekLimits, Seeks
 from .tables import Tables
 
 if TYPE_CHECKING:
@@ -51,6 +53,9 @@ class NullScheduler:
     def expires(self, table: Table, at_ms: int) -> None:
         pass
 
+    def seek_opened(self, seek_id: str, expires_ms: int, fill_ms: int | None) -> None:
+        pass
+
 
 def _wall_clock_ms() -> int:
     return int(time.time() * 1000)
@@ -66,7 +71,8 @@ class GameService:
                  platform_key_digests: Sequence[str] = (), scheduler=None,
                  now_ms: Callable[[], int] | None = None, lobby_ttl_s: int = LOBBY_TTL_S,
                  player_store: PlayerStore | None = None,
-                 rating_store: RatingStore | None = None, signer: Signer | None = None) -> None:
+                 rating_store: RatingStore | None = None, signer: Signer | None = None,
+                 seek_limits: SeekLimits | None = None) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
         self.scheduler = scheduler or NullScheduler()
@@ -92,6 +98,8 @@ class GameService:
         self.signer = signer
         self._exports = Exports(store, self._loader, self._creation, self.now_ms, signer)
         self._reads = Reads(store, self.now_ms)
+        self.seeks = Seeks(SeekStore(store.r), store, self._creation, self.ratings,
+                           self.scheduler, self.now_ms, seek_limits or SeekLimits())
 
     @classmethod
     def configured(cls, config: Config, client: redis.Redis, **parts: Any) -> GameService:
@@ -103,6 +111,8 @@ class GameService:
                    lobby_ttl_s=config.lobby_ttl_s,
                    player_store=PlayerStore(client, stream_max=config.player_stream_max),
                    rating_store=RatingStore(client, min_games=config.rating_min_games),
+                   seek_limits=SeekLimits(config.seek_ttl_s, config.seeks_per_player,
+                                          config.seeks_max),
                    **parts)
 
     # -- identity -------------------------------------------------------------------------

@@ -3,6 +3,8 @@ into notifications on the players' streams (``store.players``), and keeps each p
 games and counts per rating type (``Game.rating_type``: the game type, or a mode rated apart).
 
 - ``invitation {"game_id", "from"}``: a table reserved a seat for the player;
+- ``seek_matched {"seek_id", "game_id"}``: the player's seek was matched into a new game (its
+  creation event names the seek of each seat: ``seeks``);
 - ``game_start {"game_id", "seat", "type"}``: a game the player holds a seat of began (at
   creation, or with the join that filled the last seat);
 - ``your_turn {"game_id", "seat", "version", "deadline"}``: once per decision: the seat is
@@ -56,6 +58,10 @@ class PlayerNotices:
                 self._tell(out, player, "invitation",
                            {"game_id": table.id, "type": table.game.type_id,
                             "from": table.meta.get("created_by")})
+            for seat, seek_id in enumerate(table.created["data"].get("seeks") or ()):
+                if seek_id is not None:  # a game of matched seeks (a bot's seat has none)
+                    self._tell(out, holders[seat], "seek_matched",
+                               {"seek_id": seek_id, "game_id": table.id})
         elif not holders and not any(p.get("player") or p.get("invited")
                                      for p in (*previous.players, *table.players)):
             return

@@ -118,6 +118,12 @@ class Ratings:
         return {t: orjson.loads(raw) for t, raw in zip(types, self.store.of_player(player, types))
                 if raw is not None}
 
+    def ordinals(self, rating_type: str, players: list[str]) -> list[float]:
+        """Each player's current ordinal in ``rating_type`` (an unrated player's is that of
+        :func:`unrated`, 0), in one round trip."""
+        return [ordinal(orjson.loads(raw) if raw is not None else unrated())
+                for raw in self.store.current(rating_type, players)]
+
     def leaderboard(self, rating_type: str, offset: int, limit: int,
                     names: Callable[[list[str]], list[dict | None]]) -> dict:
         if rating_type not in self.rating_types():

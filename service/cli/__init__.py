@@ -304,6 +304,46 @@ def join(c: Ctx, game_id: str, seat: int | None, token: str | None) -> None:
     _play_seat(c, me, game_id, taken)
 
 
+@main.command()
+@click.argument("game")
+@click.option("--seats", default=None, metavar="N|MIN-MAX",
+              help="seats wanted (default: the game's smallest table with at least 2 players)")
+@click.option("--rated/--unrated", default=True, show_default=True)
+@click.option("--fill-with-bots", "fill_after", type=click.IntRange(0), default=None,
+              metavar="SECONDS", help="unmatched after SECONDS, take bots in the other seats")
+@click.option("--level", type=click.Choice(LEVELS), default="heuristic", show_default=True,
+              help="the bots' level with --fill-with-bots")
+@click.option("--options", "raw_options", default=None, metavar="JSON",
+              help='game options as a JSON object, e.g. \'{"mode": "duel"}\'')
+@player_token
+@click.pass_obj
+def seek(c: Ctx, game: str, seats: str | None, rated: bool, fill_after: int | None, level: str,
+         raw_options: str | None, token: str | None) -> None:
+    """Ask for a game of GAME with whoever else asks (a player token), wait on your player
+    stream until the seek is matched, then play the game it gets."""
+    me = lobby.as_player(c.api, token)
+    types = {t["id"]: t for t in c.api.game_types()}
+    if game not in types:
+        raise ApiError("unknown_game_type",
+                       f"no game {game!r}; choose one of {', '.join(types)}")
+    gt = types[game]
+    if seats is None:
+        wanted: int | list[int] = min(max(2, gt["min_players"]), gt["max_players"])
+    else:
+        low, _, high = seats.partition("-")
+        if not (low.isdigit() and (not high or high.isdigit())):
+            raise ApiError("invalid_seats", "--seats takes N or MIN-MAX, e.g. 2 or 3-5")
+        wanted = [int(low), int(high)] if high else int(low)
+    options = {**_json_object(raw_options, "--options"), "rated": rated}
+    fill = {"after_s": fill_after, "level": level} if fill_after is not None else None
+    opened = me.seek(game, wanted, options, fill_with_bots=fill)
+    c.console.print(Text(f"Seek {opened['id']} opened: {gt['name']}, seats {wanted}"
+                         + (f", bots after {fill_after} s" if fill else "") + ".", style="bold"))
+    matched = lobby.wait_for_match(c.console, me, opened["id"])
+    c.console.print(f"Matched: game {matched['game_id']}, you are seat {matched['seat']}.")
+    _play_seat(c, me, matched["game_id"], matched["seat"])
+
+
 @main.command(name="lobby")
 @click.argument("game", required=False)
 @click.pass_obj

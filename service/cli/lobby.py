@@ -57,3 +57,34 @@ def wait_for_players(console: Console, player: Client, game_id: str) -> None:
         raise ApiError("game_aborted", f"the table {game_id} was {view['status']} before "
                        f"its start")
     console.print(f"Every seat is taken: {game_id} starts.")
+
+
+def await_match(player: Client, seek_id: str) -> dict:
+    """Block until the seek ``seek_id`` stops waiting; return it (``matched`` with its
+    ``game_id`` and ``seat``, or ``expired``/``cancelled``). Each ``seek_matched`` notice, and
+    each ``gap``, is checked against the seek itself."""
+    seek = player.get_seek(seek_id)
+    if seek["status"] != "waiting":
+        return seek
+    for event in player.player_events():
+        if event.kind == "gap" or event.data.get("seek_id") == seek_id:
+            seek = player.get_seek(seek_id)
+            if seek["status"] != "waiting":
+                return seek
+    raise ApiError("stream_interrupted", "the player stream ended")
+
+
+def wait_for_match(console: Console, player: Client, seek_id: str) -> dict:
+    """The matched seek; Ctrl-C while waiting cancels it; an expired or cancelled seek is an
+    error."""
+    try:
+        console.print("Waiting for a match (Ctrl-C cancels the seek)...")
+        seek = await_match(player, seek_id)
+    except KeyboardInterrupt:
+        with suppress(ApiError):
+            player.cancel_seek(seek_id)
+        raise
+    if seek["status"] != "matched":
+        raise ApiError(f"seek_{seek['status']}", f"the seek {seek_id} was {seek['status']} "
+                       "before a match")
+    return seek

@@ -497,8 +497,8 @@ class PlayerProfileSchema(Strict):
                         required=True, metadata={"description": "per game type"})
     games = fields.List(fields.Nested(PlayerGameSchema), metadata={
         "description": "GET /v1/players/me only: the tables and games the player is in"})
-    seeks = fields.List(fields.Dict(), metadata={
-        "description": "GET /v1/players/me only: the player's open seeks"})
+    seeks = fields.List(fields.Nested(lambda: SeekSchema()), metadata={
+        "description": "GET /v1/players/me only: the player's waiting seeks"})
 
 
 class PlayersQuerySchema(Query):
@@ -553,3 +553,82 @@ class LeaderboardSchema(Strict):
         "description": "players with fewer rated games (the best `limit` of them)"})
     provisional_total = JsonInteger(required=True)
     min_games = JsonInteger(required=True)
+
+
+# -- seeks ----------------------------------------------------------------------------------
+_SEAT_COUNT = {"type": "integer", "minimum": 1, "maximum": 16}
+
+
+class SeatCount(fields.Field):
+    """A seek's seat counts: one count, or ``[min, max]``; loaded as ``(min, max)``."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(metadata={"oneOf": [
+            {**_SEAT_COUNT, "title": "exactly"},
+            {"type": "array", "title": "from min to max", "items": _SEAT_COUNT,
+             "minItems": 2, "maxItems": 2}],
+            "description": "how many seats the game has: a count, or [min, max]"}, **kwargs)
+        self._count = JsonInteger(validate=validate.Range(1, 16))
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, list):
+            if len(value) != 2:
+                raise ma.ValidationError("a count or [min, max]")
+            low, high = (self._count.deserialize(v) for v in value)
+            return low, high
+        count = self._count.deserialize(value)
+        return count, count
+
+
+class FillWithBotsSchema(Strict):
+    after_s = JsonInteger(required=True, validate=validate.Range(0, 86_400), metadata={
+        "description": "seconds the seek waits for players before bots fill it"})
+    level = fields.String(required=True, validate=validate.OneOf(BOT_LEVELS), metadata={
+        "description": "the built-in bot player that takes the other seats (`bot-<level>`)"})
+
+
+class CreateSeekSchema(Strict):
+    type = fields.String(required=True, validate=validate.Length(1, 64),
+                         metadata={"description": "a game type id from GET /v1/game-types"})
+    seats = SeatCount(required=True)
+    options = fields.Dict(keys=fields.String(), load_default=dict, metadata={
+        "description": "game options (see GET /v1/game-types), `clock` and `rated` (default "
+                       "true); seeks are matched only with seeks of the same options"})
+    rating_range = fields.List(
+        fields.Float(allow_nan=False, validate=validate.Range(-1e6, 1e6)),
+        validate=validate.Length(2, 2), metadata={
+            "description": "[low, high]: the ordinals (mu - 3 sigma, in the game's rating "
+                           "type; 0 for an unrated player) of the players this seek accepts"})
+    fill_with_bots = fields.Nested(FillWithBotsSchema, metadata={
+        "description": "still unmatched after `after_s`, the seek takes bot seats up to its "
+                       "least seat count and starts"})
+
+
+class SeekSchema(Strict):
+    id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(
+        ["waiting", "matched", "cancelled", "expired"]))
+    player = fields.String(required=True)
+    type = fields.String(required=True)
+    seats = fields.List(JsonInteger(), required=True, metadata={
+        "description": "[min, max]"})
+    options = fields.Dict(required=True)
+    rating_range = fields.List(fields.Float(), required=True, allow_none=True)
+    fill_with_bots = fields.Nested(FillWithBotsSchema, required=True, allow_none=True)
+    created_at = fields.String(required=True)
+    expires_at = fields.String(required=True)
+    game_id = fields.String(required=True, allow_none=True, metadata={
+        "description": "the game it was matched into"})
+    seat = JsonInteger(required=True, allow_none=True, metadata={
+        "description": "its player's seat in that game"})
+
+
+class SeeksQuerySchema(Query):
+    type = fields.String(validate=validate.OneOf(GAME_TYPES))
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 100))
+    offset = fields.Integer(load_default=0, validate=validate.Range(0, 1_000_000))
+
+
+class SeekListSchema(Strict):
+    seeks = fields.List(fields.Nested(SeekSchema), required=True)
+    total = JsonInteger(required=True)

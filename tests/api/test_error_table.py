@@ -10,7 +10,8 @@ from service.api.errors import ANSWERS, MalformedRequest, UnsupportedMediaType, 
 from service.application.errors import (CannotAbort, DeadlinePassed, Forbidden,
                                         GameNotFinished, IdempotencyKeyReused, IllegalAction,
                                         InvalidRequest, InvalidToken, NotFound, NotYourTurn,
-                                        SeatNotHuman, VersionConflict)
+                                        SeatNotHuman, SeekEnded, SeeksFull, TooManySeeks,
+                                        VersionConflict)
 from service.clock import ClockError
 from service.engine import CodedError, InvalidOptions
 from service.store.errors import StoreUnavailable
@@ -47,6 +48,9 @@ CASES = [
     (DeadlinePassed(), 409, "deadline_passed", {}),
     (CannotAbort("m"), 409, "cannot_abort", {}),
     (GameNotFinished(), 409, "game_not_finished", {}),
+    (SeekEnded("matched", "abc"), 409, "seek_matched", {"game_id": "abc"}),
+    (SeekEnded("expired", None), 409, "seek_expired", {}),
+    (TooManySeeks(20), 409, "too_many_seeks", {"max": 20}),
     (IllegalAction("column_full", "m", {"column": 3}), 422, "illegal_action",
      {"code": "column_full", "column": 3}),
     (InvalidOptions("bad_deck", "m"), 422, "invalid_options", {"code": "bad_deck"}),
@@ -58,6 +62,7 @@ CASES = [
     (QuotaExceeded(QUOTA, Charged(True, ((3, 0),))), 429, "rate_limited",
      {"retry_after_s": 30}),
     (StoreUnavailable(), 503, "store_unavailable", {}),
+    (SeeksFull(10_000, 5), 503, "seeks_full", {"max": 10_000, "retry_after_s": 5}),
 ]
 
 
