@@ -9,7 +9,7 @@ from flask import Flask, request
 
 from . import api as api_pkg
 from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, replays,
-                  seeks, stream, viewer)
+                  seeks, stream, streamcaps, viewer)
 from .api import webhooks as webhooks_api
 from .application import GameService
 from .config import Config
@@ -77,6 +77,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     app.extensions["cartouche_api"] = api
     _document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())
+    streamcaps.register(app)
     webhooks_api.register(app, api, app.extensions["cartouche"], webhook_queue or queue,
                           **(webhook_options or {}))
     docs.register(app, api)

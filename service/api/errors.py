@@ -27,6 +27,7 @@ from ..schemas import NotAnInteger
 from ..store.errors import UNAVAILABLE, StoreUnavailable
 from ..store.quota import QuotaExceeded
 from ..webhooks import TooManySubscriptions
+from .streamcaps import StreamsFull, TooManyStreams
 
 log = logging.getLogger("cartouche.api")
 
@@ -105,8 +106,10 @@ ANSWERS: dict[type[CodedError], Answer] = {
     IdempotencyKeyReused: Answer(422),  # idempotency_key_reused
     TooManySubscriptions: Answer(422),  # too_many_webhooks
     QuotaExceeded: Answer(429, headers=_retry_after),  # rate_limited
+    TooManyStreams: Answer(429, headers=_retry_after),  # too_many_streams (details.per, max)
     StoreUnavailable: Answer(503, headers=lambda exc: {"Retry-After": "1"}),
     SeeksFull: Answer(503, headers=_retry_after),  # seeks_full (details.max)
+    StreamsFull: Answer(503, headers=_retry_after),  # streams_full (details.max)
 }
 #: Failures of the store itself (``service.store.errors.UNAVAILABLE``) answer as
 #: StoreUnavailable; anything else unexpected is a 500 ``internal_error`` (and logged).

@@ -9,7 +9,7 @@ from ..application.errors import Forbidden, InvalidToken
 from . import Blueprint
 from .games import bearer_token, service
 from .sources import START, NoticeSource, StreamId
-from .stream import app_hubs, event_stream, resume_after
+from .stream import CAPPED, app_hubs, event_stream, resume_after
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players",
                 description="Players: identities across games")
@@ -114,7 +114,7 @@ STREAM_ID = "^(0|[1-9][0-9]{0,19})-(0|[1-9][0-9]{0,19})$"
                 {"in": "query", "name": "after", "required": False,
                  "schema": {"type": "string", "pattern": STREAM_ID},
                  "description": "the same, where the header cannot be set"}])
-@_alts(401, 503, own={400: "`invalid_last_event_id`: the resume id is not a notice id"})
+@_alts(401, own={400: "`invalid_last_event_id`: the resume id is not a notice id", **CAPPED})
 def stream_me():
     """Follow your notices live (a player token): every game start, turn, finish and invitation
     of every game you are in, on one connection.

@@ -22,7 +22,7 @@ from ..engine import Viewer
 from ..store.events import StreamFollower
 from . import Blueprint
 from .errors import MalformedRequest
-from .games import caller, load, service
+from .games import bearer_token, caller, load, service
 from .hub import Hubs, Position, Source, follow
 from .sources import GameSource
 
@@ -30,6 +30,12 @@ blp = Blueprint("stream", __name__, url_prefix="/v1", description="Live event st
 
 #: At most this long between two writes on an idle stream (a comment keeps proxies open).
 KEEPALIVE_MS = int(os.environ.get("CARTOUCHE_SSE_KEEPALIVE_MS", "15000"))
+
+#: The answers every event stream route documents for its caps (``streamcaps.py``).
+CAPPED = {429: "`too_many_streams`: this token or address holds as many event streams of this "
+               "server process as it may (`details.per`, `details.max`; see Retry-After)",
+          503: "`streams_full`: this server process holds as many event streams as it may "
+               "(`details.max`), or `store_unavailable` (see Retry-After)"}
 
 
 def resume_after(parse: Callable[[str], Position], start: Position, what: str) -> Position:
@@ -57,10 +63,16 @@ def app_hubs(name: str, source: Callable[[GameService, StreamFollower], Source])
 
 
 def event_stream(hubs: Hubs, key: str, viewer: Viewer, after: Position) -> Response:
-    """The ``text/event-stream`` response following ``key`` after ``after``."""
+    """The ``text/event-stream`` response following ``key`` after ``after``, counted against
+    this process's stream caps (``streamcaps.py``: a 429 or 503 past them) until it is
+    closed."""
+    give_back = current_app.extensions["cartouche_stream_caps"].take(bearer_token(),
+                                                                      request.remote_addr)
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream_with_context(follow(hubs, key, viewer, after)),
-                    mimetype="text/event-stream", headers=headers)
+    response = Response(stream_with_context(follow(hubs, key, viewer, after)),
+                        mimetype="text/event-stream", headers=headers)
+    response.call_on_close(give_back)
+    return response
 
 
 def _version(raw: str) -> int:
@@ -84,6 +96,8 @@ def _version(raw: str) -> int:
 @blp.alt_response(400, schema="Error", description="bad Last-Event-ID")
 @blp.alt_response(401, schema="Error", description="bad token")
 @blp.alt_response(404, schema="Error", description="unknown game")
+@blp.alt_response(429, schema="Error", description=CAPPED[429])
+@blp.alt_response(503, schema="Error", description=CAPPED[503])
 def stream_events(game_id):
     """Follow a game live: its events as the caller may see them, then an end event."""
     table = load(game_id)

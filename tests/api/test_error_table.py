@@ -14,6 +14,7 @@ from service.application.errors import (CannotAbort, DeadlinePassed, Forbidden,
                                         VersionConflict)
 from service.clock import ClockError
 from service.engine import CodedError, InvalidOptions
+from service.api.streamcaps import StreamsFull, TooManyStreams
 from service.store.errors import StoreUnavailable
 from service.store.quota import Charged, Quota, QuotaExceeded
 from service.webhooks import TooManySubscriptions
@@ -61,7 +62,10 @@ CASES = [
     (TooManySubscriptions(), 422, "too_many_webhooks", {}),
     (QuotaExceeded(QUOTA, Charged(True, ((3, 0),))), 429, "rate_limited",
      {"retry_after_s": 30}),
+    (TooManyStreams("address", 200), 429, "too_many_streams",
+     {"per": "address", "max": 200, "retry_after_s": 5}),
     (StoreUnavailable(), 503, "store_unavailable", {}),
+    (StreamsFull(800), 503, "streams_full", {"max": 800, "retry_after_s": 5}),
     (SeeksFull(10_000, 5), 503, "seeks_full", {"max": 10_000, "retry_after_s": 5}),
 ]
 
