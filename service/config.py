@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Mapping
 
 
 def _int(name: str, default: int) -> int:
     raw = os.environ.get(name)
     return int(raw) if raw not in (None, "") else default
+
+
+def env_count(env: Mapping[str, str], name: str, default: int) -> int:
+    """A non-negative integer setting from ``env`` (``default`` when unset or empty)."""
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    value = int(raw)
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0")
+    return value
 
 
 @dataclass

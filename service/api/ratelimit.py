@@ -54,6 +54,7 @@ from typing import Any, Mapping
 
 from flask import Flask, current_app, g, request
 
+from ..config import env_count
 from ..store.errors import StoreError
 from ..store.quota import Charged, Counters, Quota, QuotaExceeded
 from .errors import coded_response
@@ -80,23 +81,14 @@ class RateLimitConfig:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "RateLimitConfig":
         env = os.environ if environ is None else environ
 
-        def num(name: str, default: int) -> int:
-            raw = env.get(name)
-            if raw in (None, ""):
-                return default
-            value = int(raw)
-            if value < 0:
-                raise ValueError(f"{name} must be >= 0")
-            return value
-
         return cls(
-            writes_per_minute=num("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE",
+            writes_per_minute=env_count(env, "CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE",
                                   cls.writes_per_minute),
-            ip_writes_per_minute=num("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE",
+            ip_writes_per_minute=env_count(env, "CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE",
                                      cls.ip_writes_per_minute),
-            verifies_per_minute=num("CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE",
+            verifies_per_minute=env_count(env, "CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE",
                                     cls.verifies_per_minute),
-            window_seconds=max(1, num("CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS",
+            window_seconds=max(1, env_count(env, "CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS",
                                       cls.window_seconds)),
         )
 

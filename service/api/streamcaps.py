@@ -41,6 +41,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+from ..config import env_count
 from ..engine import CodedError
 
 #: What a refused client is told to wait: a held stream is released within a keep-alive
@@ -85,17 +86,11 @@ class StreamCapsConfig:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "StreamCapsConfig":
         env = os.environ if environ is None else environ
 
-        def num(name: str, default: int) -> int:
-            raw = env.get(name)
-            value = default if raw in (None, "") else int(raw)
-            if value < 0:
-                raise ValueError(f"{name} must be >= 0")
-            return value
-
         return cls(
-            per_process=num("CARTOUCHE_SSE_MAX_STREAMS", max(1, _requests_at_once(env) * 4 // 5)),
-            per_token=num("CARTOUCHE_SSE_MAX_STREAMS_PER_TOKEN", cls.per_token),
-            per_address=num("CARTOUCHE_SSE_MAX_STREAMS_PER_ADDRESS", cls.per_address),
+            per_process=env_count(env, "CARTOUCHE_SSE_MAX_STREAMS",
+                                  max(1, _requests_at_once(env) * 4 // 5)),
+            per_token=env_count(env, "CARTOUCHE_SSE_MAX_STREAMS_PER_TOKEN", cls.per_token),
+            per_address=env_count(env, "CARTOUCHE_SSE_MAX_STREAMS_PER_ADDRESS", cls.per_address),
         )
 
 
