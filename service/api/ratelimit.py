@@ -83,13 +83,13 @@ class RateLimitConfig:
 
         return cls(
             writes_per_minute=env_count(env, "CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE",
-                                  cls.writes_per_minute),
+                                        cls.writes_per_minute),
             ip_writes_per_minute=env_count(env, "CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE",
-                                     cls.ip_writes_per_minute),
+                                           cls.ip_writes_per_minute),
             verifies_per_minute=env_count(env, "CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE",
-                                    cls.verifies_per_minute),
+                                          cls.verifies_per_minute),
             window_seconds=max(1, env_count(env, "CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS",
-                                      cls.window_seconds)),
+                                            cls.window_seconds)),
         )
 
     @property
