@@ -23,7 +23,8 @@ PLAYERS = [{"name": "a"}, {"name": "b"}, {"name": "c"}]
 ENDPOINTS = ["games.create_game", "games.create_games_bulk", "games.post_action",
              "games.resign", "games.abort", "games.fork_game", "games.join_game",
              "games.leave_game", "games.decline_game", "games.rematch_game",
-             "replays.verify_replay", "players.create_player", "webhooks.create_webhook"]
+             "replays.verify_replay", "players.create_player", "seeks.create_seek",
+             "webhooks.create_webhook"]
 
 
 def nested(depth: int, width: int, objects: bool) -> str:
@@ -69,6 +70,7 @@ def endpoints(client) -> dict[str, tuple[str, object, dict]]:
     export["events"] = export["events"][:6]
     game = {"type": "diamant", "players": PLAYERS, "options": {}}
     seat = auth(tokens[0])
+    seeker = auth(client.post("/v1/players", json={"name": "s"}).get_json()["token"])
     return {
         "games.create_game": ("/v1/games", game, {}),
         "games.create_games_bulk": ("/v1/games/bulk", {"games": [game]}, {}),
@@ -84,6 +86,8 @@ def endpoints(client) -> dict[str, tuple[str, object, dict]]:
         "games.rematch_game": (f"/v1/games/{gid}/rematch", {}, seat),
         "replays.verify_replay": ("/v1/replays/verify", export, {}),
         "players.create_player": ("/v1/players", {"name": "p", "kind": "human"}, {}),
+        "seeks.create_seek": ("/v1/seeks", {"type": "tides-of-time", "seats": 2,
+                                            "options": {"rated": True}}, seeker),
         "webhooks.create_webhook": ("/v1/webhooks", {"url": "http://127.0.0.1:9/h"}, {}),
     }
 
