@@ -4,7 +4,8 @@
                           [--iterations K] [--seed S] [--sims-seconds SEC]
 
 For every registered game type (or those given with ``--types``) it plays ``N`` games per
-matchup, every seat choosing from :func:`service.engine.bots.observe` only:
+matchup, every seat choosing from its observation only (built incrementally, as the server does:
+:class:`service.engine.bots.SeatLog`):
 
 * games that can be played by 2 seats: ``mcts`` vs ``heuristic`` and ``heuristic`` vs ``random``,
   the two levels alternating seats from game to game;
@@ -37,7 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from service.engine.bots import choose, observe  # noqa: E402
+from service.engine.bots import SeatLog, choose, observe  # noqa: E402
 from service.engine import command  # noqa: E402
 from service.engine.ismcts import search  # noqa: E402
 from service.engine.local import LocalGame  # noqa: E402
@@ -101,12 +102,13 @@ def play_one(game, levels: list[str], seed: bytes, rnd: random.Random, budget_ms
     g = LocalGame(game, [{"name": f"{lv}{i}", "bot": {"level": lv}}
                          for i, lv in enumerate(levels)], {}, seed)
     created = g.events[0]["data"]
+    logs = [SeatLog(game, created, s) for s in range(len(levels))]
     for _ in range(MAX_STEPS):
         awaiting = g.awaiting()
         if not awaiting:
             break
         seat = awaiting[0]
-        obs = observe(game, created, g.events[1:], g.state, seat, g.version)
+        obs = logs[seat].observe(g.events, g.state, g.version, log_start=1)
         level = levels[seat]
         t0 = time.perf_counter()
         if level == "mcts" and iterations is not None and len(obs.legal) > 1:

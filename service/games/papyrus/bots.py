@@ -53,7 +53,7 @@ import heapq
 import random
 from typing import Any
 
-from ...engine.bots import BotHooks
+from ...engine.bots import BotHooks, digest
 from .data import (BAG_COUNTS, BUILTIN_BOARD, BUILTIN_BOARD_DOC, COLOURS,
                                   EVENT_COUNTS, EVENTS, GLYPHS, GOD, GODS, KINDS,
                                   MOVEMENT_COUNTS, SCARAB_POINTS, SONS, SONS_BONUS, SPELLING,
@@ -522,11 +522,15 @@ def _expand(counts: dict, keys) -> list[str]:
 
 class _Tracker:
     """What the visible log tells beyond the view: pile contents since the last refill, and the
-    God cards this seat has placed (under the deck, or drawn by someone since)."""
+    God cards this seat has placed (under the deck, or drawn by someone since). A fold over the
+    seat's visible events (:meth:`feed`), kept up to date by :class:`service.engine.bots.SeatLog`
+    between decisions; :meth:`consistent` checks it against the view."""
 
-    def __init__(self, obs) -> None:
-        me = obs.seat
-        n = len(obs.view["seats"])
+    __slots__ = ("me", "ok", "bag_pool", "glyph_discard", "deck_pool", "movement_discard",
+                 "god_slots", "known_hands")
+
+    def __init__(self, me: int, n: int) -> None:
+        self.me = me
         self.ok = True
         self.bag_pool = dict(BAG_COUNTS)          # could be in the bag (since the last refill)
         self.glyph_discard = {x: 0 for x in GLYPHS}
@@ -534,71 +538,84 @@ class _Tracker:
         self.movement_discard = {k: 0 for k in KINDS}
         self.god_slots: list[str | None] = []     # the God deck, None = unknown card
         self.known_hands: list[list[str]] = [[] for _ in range(n)]
-        for ev in obs.events:
-            t, d, seat = ev["type"], ev["data"], ev.get("seat")
-            mine = seat == me
-            if t == "DecksShuffled":
-                size = d["god_deck"]
-                self.god_slots = [None] * (size if isinstance(size, int) else len(size))
-            elif t == "HandDealt":
-                gods = d["gods"]
-                del self.god_slots[:gods if isinstance(gods, int) else len(gods)]
-                if mine:
-                    for x in d["glyphs"]:
-                        self.bag_pool[x] -= 1
-                    for k in d["movement"]:
-                        self.deck_pool[k] -= 1
-            elif t == "GlyphsDrawn" and mine:
+
+    def copy(self) -> "_Tracker":
+        out = _Tracker.__new__(_Tracker)
+        out.me, out.ok = self.me, self.ok
+        out.bag_pool = dict(self.bag_pool)
+        out.glyph_discard = dict(self.glyph_discard)
+        out.deck_pool = dict(self.deck_pool)
+        out.movement_discard = dict(self.movement_discard)
+        out.god_slots = list(self.god_slots)
+        out.known_hands = [list(h) for h in self.known_hands]
+        return out
+
+    def feed(self, ev: dict) -> None:
+        t, d, seat = ev["type"], ev["data"], ev.get("seat")
+        mine = seat == self.me
+        if t == "DecksShuffled":
+            size = d["god_deck"]
+            self.god_slots = [None] * (size if isinstance(size, int) else len(size))
+        elif t == "HandDealt":
+            gods = d["gods"]
+            del self.god_slots[:gods if isinstance(gods, int) else len(gods)]
+            if mine:
                 for x in d["glyphs"]:
                     self.bag_pool[x] -= 1
-            elif t == "MovementDrawn" and mine:
-                for k in d["cards"]:
+                for k in d["movement"]:
                     self.deck_pool[k] -= 1
-            elif t == "BagRefilled":
-                self.bag_pool = self.glyph_discard
-                self.glyph_discard = {x: 0 for x in GLYPHS}
-            elif t == "MovementReshuffled":
-                self.deck_pool = self.movement_discard
-                self.movement_discard = {k: 0 for k in KINDS}
-            elif t in ("GodConquered", "GodFormed"):
-                for x in d["spelling"]:
-                    self.glyph_discard[x] += 1
-                if isinstance(seat, int) and d["god"] in self.known_hands[seat]:
-                    self.known_hands[seat].remove(d["god"])
-            elif t == "GlyphsDiscarded":
-                for x in d["glyphs"]:
-                    self.glyph_discard[x] += 1
-            elif t in ("PawnMoved", "MovementDiscarded"):
-                for k, v in d["cards"].items():
-                    self.movement_discard[k] += v
-            elif t == "GodDrawn":
-                if not self.god_slots:
-                    self.ok = False
-                    continue
-                top = self.god_slots.pop(0)
-                if not mine and top is not None:
-                    self.known_hands[seat].append(top)
-            elif t == "GodSwapped":
-                if mine:
-                    self.god_slots.append(d["put"])
-                else:
-                    self.god_slots.append(None)
-                    # the card put back may be one we knew about: forget what it holds
-                    self.known_hands[seat] = []
-                if not self.god_slots:
-                    self.ok = False
-                    continue
-                top = self.god_slots.pop(0)
-                if not mine and top is not None:
-                    self.known_hands[seat].append(top)
-        view = obs.view
-        if self.glyph_discard != {x: view["glyph_discard"].get(x, 0) for x in GLYPHS}:
+        elif t == "GlyphsDrawn" and mine:
+            for x in d["glyphs"]:
+                self.bag_pool[x] -= 1
+        elif t == "MovementDrawn" and mine:
+            for k in d["cards"]:
+                self.deck_pool[k] -= 1
+        elif t == "BagRefilled":
+            self.bag_pool = self.glyph_discard
+            self.glyph_discard = {x: 0 for x in GLYPHS}
+        elif t == "MovementReshuffled":
+            self.deck_pool = self.movement_discard
+            self.movement_discard = {k: 0 for k in KINDS}
+        elif t in ("GodConquered", "GodFormed"):
+            for x in d["spelling"]:
+                self.glyph_discard[x] += 1
+            if isinstance(seat, int) and d["god"] in self.known_hands[seat]:
+                self.known_hands[seat].remove(d["god"])
+        elif t == "GlyphsDiscarded":
+            for x in d["glyphs"]:
+                self.glyph_discard[x] += 1
+        elif t in ("PawnMoved", "MovementDiscarded"):
+            for k, v in d["cards"].items():
+                self.movement_discard[k] += v
+        elif t == "GodDrawn":
+            self._draw_god(seat, mine)
+        elif t == "GodSwapped":
+            if mine:
+                self.god_slots.append(d["put"])
+            else:
+                self.god_slots.append(None)
+                # the card put back may be one we knew about: forget what it holds
+                self.known_hands[seat] = []
+            self._draw_god(seat, mine)
+
+    def _draw_god(self, seat, mine: bool) -> None:
+        if not self.god_slots:
             self.ok = False
+            return
+        top = self.god_slots.pop(0)
+        if not mine and top is not None:
+            self.known_hands[seat].append(top)
+
+    def consistent(self, view: dict) -> bool:
+        """Whether the fold agrees with the view's public piles (else it is not used)."""
+        if not self.ok:
+            return False
+        if self.glyph_discard != {x: view["glyph_discard"].get(x, 0) for x in GLYPHS}:
+            return False
         if view["variant"] != "solo" and self.movement_discard != {
                 k: view["movement_discard"].get(k, 0) for k in KINDS}:
-            self.ok = False
-        if len(self.god_slots) != view["god_deck_count"]:
-            self.ok = False
+            return False
+        return len(self.god_slots) == view["god_deck_count"]
 
 
 def _sample_sub(pool: dict, cap: dict, size: int, keys, rnd: random.Random) -> dict:
@@ -619,14 +636,15 @@ def determinize(obs, rnd: random.Random) -> dict:
     me = obs.seat
     solo = view["variant"] == "solo"
     n = len(view["seats"])
-    tr = _Tracker(obs)
+    tr = digest(obs)
+    tr_ok = tr.consistent(view)
     mine = view["seats"][me]
 
     # -- glyphs: other holders + bag are the unseen tiles ---------------------------------
     unseen = {x: BAG_COUNTS[x] - mine["holder"].get(x, 0) - view["glyph_discard"].get(x, 0)
               - (view.get("market") or {}).get(x, 0) for x in GLYPHS}
     bag_n = view["bag_count"]
-    bag_ms = _sample_sub(tr.bag_pool if tr.ok else unseen, unseen, bag_n, GLYPHS, rnd)
+    bag_ms = _sample_sub(tr.bag_pool if tr_ok else unseen, unseen, bag_n, GLYPHS, rnd)
     bag = _expand(bag_ms, GLYPHS)
     rnd.shuffle(bag)
     rest = _expand(_sub(unseen, bag_ms), GLYPHS)
@@ -648,7 +666,7 @@ def determinize(obs, rnd: random.Random) -> dict:
     if not solo:
         unseen_m = {k: MOVEMENT_COUNTS[k] - mine["movement"].get(k, 0)
                     - view["movement_discard"].get(k, 0) for k in KINDS}
-        deck_ms = _sample_sub(tr.deck_pool if tr.ok else unseen_m, unseen_m,
+        deck_ms = _sample_sub(tr.deck_pool if tr_ok else unseen_m, unseen_m,
                               view["movement_deck_count"], KINDS, rnd)
         movement_deck = _expand(deck_ms, KINDS)
         rnd.shuffle(movement_deck)
@@ -664,8 +682,8 @@ def determinize(obs, rnd: random.Random) -> dict:
 
     # -- God cards ----------------------------------------------------------------------
     out_n = 36 - view["god_deck_size"]
-    slots = list(tr.god_slots) if tr.ok else [None] * view["god_deck_count"]
-    known = [list(h) for h in tr.known_hands] if tr.ok else [[] for _ in range(n)]
+    slots = list(tr.god_slots) if tr_ok else [None] * view["god_deck_count"]
+    known = [list(h) for h in tr.known_hands] if tr_ok else [[] for _ in range(n)]
     known[me] = []
     placed = set(view["owners"]) | set(mine["gods"]) | {g for g in slots if g}
     for i in range(n):
@@ -804,6 +822,9 @@ class Bots(BotHooks):
     for_simulation = staticmethod(for_simulation)
     horizon = staticmethod(horizon)
     evaluate = staticmethod(evaluate)
+
+    def new_digest(self, seat: int, n: int) -> _Tracker:
+        return _Tracker(seat, n)
 
 
 BOTS = Bots()
