@@ -17,7 +17,8 @@ matchup, every seat choosing from its observation only (built incrementally, as 
 ``solo``, ``curse``, ``sphinx``...; ``default`` is the game without options); a type without
 such a variant is skipped with a note. A ``solo`` variant is played by one seat alone against
 the game's own target (Papyrus: beat the Pharaoh; Scarabya: cover the scarabs): each level is
-measured on its own, its win rate being the share of games it won.
+measured on its own (mcts, heuristic; not random, whose solo games may not end), its win rate
+being the share of games it won.
 
 Per matchup it prints each level's win rate (a shared win of ``k`` winners counts ``1/k``) with a
 95% Wilson score interval, the lone seat's ratio to its fair share (multi-seat games), and per
@@ -208,7 +209,7 @@ def plan_for(game, mode: str | None) -> tuple[int, str, list[tuple[str, ...]]]:
     lone seat against the others), ``solo`` (one seat alone against the game's target: each
     level on its own)."""
     if mode == "solo":
-        return 1, "solo", [("mcts",), ("heuristic",), ("random",)]
+        return 1, "solo", [("mcts",), ("heuristic",)]  # random: a solo game may never end
     n, duel = seat_plan(game)
     return n, "duel" if duel else "table", matchups(duel)
 

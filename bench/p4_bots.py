@@ -189,12 +189,11 @@ def scaling(args) -> dict:
         seat = awaiting[0]
         real = len(g.legal(seat)) > 1
         near = any(abs(g.version - at) <= args.scaling_window for at in SCALING_AT)
-        action = None
         if real and near:
             for level in levels:
                 t0 = time.process_time()
                 obs = logs[seat].observe(g.events, g.state, g.version, log_start=1)
-                action = decide(level, obs)
+                decide(level, obs)
                 rows.append((g.version, level, "incremental", 1000 * (time.process_time() - t0)))
                 t0 = time.process_time()
                 ref = observe(game, created, g.events[1:], g.state, seat, g.version)

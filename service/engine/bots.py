@@ -216,6 +216,19 @@ class BotHooks:
         """A fast policy on a full (determinized) state: uniform random by default."""
         return legal[rnd.randrange(len(legal))]
 
+    def candidates(self, game: Game, state: State, seat: int, legal: list[Action]
+                   ) -> list[Action]:
+        """The observer's actions the search tree considers at a node, a subset of ``legal``
+        that must not depend on what ``seat`` cannot see (e.g. one payment per path instead
+        of every payment): all of them by default."""
+        return legal
+
+    def prior(self, obs: "Observation") -> Action | None:
+        """An action the search keeps unless another one is clearly better (its mean reward
+        above this one's by :data:`~service.engine.ismcts.PRIOR_MARGIN`): e.g. the heuristic's.
+        None by default (the most visited action wins)."""
+        return None
+
     def for_simulation(self, state: State) -> State:
         """``state`` without what only views and result details read (cheaper to copy)."""
         return state
