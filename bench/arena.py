@@ -18,7 +18,7 @@ matchup, every seat choosing from its observation only (built incrementally, as 
 such a variant is skipped with a note. A ``solo`` variant is played by one seat alone against
 the game's own target (Papyrus: beat the Pharaoh; Scarabya: cover the scarabs): each level is
 measured on its own (mcts, heuristic; not random, whose solo games may not end), its win rate
-being the share of games it won.
+being the share of games it won, every level on the same seeds.
 
 Per matchup it prints each level's win rate (a shared win of ``k`` winners counts ``1/k``) with a
 95% Wilson score interval, the lone seat's ratio to its fair share (multi-seat games), and per
@@ -277,7 +277,9 @@ def main(argv=None) -> int:
                 else:
                     levels = [b] * n
                     levels[i % n] = a
-                tag = "-".join(levels_ab) + ("" if mode is None else f"-{mode}")
+                # solo: every level plays the same seeds (the same deals), so they compare
+                tag = mode if kind == "solo" else \
+                    "-".join(levels_ab) + ("" if mode is None else f"-{mode}")
                 seed = f"arena-{args.seed}-{tid}-{tag}-{i}".encode()
                 rnd = random.Random(f"{args.seed}-{tid}-{tag}-{i}")
                 t0 = time.perf_counter()

@@ -793,15 +793,28 @@ EVAL_POINTS = 6.0
 PLAN_TURNS = 8.0
 #: at most this many legal actions of a pending decision are searched (else the heuristic's)
 MAX_PENDING = 8
+#: solo: the discards searched, the heuristic's least useful distinct glyphs first
+SOLO_DISCARDS = 2
+
+
+def _solo_candidates(me: _Me, legal: list[dict]) -> list[dict]:
+    """Solo: the heuristic's candidates only. A discard among the ``SOLO_DISCARDS`` least
+    useful glyphs (its order); a turn forms one of the God cards it can (which one first is
+    the search's question), buying only when none can be formed: forming is free and keeps
+    the turn, so the heuristic never puts it off."""
+    if me.pending is not None:
+        give = list(dict.fromkeys(_solo_give_up_order(me, _plans(me))))[:SOLO_DISCARDS]
+        return [a for a in legal if a["glyph"] in give] or legal
+    return [a for a in legal if a["type"] == "form_god"] or legal
 
 
 def candidates(game, state: dict, seat: int, legal: list[dict]) -> list[dict]:
     """The observer's actions worth searching, from what the seat sees: one payment per path
     (the heuristic's cheapest), one exchange per glyph taken (paying the least useful tile),
-    drawing movement cards, and the heuristic's own choice. Solo: every action (few)."""
+    drawing movement cards, and the heuristic's own choice. Solo: :func:`_solo_candidates`."""
     me = _me_from_state(state, seat)
     if me.solo:
-        return legal
+        return _solo_candidates(me, legal)
     plans = _plans(me)
     if me.pending is not None:
         if len(legal) <= MAX_PENDING:
