@@ -2,18 +2,28 @@
 
     python bench/arena.py [--games N] [--types diamant tides-of-time ...] [--budget-ms MS]
                           [--iterations K] [--seed S] [--sims-seconds SEC]
+                          [--mode default duel solo curse sphinx ...] [--matchups mcts:heuristic]
 
 For every registered game type (or those given with ``--types``) it plays ``N`` games per
-matchup, every seat choosing from :func:`service.engine.bots.observe` only:
+matchup, every seat choosing from its observation only (built incrementally, as the server does:
+:class:`service.engine.bots.SeatLog`):
 
 * games that can be played by 2 seats: ``mcts`` vs ``heuristic`` and ``heuristic`` vs ``random``,
   the two levels alternating seats from game to game;
 * games that need more seats (Diamant: 4 seats): one ``mcts`` seat against ``heuristic`` seats and
   one ``heuristic`` seat against ``random`` seats, the lone seat rotating round the table.
 
+``--mode`` plays each game type in the given variants (the ids of ``Game.variants``: ``duel``,
+``solo``, ``curse``, ``sphinx``...; ``default`` is the game without options); a type without
+such a variant is skipped with a note. A ``solo`` variant is played by one seat alone against
+the game's own target (Papyrus: beat the Pharaoh; Scarabya: cover the scarabs): each level is
+measured on its own (mcts, heuristic; not random, whose solo games may not end), its win rate
+being the share of games it won, every level on the same seeds.
+
 Per matchup it prints each level's win rate (a shared win of ``k`` winners counts ``1/k``) with a
 95% Wilson score interval, the lone seat's ratio to its fair share (multi-seat games), and per
-level the mean and p95 time of one decision (only real decisions: more than one legal action).
+level the mean, p95 and max time of one decision (only real decisions: more than one legal
+action), and the wall time of one whole game (mean, p95, max).
 Then, for games whose AI module has a determinizer, the ISMCTS iterations per second over the
 decision points of one heuristic game, next to a baseline measured in the same run on the same
 points: plain uniform-random playouts (determinize + random moves to the end, no tree, no
@@ -37,7 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from service.engine.bots import choose, observe  # noqa: E402
+from service.engine.bots import SeatLog, choose, observe  # noqa: E402
 from service.engine import command  # noqa: E402
 from service.engine.ismcts import search  # noqa: E402
 from service.engine.local import LocalGame  # noqa: E402
@@ -97,16 +107,18 @@ def matchups(duel: bool) -> list[tuple[str, str]]:
 
 
 def play_one(game, levels: list[str], seed: bytes, rnd: random.Random, budget_ms: int,
-             iterations: int | None, times: dict[str, list[float]]) -> dict:
+             iterations: int | None, times: dict[str, list[float]],
+             options: dict | None = None) -> dict:
     g = LocalGame(game, [{"name": f"{lv}{i}", "bot": {"level": lv}}
-                         for i, lv in enumerate(levels)], {}, seed)
+                         for i, lv in enumerate(levels)], dict(options or {}), seed)
     created = g.events[0]["data"]
+    logs = [SeatLog(game, created, s) for s in range(len(levels))]
     for _ in range(MAX_STEPS):
         awaiting = g.awaiting()
         if not awaiting:
             break
         seat = awaiting[0]
-        obs = observe(game, created, g.events[1:], g.state, seat, g.version)
+        obs = logs[seat].observe(g.events, g.state, g.version, log_start=1)
         level = levels[seat]
         t0 = time.perf_counter()
         if level == "mcts" and iterations is not None and len(obs.legal) > 1:
@@ -181,10 +193,36 @@ def ismcts_per_second(points: list, mod, seconds: float, per_point: int = 30) ->
     return done / (time.perf_counter() - t0)
 
 
+def mode_options(game, mode: str | None) -> dict | None:
+    """The options of ``game``'s variant ``mode`` ({} for None), or None if it has no such
+    variant."""
+    if mode is None:
+        return {}
+    for v in game.variants:
+        if v["id"] == mode:
+            return dict(v["options"])
+    return None
+
+
+def plan_for(game, mode: str | None) -> tuple[int, str, list[tuple[str, ...]]]:
+    """(seats, kind, matchups): kind ``duel`` (2 seats, levels alternating), ``table`` (one
+    lone seat against the others), ``solo`` (one seat alone against the game's target: each
+    level on its own)."""
+    if mode == "solo":
+        return 1, "solo", [("mcts",), ("heuristic",)]  # random: a solo game may never end
+    n, duel = seat_plan(game)
+    return n, "duel" if duel else "table", matchups(duel)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=10, help="games per matchup and game type")
     ap.add_argument("--types", nargs="*", default=None, help="game type ids (default: all)")
+    ap.add_argument("--mode", nargs="*", default=None,
+                    help="variant ids (e.g. duel solo curse sphinx; 'default' for no option): "
+                         "each game type is played in each of them it has")
+    ap.add_argument("--matchups", nargs="*", default=None,
+                    help="only these matchups, e.g. mcts:heuristic heuristic:random heuristic")
     ap.add_argument("--budget-ms", type=int, default=200, help="mcts budget per decision")
     ap.add_argument("--iterations", type=int, default=None,
                     help="mcts iterations per decision instead of a time budget (reproducible)")
@@ -197,75 +235,106 @@ def main(argv=None) -> int:
     unknown = [t for t in types if t not in GAMES]
     if unknown:
         ap.error(f"unknown game types: {unknown}; known: {list(GAMES)}")
+    modes = [None if m == "default" else m for m in (args.mode or ["default"])]
 
     plan = []
     notes: dict[str, str] = {}
     for tid in types:
         game = GAMES[tid]
-        name, mod = tid, game.bots
+        mod = game.bots
         if mod is None:
             notes[tid] = f"skipped: {tid} has no bot hooks"
             continue
-        n, duel = seat_plan(game)
-        plan.append((tid, name, game, mod, n, duel))
-    total = sum(len(matchups(duel)) * args.games for *_, duel in plan)
+        for mode in modes:
+            key = tid if mode is None else f"{tid}/{mode}"
+            options = mode_options(game, mode)
+            if options is None:
+                notes[key] = f"skipped: {tid} has no variant {mode!r}"
+                continue
+            n, kind, ms = plan_for(game, mode)
+            if args.matchups:
+                ms = [m for m in ms if ":".join(m) in args.matchups]
+            plan.append((key, tid, mode, options, game, mod, n, kind, ms))
+    total = sum(len(p[-1]) * args.games for p in plan)
     bar = Progress(total)
     report: dict = {"games": args.games, "budget_ms": args.budget_ms,
-                    "iterations": args.iterations, "seed": args.seed, "types": {}}
+                    "iterations": args.iterations, "seed": args.seed, "modes": args.mode,
+                    "types": {}}
     lines: list[str] = []
-    for tid, name, game, mod, n, duel in plan:
-        entry = {"seats": n, "matchups": [], "decision_time_ms": {}}
+    for key, tid, mode, options, game, mod, n, kind, ms in plan:
+        entry = {"seats": n, "mode": mode, "kind": kind, "matchups": [],
+                 "decision_time_ms": {}}
         times: dict[str, list[float]] = {}
-        for a, b in matchups(duel):
+        for levels_ab in ms:
+            a, b = levels_ab[0], levels_ab[-1]
             share = {a: 0.0, b: 0.0}
+            walls: list[float] = []
             for i in range(args.games):
-                if duel:
+                if kind == "solo":
+                    levels = [a]
+                elif kind == "duel":
                     levels = [a, b] if i % 2 == 0 else [b, a]
                 else:
                     levels = [b] * n
                     levels[i % n] = a
-                seed = f"arena-{args.seed}-{tid}-{a}-{b}-{i}".encode()
-                rnd = random.Random(f"{args.seed}-{tid}-{a}-{b}-{i}")
-                res = play_one(game, levels, seed, rnd, args.budget_ms, args.iterations, times)
+                # solo: every level plays the same seeds (the same deals), so they compare
+                tag = mode if kind == "solo" else \
+                    "-".join(levels_ab) + ("" if mode is None else f"-{mode}")
+                seed = f"arena-{args.seed}-{tid}-{tag}-{i}".encode()
+                rnd = random.Random(f"{args.seed}-{tid}-{tag}-{i}")
+                t0 = time.perf_counter()
+                res = play_one(game, levels, seed, rnd, args.budget_ms, args.iterations, times,
+                               options)
+                walls.append(time.perf_counter() - t0)
                 winners = res["winners"]
                 for s in winners:
                     share[levels[s]] += 1.0 / len(winners)
-                bar.tick(f"{tid} {a} vs {b} #{i + 1}")
-            m = {"levels": [a, b], "games": args.games}
-            for lv in (a, b):
-                seats_of_lv = 1 if (duel or lv == a) else n - 1
+                bar.tick(f"{key} {' vs '.join(levels_ab)} #{i + 1}")
+            m = {"levels": list(levels_ab), "games": args.games,
+                 "game_wall_s": {"mean": round(sum(walls) / len(walls), 3),
+                                 "p95": round(p95(walls), 3), "max": round(max(walls), 3)}}
+            for lv in dict.fromkeys(levels_ab):
+                seats_of_lv = 1 if (kind != "table" or lv == a) else n - 1
                 rate = share[lv] / args.games
                 lo, hi = wilson(share[lv], args.games)
                 m[lv] = {"win_rate": round(rate, 4), "ci95": [round(lo, 4), round(hi, 4)],
                          "seats": seats_of_lv}
-            if not duel:
+            if kind == "table":
                 m["fair_share"] = round(1 / n, 4)
                 m["lone_seat_vs_fair_share"] = round(m[a]["win_rate"] * n, 3)
             entry["matchups"].append(m)
         for lv, ts in sorted(times.items()):
             entry["decision_time_ms"][lv] = {"mean": round(1000 * sum(ts) / len(ts), 2),
                                              "p95": round(1000 * p95(ts), 2),
+                                             "max": round(1000 * max(ts), 2),
                                              "decisions": len(ts)}
-        report["types"][tid] = entry
+        report["types"][key] = entry
     bar.close()
 
-    for tid, name, game, mod, n, duel in plan:
-        entry = report["types"][tid]
-        lines.append(f"== {tid} ({n} seats{'' if duel else ', one lone seat'})")
+    for key, tid, mode, options, game, mod, n, kind, ms in plan:
+        entry = report["types"][key]
+        what = {"duel": "", "table": ", one lone seat", "solo": ", alone against the target"}
+        lines.append(f"== {key} ({n} seat{'s' if n > 1 else ''}{what[kind]})")
         for m in entry["matchups"]:
-            a, b = m["levels"]
-            for lv in (a, b):
+            a, b = m["levels"][0], m["levels"][-1]
+            title = f"{a} vs {b}" if kind != "solo" else f"{a} solo"
+            for lv in dict.fromkeys(m["levels"]):
                 r = m[lv]
-                who = (f"{lv}" if duel or lv == a else f"{lv} (x{n - 1} seats, together)")
-                lines.append(f"   {a} vs {b}: {who:<28} win {100 * r['win_rate']:5.1f}% "
+                who = (f"{lv}" if kind != "table" or lv == a
+                       else f"{lv} (x{n - 1} seats, together)")
+                lines.append(f"   {title}: {who:<28} win {100 * r['win_rate']:5.1f}% "
                              f"[{100 * r['ci95'][0]:5.1f}, {100 * r['ci95'][1]:5.1f}]")
-            if not duel:
-                lines.append(f"   {a} vs {b}: lone {a} seat = {m['lone_seat_vs_fair_share']:.2f}"
+            if kind == "table":
+                lines.append(f"   {title}: lone {a} seat = {m['lone_seat_vs_fair_share']:.2f}"
                              f" x fair share (1/{n})")
+            w = m["game_wall_s"]
+            lines.append(f"   {title}: game wall time mean {w['mean']:.2f} s, p95 {w['p95']:.2f}"
+                         f" s, max {w['max']:.2f} s")
         for lv, t in entry["decision_time_ms"].items():
             lines.append(f"   decision time {lv:<9} mean {t['mean']:8.2f} ms   p95 "
-                         f"{t['p95']:8.2f} ms   ({t['decisions']} decisions)")
-        if args.sims_seconds > 0 and hasattr(mod, "determinize"):
+                         f"{t['p95']:8.2f} ms   max {t['max']:8.2f} ms   "
+                         f"({t['decisions']} decisions)")
+        if args.sims_seconds > 0 and hasattr(mod, "determinize") and mode is None:
             points = decision_points(game, mod, n, f"speed-{tid}".encode())
             base = random_playouts_per_second(points, mod, args.sims_seconds)
             sims = ismcts_per_second(points, mod, args.sims_seconds)
@@ -275,9 +344,9 @@ def main(argv=None) -> int:
             lines.append(f"   ISMCTS {sims:8.0f} simulations/s; baseline random playouts "
                          f"{base:8.0f}/s; ratio {sims / base if base else float('nan'):.2f} "
                          f"({len(points)} decision points)")
-    for tid, note in notes.items():
-        lines.append(f"== {tid}: {note}")
-        report["types"][tid] = {"skipped": note}
+    for key, note in notes.items():
+        lines.append(f"== {key}: {note}")
+        report["types"][key] = {"skipped": note}
     print("\n".join(lines))
     print(json.dumps(report, sort_keys=True))
     return 0

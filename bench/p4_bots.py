@@ -10,7 +10,14 @@ observations a seat really gets, only those with more than one legal action).
    end, no tree, no policy). Both are reported per wall-clock second and per CPU second of this
    process (``time.process_time``: robust when other processes share the cores). Target: >= 2,000
    simulations per second.
-2. The time of one decision at default settings, ``service.engine.bots.choose(level, obs)``
+2. Decision time against the game's length (``--scaling``): one 2-seat Papyrus game (seat 0
+   heuristic, seat 1 random: > 2,000 events), every real decision timed (CPU time of this process)
+   twice in the same run: with the observation built incrementally
+   (:class:`service.engine.bots.SeatLog`, what the autoplay does) and, as the baseline, from
+   scratch (:func:`service.engine.bots.observe` over the whole log). Per path, the median
+   decision (observe + choose) among the decisions nearest event 50 and event 2,000; target:
+   incremental ratio <= 1.2. The same for ``mcts`` at fixed iterations (``--scaling-iterations``).
+3. The time of one decision at default settings, ``service.engine.bots.choose(level, obs)``
    (no budget given: the mcts level uses ``DEFAULT_BUDGET_MS``), for every game type and level,
    over several decision points each; the time of building the observation (``observe``) is reported
    apart. Target: every decision <= 1 s.
@@ -37,7 +44,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _harness import machine, ratio  # noqa: E402
 from arena import decision_points, seat_plan  # noqa: E402
 
-from service.engine.bots import DEFAULT_BUDGET_MS, LEVELS, choose, observe  # noqa: E402
+from service.engine.bots import (DEFAULT_BUDGET_MS, LEVELS, SeatLog, choose,  # noqa: E402
+                                 observe)
+from service.engine.ismcts import search  # noqa: E402
 from service.engine.local import LocalGame  # noqa: E402
 from service.games import GAMES  # noqa: E402
 
@@ -151,12 +160,102 @@ def decisions(args) -> dict:
     return out
 
 
+SCALING_AT = (50, 2000)
+SCALING_TARGET = 1.2
+
+
+def scaling(args) -> dict:
+    """Decision time near event 50 and near event 2,000 of one Papyrus game (see above)."""
+    game = GAMES["papyrus"]
+    g = LocalGame(game, [{"name": f"h{i}"} for i in range(args.scaling_seats)], {},
+                  b"p4-scaling")
+    created = g.events[0]["data"]
+    logs = [SeatLog(game, created, s) for s in range(args.scaling_seats)]
+    rnd = random.Random(5)
+    levels = ["heuristic"] + (["mcts"] if args.scaling_iterations else [])
+    rows: list[tuple[int, str, str, float]] = []   # (version, level, path, cpu ms)
+
+    def decide(level, obs):
+        if level == "mcts":
+            return search(obs, game.bots, random.Random(6), budget_ms=None,
+                          iterations=args.scaling_iterations)
+        return choose(level, obs, random.Random(6))
+
+    last = SCALING_AT[-1]
+    for _ in range(20_000):
+        awaiting = g.awaiting()
+        if not awaiting:
+            break
+        seat = awaiting[0]
+        real = len(g.legal(seat)) > 1
+        near = any(abs(g.version - at) <= args.scaling_window for at in SCALING_AT)
+        if real and near:
+            for level in levels:
+                t0 = time.process_time()
+                obs = logs[seat].observe(g.events, g.state, g.version, log_start=1)
+                decide(level, obs)
+                rows.append((g.version, level, "incremental", 1000 * (time.process_time() - t0)))
+                t0 = time.process_time()
+                ref = observe(game, created, g.events[1:], g.state, seat, g.version)
+                decide(level, ref)
+                rows.append((g.version, level, "from_scratch", 1000 * (time.process_time() - t0)))
+        obs = logs[seat].observe(g.events, g.state, g.version, log_start=1)
+        # seat 0 plays the heuristic, the others at random: a long game (random seats conquer
+        # little), every decision of every seat timed with the levels above
+        if not real:
+            g.act(seat, obs.legal[0])
+        else:
+            g.act(seat, game.bots.heuristic(obs, rnd) if seat == 0 else rnd.choice(obs.legal))
+        if g.version > last + args.scaling_window:
+            break
+    out: dict = {"game_events": g.version, "window": args.scaling_window,
+                 "iterations": args.scaling_iterations, "levels": {}}
+    for level in levels:
+        per: dict = {}
+        for path in ("incremental", "from_scratch"):
+            med = {}
+            for at in SCALING_AT:
+                xs = [ms for v, lv, p, ms in rows
+                      if lv == level and p == path and abs(v - at) <= args.scaling_window]
+                med[at] = statistics.median(xs) if xs else None
+            r = (med[last] / med[SCALING_AT[0]]) if med[last] and med[SCALING_AT[0]] else None
+            per[path] = {f"median_cpu_ms_at_{at}": None if m is None else round(m, 3)
+                         for at, m in med.items()}
+            per[path]["decisions"] = sum(1 for _, lv, p, _ in rows if lv == level and p == path)
+            per[path]["ratio"] = None if r is None else round(r, 3)
+        per["ok"] = (per["incremental"]["ratio"] is not None
+                     and per["incremental"]["ratio"] <= SCALING_TARGET) if level == "heuristic" \
+            else None
+        out["levels"][level] = per
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=3.0, help="per rate measurement")
     ap.add_argument("--points", type=int, default=6, help="decisions per game, random/heuristic")
     ap.add_argument("--mcts-points", type=int, default=4, help="decisions per game, mcts")
+    ap.add_argument("--scaling", action="store_true",
+                    help="only the decision time against the game's length")
+    ap.add_argument("--scaling-window", type=int, default=40,
+                    help="events either side of 50 and 2,000 whose decisions are timed")
+    ap.add_argument("--scaling-seats", type=int, default=2, help="seats of the Papyrus game")
+    ap.add_argument("--scaling-iterations", type=int, default=0,
+                    help="also time mcts at this many iterations (0: heuristic only)")
     args = ap.parse_args()
+    if args.scaling:
+        res = {"bench": "p4_bots", "scaling": scaling(args), "target_ratio": SCALING_TARGET,
+               **machine()}
+        print(f"P4 bots: decision time near events {SCALING_AT} of one Papyrus game "
+              f"({res['scaling']['game_events']} events played), CPU ms, median")
+        for level, per in res["scaling"]["levels"].items():
+            for path in ("incremental", "from_scratch"):
+                v = per[path]
+                print(f"  {level:9s} {path:12s} " + "  ".join(
+                    f"@{at}: {v[f'median_cpu_ms_at_{at}']}" for at in SCALING_AT)
+                    + f"  ratio {v['ratio']}  ({v['decisions']} decisions)")
+        print(json.dumps(res, sort_keys=True))
+        return
     S = sims(args)
     D = decisions(args)
     sims_ok = all(v.get("ok", False) for v in S.values()) if "skipped" not in S else None

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .. import clock as clock_mod
+from ..engine.bots import SeatLogs
 from ..replay import SHELL_EVENTS
 from ..store.events import EventStore
 from .commands import MAX_RETRIES, Appender
@@ -15,6 +16,9 @@ from .errors import NotFound
 from .loading import Loader, valid_id
 from .model import Appended, Control, Outcome, Table
 from .seats import Seats
+
+#: Every seat's observation log this process keeps up to date between its bot turns.
+SEAT_LOGS = SeatLogs()
 
 
 @dataclass(eq=False)
@@ -78,15 +82,23 @@ class Autoplay:
         return isinstance(self.appender.run(table, seat, action), Appended)
 
     def _bot_action(self, table: Table, seat: int, level: str, budget_ms: int | None) -> Any:
-        from ..engine.bots import choose, observe, secret_random
+        from ..engine.bots import choose, secret_random
 
         rnd = secret_random(bytes.fromhex(self.loader.seed(table.id)), table.id, table.version,
                             seat)
         if level == "random":  # needs nothing but the seat's own legal actions
             return rnd.choice(table.game.legal_actions(table.state, seat))
 
-        events = [game_event(table.game, s) for s in self.store.read(table.id, 1, table.version)
-                  if s.envelope["type"] not in SHELL_EVENTS]
-        created = {**table.created["data"], "players": table.players}
-        obs = observe(table.game, created, events, table.state, seat, table.version)
+        obs = self._observe(table, seat)
         return choose(level, obs, rnd, budget_ms)
+
+    def _observe(self, table: Table, seat: int):
+        """The seat's observation, from its cached log plus the events since (O(new events))."""
+        def read(after: int) -> list[dict]:
+            return [game_event(table.game, s)
+                    for s in self.store.read(table.id, after, table.version)
+                    if s.envelope["type"] not in SHELL_EVENTS]
+
+        created = {**table.created["data"], "players": table.players}
+        return SEAT_LOGS.observe(table.id, table.game, created, seat, table.state,
+                                 table.version, read)

@@ -23,8 +23,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable
 
 from .fold import visible
 from .game import ALL, Action, Game, State
@@ -69,6 +71,128 @@ def observe(game: Game, created: dict, events: list[dict], state: dict, seat: in
                        legal=game.legal_actions(state, seat), version=version)
 
 
+class LogPrefix(Sequence):
+    """The first ``n`` entries of a list that only grows: a read-only, O(1) snapshot of a
+    :class:`SeatLog`'s events (it compares equal to the list of the same events)."""
+
+    __slots__ = ("_items", "_n")
+
+    def __init__(self, items: list, n: int) -> None:
+        self._items = items
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self._items[:self._n][i]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return self._items[i]
+
+    def __iter__(self):
+        items = self._items
+        for i in range(self._n):
+            yield items[i]
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (list, LogPrefix)):
+            return len(other) == self._n and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"LogPrefix({self._items[:self._n]!r})"
+
+
+class SeatLog:
+    """One seat's observation kept up to date: the seat's visible log grows by the new events
+    only, and the game's :meth:`BotHooks.digest` (a fold over that log, e.g. which cards a
+    pile may still hold) is fed the same events. :meth:`observe` then costs ``view`` +
+    ``legal_actions`` + the new events, whatever the game's length.
+
+    ``consumed`` is the number of the game's own events (version 2 on) already folded in; the
+    caller hands :meth:`observe` the events after them (or the whole log, see ``log_start``).
+    The result is the same observation as :func:`observe` builds from scratch.
+    """
+
+    def __init__(self, game: Game, created: dict, seat: int) -> None:
+        assert seat != ALL
+        self.game = game
+        self.seat = seat
+        self.players = created["players"]
+        self.options = {k: v for k, v in created["options"].items() if k != "setup"}
+        self.seen: list[dict] = []
+        self.consumed = 0
+        hooks = game.bots
+        self.digest = hooks.new_digest(seat, len(self.players)) if hooks is not None else None
+
+    def feed(self, events) -> None:
+        """Fold the game's next events (in log order) into the seat's log."""
+        game, seat, seen, digest = self.game, self.seat, self.seen, self.digest
+        for ev in events:
+            shown = visible(game, ev, seat, False)
+            if shown is not None:
+                seen.append(shown)
+                if digest is not None:
+                    digest.feed(shown)
+            self.consumed += 1
+
+    def observe(self, events, state: dict, version: int = 0, *, log_start: int | None = None,
+                ) -> Observation:
+        """The observation at ``state``. ``events`` are the game's events not folded in yet;
+        or, with ``log_start``, a whole log whose index ``log_start`` is the game's first own
+        event (e.g. ``LocalGame.events`` with ``log_start=1``): only its tail is read."""
+        if log_start is not None:
+            events = events[log_start + self.consumed:]
+        self.feed(events)
+        extra = {} if self.digest is None else {"digest": self.digest.copy()}
+        return Observation(game=self.game, seat=self.seat, players=self.players,
+                           options=self.options, view=self.game.view(state, self.seat),
+                           events=LogPrefix(self.seen, len(self.seen)),
+                           legal=self.game.legal_actions(state, self.seat), version=version,
+                           extra=extra)
+
+
+class SeatLogs:
+    """A bounded cache of :class:`SeatLog` per (game id, seat) for a process that plays bot
+    turns of many games (the autoplay). Versions are the log's: the creation event is version
+    1, the game's own events follow. A log is dropped and rebuilt when the caller's version
+    went back (another game under the same id) or the players changed."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._logs: OrderedDict[Any, tuple[SeatLog, int]] = OrderedDict()
+
+    def observe(self, key: Any, game: Game, created: dict, seat: int, state: dict,
+                version: int, read: Callable[[int], list[dict]]) -> Observation:
+        """``seat``'s observation of the game ``key`` at ``version``. ``read(after)`` returns
+        the game's own events with a version in ``(after, version]``, in order."""
+        k = (key, seat)
+        log, seen = self._logs.pop(k, (None, 1))
+        if log is None or seen > version or log.players != created["players"]:
+            log, seen = SeatLog(game, created, seat), 1
+        obs = log.observe(read(seen) if seen < version else [], state, version)
+        self._logs[k] = (log, version)
+        while len(self._logs) > self.size:
+            self._logs.popitem(last=False)
+        return obs
+
+
+def digest(obs: Observation) -> Any:
+    """The game's digest of ``obs.events`` (:meth:`BotHooks.digest`): the one a
+    :class:`SeatLog` kept, else folded once from the log and remembered on the observation."""
+    d = obs.extra.get("digest")
+    if d is None:
+        d = obs.game.bots.new_digest(obs.seat, len(obs.players))
+        for ev in obs.events:
+            d.feed(ev)
+        obs.extra["digest"] = d
+    return d
+
+
 class BotHooks:
     """What a game gives its bots: the protocol :func:`choose` and the ISMCTS search call.
 
@@ -89,10 +213,30 @@ class BotHooks:
         """A full engine state consistent with ``obs``, sampled with ``rnd``."""
         raise NotImplementedError
 
+    def new_digest(self, seat: int, n: int) -> Any:
+        """An empty fold over ``seat``'s visible events (``n`` seats), or None. A digest has
+        ``feed(event)`` and ``copy()``; :class:`SeatLog` keeps it up to date and
+        :func:`digest` reads it, so that a determinizer reads the log's summary without
+        replaying the log at every decision."""
+        return None
+
     def rollout(self, game: Game, state: State, seat: int, legal: list[Action],
                 rnd: random.Random) -> Action:
         """A fast policy on a full (determinized) state: uniform random by default."""
         return legal[rnd.randrange(len(legal))]
+
+    def candidates(self, game: Game, state: State, seat: int, legal: list[Action]
+                   ) -> list[Action]:
+        """The observer's actions the search tree considers at a node, a subset of ``legal``
+        that must not depend on what ``seat`` cannot see (e.g. one payment per path instead
+        of every payment): all of them by default."""
+        return legal
+
+    def prior(self, obs: "Observation") -> Action | None:
+        """An action the search keeps unless another one is clearly better (its mean reward
+        above this one's by :data:`~service.engine.ismcts.PRIOR_MARGIN`): e.g. the heuristic's.
+        None by default (the most visited action wins)."""
+        return None
 
     def for_simulation(self, state: State) -> State:
         """``state`` without what only views and result details read (cheaper to copy)."""

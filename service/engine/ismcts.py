@@ -8,7 +8,9 @@ One search answers one decision of the observing seat ``obs.seat``. Every iterat
 2. **Select / expand** down one tree keyed by the canonical JSON of actions (``orjson`` with
    sorted keys). Only actions legal in *this* determinization are candidates; each candidate's
    *availability* count is incremented and UCB1 uses it instead of the parent's visit count
-   (``ucb = mean + C * sqrt(ln(avail) / visits)``, ``C = 0.7``). The first time a legal action
+   (``ucb = mean + C * sqrt(ln(avail) / visits)``, ``C = 0.7``). A game may narrow the
+   observer's candidates (``hooks.candidates``, e.g. one payment per path), from what the
+   observer sees only, so every determinization gives the same ones. The first time a legal action
    has never been tried it is expanded (one new node per iteration) and the tree phase ends.
 3. **Simulate** with ``hooks.rollout`` (uniform random unless the game says otherwise), each
    command through the engine's runner (:func:`service.engine.runner.command` with
@@ -38,7 +40,9 @@ breakdown) so that the rules' own clones stay cheap.
 
 Budget: ``iterations`` (exact count, deterministic for a given ``rnd``) and/or ``budget_ms``
 (wall clock). With ``iterations`` and ``budget_ms=None`` the search is fully deterministic. The
-answer is the most visited root action (ties: higher mean, then first in ``obs.legal`` order).
+answer is the most visited root action (ties: higher mean, then first in ``obs.legal`` order),
+except that a game's ``hooks.prior(obs)`` (e.g. its heuristic's choice) is kept unless that
+action's mean reward is below the most visited one's by at least ``PRIOR_MARGIN``.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ from .runner import command
 
 #: UCB1 exploration constant (rewards are in [0, 1]).
 EXPLORATION = 0.7
+#: How much better (mean reward) the most visited action must be to overrule ``hooks.prior``.
+PRIOR_MARGIN = 0.05
 #: Safety net on simulated commands per iteration (a game that never ends).
 MAX_SIM_STEPS = 5_000
 
@@ -99,6 +105,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
     is_over = game.is_over
     awaiting = game.awaiting
     legal_actions = game.legal_actions
+    candidates = hooks.candidates
     log = math.log
     sqrt = math.sqrt
     c = EXPLORATION
@@ -133,6 +140,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
             if len(moves) == 1:
                 action = moves[0]
             elif seat == me and in_tree:
+                moves = candidates(game, state, seat, moves)
                 best = None
                 best_score = -1.0
                 untried = []
@@ -182,6 +190,13 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
             best_rank, best_key = rank, k
     if best_key is None:
         return legal[0]
+    prior = hooks.prior(obs)
+    if prior is not None:
+        kept = root.children.get(action_key(prior))
+        best = root.children[best_key]
+        if kept is not None and kept is not best and kept.visits and \
+                kept.total / kept.visits > best.total / best.visits - PRIOR_MARGIN:
+            return prior
     return legal[order[best_key]]
 
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import random
+import weakref
 
-from service.engine.bots import observe
+from service.engine.bots import SeatLog, observe
 from service.engine.local import LocalGame
+
+#: the incremental log of every seat of every game these tests play
+_LOGS: "weakref.WeakKeyDictionary[LocalGame, dict[int, SeatLog]]" = weakref.WeakKeyDictionary()
 
 
 def new_game(game, n: int, options: dict, seed: bytes) -> LocalGame:
@@ -13,9 +17,35 @@ def new_game(game, n: int, options: dict, seed: bytes) -> LocalGame:
 
 
 def obs_of(game, g: LocalGame, seat: int, state: dict | None = None):
-    """Seat ``seat``'s observation of ``g`` (or of ``state`` with ``g``'s log)."""
-    return observe(game, g.events[0]["data"], g.events[1:],
-                   g.state if state is None else state, seat, g.version)
+    """Seat ``seat``'s observation of ``g`` (or of ``state`` with ``g``'s log), built the way
+    the server builds it: incrementally (:class:`SeatLog`, only the events since the seat's
+    last observation), checked against the observation built from scratch (:func:`observe`)."""
+    state = g.state if state is None else state
+    logs = _LOGS.setdefault(g, {})
+    log = logs.get(seat)
+    if log is None:
+        log = logs[seat] = SeatLog(game, g.events[0]["data"], seat)
+    obs = log.observe(g.events, state, g.version, log_start=1)
+    ref = observe(game, g.events[0]["data"], g.events[1:], state, seat, g.version)
+    assert_same(obs, ref)
+    return obs
+
+
+def assert_same(obs, ref) -> None:
+    """Two observations of one decision are equal, digest included (when the game has one)."""
+    assert (obs.game, obs.seat, obs.players, obs.options, obs.version) == \
+        (ref.game, ref.seat, ref.players, ref.options, ref.version)
+    assert obs.view == ref.view
+    assert obs.legal == ref.legal
+    assert list(obs.events) == ref.events
+    if "digest" in obs.extra:
+        from service.engine.bots import digest
+        assert _fields(obs.extra["digest"]) == _fields(digest(ref))
+
+
+def _fields(d) -> dict:
+    slots = getattr(type(d), "__slots__", None)
+    return {k: getattr(d, k) for k in slots} if slots else vars(d)
 
 
 def check_determinization(game, bot, g: LocalGame, seat: int, rnd_seed: int) -> dict:

@@ -13,6 +13,7 @@ import random
 import pytest
 
 from service.engine.bots import choose, observe
+from tests.ai import support
 from service.games.diamant import bots as ai_diamant
 from service.games.tides_of_time import bots as ai_tides
 from service.engine.ismcts import search
@@ -30,7 +31,7 @@ def _players(n):
 
 
 def _obs(g: LocalGame, seat: int):
-    return observe(g.game, g.events[0]["data"], g.events[1:], g.state, seat, g.version)
+    return support.obs_of(g.game, g, seat)
 
 
 def _bot_action(level, obs, rnd):

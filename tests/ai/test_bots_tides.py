@@ -8,6 +8,7 @@ import random
 import pytest
 
 from service.engine.bots import observe
+from tests.ai import support
 from service.games.tides_of_time import bots as ai
 from service.engine.ismcts import search
 from service.engine import clone, command
@@ -20,7 +21,7 @@ PLAYERS = [{"name": "a"}, {"name": "b"}]
 
 
 def _obs(g: LocalGame, seat: int):
-    return observe(TIDES, g.events[0]["data"], g.events[1:], g.state, seat, g.version)
+    return support.obs_of(TIDES, g, seat)
 
 
 def _random_states(games: int, seed: int = 0):
