@@ -149,6 +149,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--types", nargs="*", default=list(TYPES), choices=list(TYPES))
     parser.add_argument("--games", type=int, default=30, help="games per rating type")
+    parser.add_argument("--games-of", action="append", default=[], metavar="TYPE=N",
+                        help="another count for one rating type (Papyrus games with an mcts "
+                             "seat take minutes each), e.g. papyrus=4")
     parser.add_argument("--parallel", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout-s", type=float, default=1800,
@@ -159,13 +162,16 @@ def main() -> int:
     server = Gunicorn(redis.db(0), redis.db(1), app="service.app:wsgi()", env=env)
     os.environ.update(env)
     workers = Workers(args.workers, redis.db(0), redis.db(1))
-    report = {"bench": "ladder", "machine": machine(), "games_per_type": args.games,
-              "types": {}}
+    report = {"bench": "ladder", "machine": machine(), "types": {}}
+    counts = {rating_type: args.games for rating_type in args.types}
+    for item in args.games_of:
+        rating_type, _, n = item.partition("=")
+        counts[rating_type] = int(n)
     try:
         for rating_type in args.types:
             t = time.monotonic()
             deadline = t + args.timeout_s
-            done = play(server.url, rating_type, args.games, args.parallel, deadline)
+            done = play(server.url, rating_type, counts[rating_type], args.parallel, deadline)
             finished = [g for g in done if g["status"] == "finished"]
             levels = ratings(server.url, rating_type, len(finished), deadline + 60)
             report["types"][rating_type] = {
