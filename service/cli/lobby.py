@@ -4,6 +4,7 @@ for a table's last seat to be taken."""
 from __future__ import annotations
 
 from contextlib import suppress
+from typing import Callable
 
 from rich.console import Console
 
@@ -26,19 +27,24 @@ def held_seat(player: Client, game_id: str) -> int | None:
     return None
 
 
+def _await(player: Client, key: str, value: str, read: Callable[[str], dict]) -> dict:
+    """Block until ``read(value)`` (a table or a seek) is no longer ``waiting``; return it.
+
+    The player stream is read from the oldest notification the server keeps, so a notice that
+    came before this connection is found too. Each notification whose ``data[key]`` is
+    ``value``, and each ``gap``, is checked against ``read(value)`` itself."""
+    for event in player.player_events():
+        if event.kind == "gap" or event.data.get(key) == value:
+            found = read(value)
+            if found["status"] != "waiting":
+                return found
+    raise ApiError("stream_interrupted", "the player stream ended")
+
+
 def await_start(player: Client, game_id: str) -> GameView:
     """Block until the table ``game_id`` stops waiting; return its view (``active``, or
-    ``aborted`` when it ended first).
-
-    The player stream is read from the oldest notification the server keeps, so the table's
-    ``game_start`` or ``game_finish`` is found even when it came before this connection. Each
-    notification about the table, and each ``gap``, is checked against the table itself."""
-    for event in player.player_events():
-        if event.kind == "gap" or event.data.get("game_id") == game_id:
-            view = player.get(game_id)
-            if view["status"] != "waiting":
-                return view
-    raise ApiError("stream_interrupted", "the player stream ended")
+    ``aborted`` when it ended first)."""
+    return _await(player, "game_id", game_id, player.get)
 
 
 def wait_for_players(console: Console, player: Client, game_id: str) -> None:
@@ -61,17 +67,11 @@ def wait_for_players(console: Console, player: Client, game_id: str) -> None:
 
 def await_match(player: Client, seek_id: str) -> dict:
     """Block until the seek ``seek_id`` stops waiting; return it (``matched`` with its
-    ``game_id`` and ``seat``, or ``expired``/``cancelled``). Each ``seek_matched`` notice, and
-    each ``gap``, is checked against the seek itself."""
+    ``game_id`` and ``seat``, or ``expired``/``cancelled``)."""
     seek = player.get_seek(seek_id)
     if seek["status"] != "waiting":
         return seek
-    for event in player.player_events():
-        if event.kind == "gap" or event.data.get("seek_id") == seek_id:
-            seek = player.get_seek(seek_id)
-            if seek["status"] != "waiting":
-                return seek
-    raise ApiError("stream_interrupted", "the player stream ended")
+    return _await(player, "seek_id", seek_id, player.get_seek)
 
 
 def wait_for_match(console: Console, player: Client, seek_id: str) -> dict:
