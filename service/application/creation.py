@@ -24,7 +24,7 @@ from .identity import new_seat_tokens
 from .listeners import ListenerBus
 from .loading import Loader
 from .model import Cached, Shell, Table, unfilled
-from .players import PLATFORM, Players, bot_level
+from .players import PLATFORM, Players, bot_level, bot_name
 
 #: What happens to an invited seat its player declines (``options.on_decline``).
 ON_DECLINE = ("open", "abort")
@@ -247,8 +247,8 @@ class Creation:
         player_id = entry["player"]
         level = bot_level(player_id)
         if level is not None:
-            return {"name": self.players.record(player_id)["name"], "bot": {"level": level},
-                    "player": player_id}
+            # a built-in bot's name is fixed: no read of its profile at each creation
+            return {"name": bot_name(level), "bot": {"level": level}, "player": player_id}
         try:
             record = self.players.record(player_id)
         except NotFound:

@@ -16,8 +16,6 @@ Built-in bot players get no notifications (the server plays them) but are counte
 
 from __future__ import annotations
 
-from typing import Callable
-
 from .. import clock as clock_mod
 from ..store.players import Batch, PlayerStore
 from .envelopes import rfc3339
@@ -35,9 +33,8 @@ def _deadline(table: Table, seat: int) -> str | None:
 class PlayerNotices:
     wants_previous = True
 
-    def __init__(self, store: PlayerStore, now_ms: Callable[[], int]) -> None:
+    def __init__(self, store: PlayerStore) -> None:
         self.store = store
-        self.now_ms = now_ms
 
     def __call__(self, table: Table, first_version: int, envelopes: list[dict],
                  previous: Table | None = None) -> None:

@@ -33,6 +33,11 @@ def bot_player_id(level: str) -> str:
     return f"{BOT_PREFIX}{level}"
 
 
+def bot_name(level: str) -> str:
+    """The name the built-in bot player of ``level`` plays under."""
+    return f"{level.capitalize()} bot"
+
+
 def bot_level(player_id: str) -> str | None:
     """The bot level a built-in bot player plays (None: not a built-in bot)."""
     if player_id.startswith(BOT_PREFIX) and player_id[len(BOT_PREFIX):] in LEVELS:
@@ -66,7 +71,7 @@ class Players:
         now = str(self.now_ms())
         for level in LEVELS:
             self.store.create(bot_player_id(level), {
-                "name": f"{level.capitalize()} bot", "kind": "bot", "created_ms": now,
+                "name": bot_name(level), "kind": "bot", "created_ms": now,
                 "level": level}, None)
 
     def create(self, name: str, kind: str, *, external_id: str | None = None,
