@@ -123,9 +123,8 @@ class Players:
         return out
 
     def player_for_token(self, token: str) -> str | None:
-        """The id of the player a token belongs to (None: not a player token, or nobody's)."""
-        if not token.startswith(TOKEN_PREFIX):
-            return None
+        """The id of the player a player token (``TOKEN_PREFIX``, checked by ``Identity``)
+        belongs to; None: nobody's."""
         digest = token_digest(token)
         with self._lock:
             known = self._by_token.get(digest)
