@@ -166,9 +166,12 @@ def hubs(svc, blocking):
 
 
 class Table:
+    """A Diamant game whose deal and players' choices both follow ``seed``, so that how long
+    it lasts is the same at every run."""
+
     def __init__(self, client, svc, seed=1):
         self.client, self.svc = client, svc
-        self.gid, self.tokens, _ = create(client, SEATS)
+        self.gid, self.tokens, _ = create(client, SEATS, seed=f"{seed:064x}")
         self.rnd = random.Random(seed)
 
     def version(self):
