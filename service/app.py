@@ -61,12 +61,15 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     errors.register(app)  # after Api: our error model replaces flask-smorest's
     from .api import ratelimit
     client = client or connect.client(config.redis_url, timeout=config.redis_timeout_s,
-                                      max_connections=config.redis_max_connections)
-    # SSE subscribers block in XREAD for up to the keep-alive period: their own connections,
-    # with a read timeout longer than the block.
+                                      max_connections=config.redis_max_connections,
+                                      max_idle=config.redis_idle_connections)
+    # The hubs block in XREAD for up to a quarter of the keep-alive period: their own
+    # connections, with a read timeout longer than the block; a stopped hub's is closed once
+    # more than the idle bound wait in the pool.
     app.extensions["cartouche_streams"] = StreamFollower(connect.client(
         config.redis_url, timeout=config.redis_timeout_s,
-        max_connections=config.redis_max_connections, read_timeout=60))
+        max_connections=config.redis_max_connections, read_timeout=60,
+        max_idle=config.redis_idle_connections))
     queue = connect.queue_client(config.queue_url or config.redis_url,
                                  timeout=config.redis_timeout_s)
     if scheduler is None:

@@ -22,7 +22,6 @@ import pytest
 import redis
 import requests
 from rq import Worker
-from rq.job import Job
 from rq.registry import StartedJobRegistry
 
 from service.jobs import BOT_QUEUE
