@@ -1,5 +1,5 @@
-"""Issue 21, finding 4, on a real gunicorn (2 gevent workers of 250 greenlets) and a Redis of its
-own: 500 spectator streams on 500 distinct games. Each process holds streams up to its cap
+"""Issue 21, finding 4, on a real gunicorn (2 gevent workers of 1,000 greenlets) and a Redis of its
+own: 2,000 spectator streams on 2,000 distinct games. Each process holds streams up to its cap
 (``CARTOUCHE_SSE_MAX_STREAMS``, by default four fifths of ``WEB_WORKER_CONNECTIONS``) and answers
 the rest 503 ``streams_full`` with ``Retry-After``; meanwhile ``/readyz``, a GET and a POST of
 another client are answered within a bounded time; and once every client has closed, Redis
@@ -18,9 +18,9 @@ import requests
 from .procs import db, start_gunicorn, wait_until
 
 #: Greenlets per gunicorn process (WEB_WORKER_CONNECTIONS): each process holds four fifths of
-#: them as streams (200), so 500 streams on two processes hold 400 and refuse 100.
-CONNECTIONS = 250
-STREAMS = 500
+#: them as streams (800), so 2,000 streams on two processes hold 1,600 and refuse 400.
+CONNECTIONS = 1000
+STREAMS = 2000
 #: Other requests must be answered within this long while the streams are held.
 ANSWERED_WITHIN_S = 2.0
 #: Connections each pool keeps open while idle (CARTOUCHE_REDIS_IDLE_CONNECTIONS).
