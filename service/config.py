@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -21,6 +22,23 @@ def env_count(env: Mapping[str, str], name: str, default: int) -> int:
     if value < 0:
         raise ValueError(f"{name} must be >= 0")
     return value
+
+
+#: The embedded server's memory limit when CARTOUCHE_REDIS_MAXMEMORY is unset.
+REDIS_MAXMEMORY = "1gb"
+
+_MEMORY = re.compile(r"[0-9]+(b|kb|mb|gb)?")
+
+
+def redis_maxmemory(env: Mapping[str, str] | None = None) -> str:
+    """CARTOUCHE_REDIS_MAXMEMORY: the embedded server's ``maxmemory`` (bytes, or with a unit
+    ``kb``/``mb``/``gb``; ``0``: no limit), :data:`REDIS_MAXMEMORY` when unset."""
+    env = os.environ if env is None else env
+    raw = (env.get("CARTOUCHE_REDIS_MAXMEMORY") or REDIS_MAXMEMORY).strip().lower()
+    if not _MEMORY.fullmatch(raw):
+        raise ValueError(f"CARTOUCHE_REDIS_MAXMEMORY must be bytes or a size such as 1gb or "
+                         f"512mb, not {raw!r}")
+    return raw
 
 
 @dataclass

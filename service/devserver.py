@@ -22,6 +22,7 @@ from typing import Callable
 from urllib.parse import urlparse
 
 from . import embedded
+from .config import redis_maxmemory
 
 #: The longest pause before starting a child that keeps dying again.
 MAX_BACKOFF_S = 30.0
@@ -83,15 +84,17 @@ def _spawn(args: list[str], env: dict) -> Callable[[], subprocess.Popen]:
 
 
 def _embedded(data_dir: Path) -> tuple[str, Callable[[], subprocess.Popen]]:
-    """The embedded server's URL, and how to start it (again) on that URL and data."""
-    first = embedded.start(data_dir)
+    """The embedded server's URL, and how to start it (again) on that URL and data, with
+    ``maxmemory`` CARTOUCHE_REDIS_MAXMEMORY (past it writes answer 503 ``store_full``)."""
+    maxmemory = redis_maxmemory()
+    first = embedded.start(data_dir, maxmemory=maxmemory)
     port = urlparse(first.url).port if first.url.startswith("redis://") else None
     started = [first]
 
     def start() -> subprocess.Popen:
         if started:
             return started.pop().process
-        return embedded.start(data_dir, port=port).process
+        return embedded.start(data_dir, port=port, maxmemory=maxmemory).process
 
     return first.url, start
 

@@ -65,8 +65,13 @@ class EmbeddedServer:
 
 def start(data_dir: str | os.PathLike, *, binary: str | None = None, unix_socket: bool = True,
           port: int | None = None, appendfsync: str = "everysec",
-          timeout: float = 15.0, extra_args: list[str] | None = None) -> EmbeddedServer:
-    """Start a server with AOF persistence under ``data_dir`` and wait until it answers."""
+          timeout: float = 15.0, extra_args: list[str] | None = None,
+          maxmemory: str | None = None) -> EmbeddedServer:
+    """Start a server with AOF persistence under ``data_dir`` and wait until it answers.
+
+    ``maxmemory`` (e.g. ``"1gb"``; None or ``"0"``: no limit): past it the server refuses
+    writes (``maxmemory-policy noeviction``: nothing stored is ever evicted) and keeps
+    answering reads and deletions."""
     data = Path(data_dir).resolve()
     data.mkdir(parents=True, exist_ok=True)
     sock = data / "redis.sock"
@@ -82,6 +87,8 @@ def start(data_dir: str | os.PathLike, *, binary: str | None = None, unix_socket
         "--protected-mode", "yes",
         "--logfile", str(data / "server.log"),
     ]
+    if maxmemory:
+        args += ["--maxmemory", maxmemory, "--maxmemory-policy", "noeviction"]
     if use_unix:
         if sock.exists():
             _refuse_if_alive(f"unix://{sock}")

@@ -5,6 +5,7 @@ scheduler stayed dead for ~7 minutes after Redis came back). Real processes, rea
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -56,7 +57,8 @@ def ready(url: str) -> bool:
 def devserver():
     home = Path(tempfile.mkdtemp(prefix="cartouche-devserver-"))
     port = embedded.free_port()
-    env = dict(os.environ, CARTOUCHE_HOME=str(home), PORT=str(port), WEB_CONCURRENCY="1")
+    env = dict(os.environ, CARTOUCHE_HOME=str(home), PORT=str(port), WEB_CONCURRENCY="1",
+               CARTOUCHE_REDIS_MAXMEMORY="64mb")
     env.pop("REDIS_URL", None)
     env.pop("QUEUE_URL", None)
     log = open(home / "devserver.log", "w")
@@ -91,6 +93,12 @@ def test_make_run_restarts_a_killed_worker_and_server_and_only_ctrl_c_stops_it(d
     wait_until(lambda: not ready(url), 10, "/readyz to fail while the store is down", 0.1)
     wait_until(lambda: ready(url), 20, "/readyz to recover", 0.2)
     assert proc.poll() is None
+    # the restarted store keeps its memory limit (CARTOUCHE_REDIS_MAXMEMORY), never evicting
+    store = redis.Redis.from_url(re.search(r"embedded Valkey on (\S+)", log.read_text())[1],
+                                 decode_responses=True)
+    assert store.config_get("maxmemory")["maxmemory"] == str(64 * 1024 * 1024)
+    assert store.config_get("maxmemory-policy")["maxmemory-policy"] == "noeviction"
+    store.close()
     children = [child_matching(proc.pid, t) for t in ("workers.main", "gunicorn")]
     proc.send_signal(signal.SIGINT)  # Ctrl-C: everything stops, in order
     assert proc.wait(30) == 0
