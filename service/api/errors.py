@@ -24,7 +24,7 @@ from ..clock import ClockError
 from ..engine import CodedError
 from ..engine.text import InvalidText
 from ..schemas import NotAnInteger
-from ..store.errors import UNAVAILABLE, StoreUnavailable
+from ..store.errors import UNAVAILABLE, StoreFull, StoreUnavailable, is_full
 from ..store.quota import QuotaExceeded
 from ..webhooks import TooManySubscriptions
 from .streamcaps import StreamsFull, TooManyStreams
@@ -108,11 +108,14 @@ ANSWERS: dict[type[CodedError], Answer] = {
     QuotaExceeded: Answer(429, headers=_retry_after),  # rate_limited
     TooManyStreams: Answer(429, headers=_retry_after),  # too_many_streams (details.per, max)
     StoreUnavailable: Answer(503, headers=lambda exc: {"Retry-After": "1"}),
+    StoreFull: Answer(503, headers=_retry_after),  # store_full: at its memory limit
     SeeksFull: Answer(503, headers=_retry_after),  # seeks_full (details.max)
     StreamsFull: Answer(503, headers=_retry_after),  # streams_full (details.max)
 }
 #: Failures of the store itself (``service.store.errors.UNAVAILABLE``) answer as
-#: StoreUnavailable; anything else unexpected is a 500 ``internal_error`` (and logged).
+#: StoreUnavailable, its refusals of writes at its memory limit (``is_full``) as StoreFull,
+#: whatever route raised them; anything else unexpected is a 500 ``internal_error`` (and
+#: logged).
 
 
 def error_response(status: int, code: str, message: str, details: dict | None = None,
@@ -186,6 +189,9 @@ def answer(exc: Exception):
     if isinstance(exc, UNAVAILABLE):
         log.warning("store unavailable: %s", exc)
         return coded_response(StoreUnavailable())
+    if is_full(exc):
+        log.warning("store full, write refused: %s", exc)
+        return coded_response(StoreFull())
     if isinstance(exc, RecursionError):
         return error_response(400, "malformed_json", "the body is nested too deeply")
     log.exception("unhandled error")

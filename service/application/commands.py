@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -12,6 +13,7 @@ import orjson
 
 from .. import clock as clock_mod
 from ..engine import Rng, command
+from ..store.errors import StoreError
 from ..store.events import AppendStatus, EventStore
 from ..store.quota import Quota, QuotaExceeded
 from .envelopes import envelope, rfc3339
@@ -23,6 +25,8 @@ from .model import Appended, Cached, Conflict, Duplicate, Outcome, Shell, Table
 
 if TYPE_CHECKING:
     from .autoplay import Autoplay
+
+log = logging.getLogger("cartouche.application")
 
 #: How many times a command without ``expected_version`` is re-decided after losing a race.
 MAX_RETRIES = 50
@@ -102,12 +106,16 @@ class Appender:
         if outcome is AppendStatus.OK:
             self.loader.cache.put(table.id, Cached(new.version, after, shell))
             k = self.snapshot_every
-            if k and new.version // k > table.version // k:
-                self.store.save_snapshot(table.id, new.version,
-                                         {"state": after, "shell": stored_shell})
-            if changed:
-                self.store.index(table.id, table.game.type_id, new.status,
-                                 table.meta["created_ms"])
+            try:
+                if k and new.version // k > table.version // k:
+                    self.store.save_snapshot(table.id, new.version,
+                                             {"state": after, "shell": stored_shell})
+                if changed:
+                    self.store.index(table.id, table.game.type_id, new.status,
+                                     table.meta["created_ms"])
+            except StoreError as exc:  # derived data (the store full, say): the command stands
+                log.warning("game %s v%s: snapshot or index not written: %s", table.id,
+                            new.version, exc)
             self.scheduler.changed(new)
             self.bus.notify(new, table.version + 1, envelopes, reads, result.reads,
                             previous=table)

@@ -6,6 +6,7 @@ shared with forks (``exports.py``); the checks of a request (:func:`game_of`,
 
 from __future__ import annotations
 
+import logging
 import secrets
 import uuid
 
@@ -17,6 +18,7 @@ from .. import clock as clock_mod
 from ..engine import Game, InvalidOptions, Rng, start
 from ..engine.local import creation_event
 from ..games import GAMES
+from ..store.errors import StoreError
 from ..store.events import EventStore
 from .envelopes import envelope, rfc3339
 from .errors import InvalidRequest, NotFound
@@ -25,6 +27,8 @@ from .listeners import ListenerBus
 from .loading import Loader
 from .model import Cached, Shell, Table, unfilled
 from .players import PLATFORM, Players, bot_level, bot_name
+
+log = logging.getLogger("cartouche.application")
 
 #: What happens to an invited seat its player declines (``options.on_decline``).
 ON_DECLINE = ("open", "abort")
@@ -179,21 +183,56 @@ class Creation:
                 if len(specs) > 1:
                     exc.details = {"index": index, **exc.details}
                 raise
-        self.store.create_many([new.record for new in prepared])
+        self.write(prepared)
         for new in prepared:
             self.announce(new)
         return [new.response for new in prepared]
 
+    def write(self, news: Sequence[NewGame], then: Callable[[], bool] | None = None) -> bool:
+        """Store ``news`` and list them in the game index, then run ``then`` (a write that
+        claims the games: a rematch's link, matched seeks), all or nothing: when a step fails
+        (the store refusing writes at its memory limit, say) the games are deleted again and
+        the exception raised; when ``then`` answers False they are deleted and False
+        returned. Deleting is allowed at the memory limit, so nothing is left half-written."""
+        try:
+            self.store.create_many([new.record for new in news])
+        except KeyError:  # an id was taken: that game is somebody else's
+            raise
+        except BaseException:  # a refusal inside the transaction: none written, made sure
+            self.discard(news)
+            raise
+        try:
+            for new in news:
+                self.store.index(new.id, new.game.type_id, new.meta["status"], new.now)
+            if then is None or then():
+                return True
+        except BaseException:
+            self.discard(news)
+            raise
+        self.discard(news)
+        return False
+
+    def discard(self, news: Sequence[NewGame]) -> None:
+        """Remove games :meth:`write` stored but never announced, and their index entries
+        (best effort: a store that cannot be reached is logged; the write's own error is the
+        one raised)."""
+        try:
+            for new in news:
+                self.store.delete_game(new.id)
+                self.store.unindex(new.id, new.game.type_id)
+        except StoreError as exc:
+            log.error("games %s not deleted after a failed creation: %s",
+                      [new.id for new in news], exc)
+
     def announce(self, new: NewGame) -> Table:
-        """A game just written: :meth:`open`, and the listeners told."""
+        """A game just written (:meth:`write`): :meth:`open`, and the listeners told."""
         table = self.open(new)
         self.bus.notify(table, 1, new.envelopes)
         return table
 
     def open(self, new: NewGame) -> Table:
-        """A game just written: in the index and this process's cache, its first jobs
-        scheduled (a table waiting for players: its expiry, this once)."""
-        self.store.index(new.id, new.game.type_id, new.meta["status"], new.now)
+        """A game just written and indexed (:meth:`write`): in this process's cache, its first
+        jobs scheduled (a table waiting for players: its expiry, this once)."""
         self.loader.cache.put(new.id, Cached(len(new.envelopes), new.state, new.shell))
         table = self.loader.load(new.id)
         self.scheduler.changed(table)

@@ -73,6 +73,6 @@ class Exports:
             shell = shell._replace(clock=clock_mod.restart(shell.clock, now, table.awaiting()))
         new = new_game(parent.game, envelopes, table.state, shell, seed=seed, now=now,
                        status=table.status)
-        self.store.create(*new.record)
+        self.creation.write([new])
         self.creation.open(new)
         return new.response

@@ -211,9 +211,10 @@ class GameService:
         """Forget every game this process holds (state cache, meta and seed memos)."""
         self._loader.forget()
 
-    def ready(self) -> bool:
-        """The store answers."""
-        return self.store.reachable()
+    def readiness(self) -> str:
+        """``"ready"``, or why not: ``"unreachable"`` (the store does not answer), ``"full"``
+        (it refuses writes at its memory limit)."""
+        return self.store.readiness()
 
     # -- commands -------------------------------------------------------------------------
     def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,

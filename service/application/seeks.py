@@ -37,12 +37,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import re
 import secrets
 from typing import Any, Callable, Iterator, Sequence
 
 import orjson
 
+from ..store.errors import StoreError, is_full
 from ..store.events import EventStore
 from ..store.seeks import WAITING, Card, Opened, Seek, SeekStore
 from .creation import Creation, Settings, check_bot_level, check_seat_count, game_of
@@ -51,6 +53,8 @@ from .errors import (Forbidden, InvalidRequest, NotFound, SeekEnded, SeeksFull,
                      TooManySeeks)
 from .players import PLATFORM, bot_player_id
 from .ratings import Ratings
+
+log = logging.getLogger("cartouche.application")
 
 MATCHED, CANCELLED, EXPIRED = "matched", "cancelled", "expired"
 #: Matching attempts of one call whose claims lose races, before leaving the seek to the next
@@ -156,7 +160,13 @@ class Seeks:
             raise TooManySeeks(self.limits.per_player)
         if opened is Opened.FULL:
             raise SeeksFull(self.limits.total, RETRY_FULL_S)
-        seek = self._first_match(seek)
+        try:
+            seek = self._first_match(seek)
+        except StoreError as exc:
+            if not is_full(exc):
+                raise
+            # the seek is stored and waiting: the sweep matches it once the store has room
+            log.warning("seek %s: not matched at its opening, the store is full", seek.id)
         if seek.status == WAITING:  # its jobs (if the request dies first: the sweep's work)
             self.scheduler.seek_opened(seek.id, seek.expires_ms, fill_ms)
         return shown(seek)
@@ -289,11 +299,9 @@ class Seeks:
             options["rated"] = False
         new = self.creation.prepare(seeks[0].type, players, options, None, creator=PLATFORM,
                                     shell_fields={"seeks": by_seat})
-        self.games.create(*new.record)
-        if not self.store.settle(seeks, MATCHED, new.now, game_id=new.id,
-                                 seats=seats[:len(seeks)]).ok:
-            self.games.delete_game(new.id)
-            return None
+        if not self.creation.write([new], lambda: self.store.settle(
+                seeks, MATCHED, new.now, game_id=new.id, seats=seats[:len(seeks)]).ok):
+            return None  # a seek ended meanwhile: the game is deleted
         self.creation.announce(new)  # the notices listener tells seek_matched, game_start
         return [dataclasses.replace(s, status=MATCHED, game_id=new.id, seat=seat,
                                     ended_ms=new.now) for s, seat in zip(seeks, seats)]

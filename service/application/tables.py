@@ -200,9 +200,8 @@ class Tables:
                                         creator=player, shell_fields={"rematch_of": game_id})
         except InvalidRequest as exc:  # a player or bot level gone since
             raise CannotRematch(exc.message) from None
-        self.store.create(*new.record)
-        if not self.store.link_rematch(game_id, new.id):
-            self.store.delete_game(new.id)  # another seat's request won: answer with its game
+        if not self.creation.write([new], lambda: self.store.link_rematch(game_id, new.id)):
+            # another seat's request won (ours is deleted): answer with its game
             return self._rematch_answer(self.store.meta_field(game_id, "rematch")), False
         self.creation.announce(new)
         return new.response, True

@@ -23,3 +23,26 @@ UNAVAILABLE: tuple[type[Exception], ...] = (
 class StoreUnavailable(CodedError):
     def __init__(self) -> None:
         super().__init__("store_unavailable", "the event store is unavailable")
+
+
+#: The seconds a client refused with ``store_full`` is asked to wait (memory is freed by an
+#: operator or by games and notices expiring, not within a second).
+FULL_RETRY_AFTER_S = 30
+
+
+def is_full(exc: BaseException) -> bool:
+    """``exc`` is the store refusing a write at its memory limit (``maxmemory`` with
+    ``noeviction``: an ``OOM ...`` error, from a command, a script or a transaction). Such a
+    refusal changes nothing: a command is refused whole, and a Lua script is refused at its
+    first write (Redis lets a script that has written finish its writes)."""
+    return isinstance(exc, redis.exceptions.OutOfMemoryError) or (
+        isinstance(exc, redis.exceptions.ResponseError) and str(exc).startswith("OOM"))
+
+
+class StoreFull(CodedError):
+    """The store refuses writes: it is at its memory limit. Reads go on."""
+
+    def __init__(self) -> None:
+        super().__init__("store_full", "the event store is full and refuses writes; retry "
+                         "after the number of seconds in Retry-After",
+                         {"retry_after_s": FULL_RETRY_AFTER_S})

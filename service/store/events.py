@@ -210,12 +210,21 @@ class EventStore:
         return counters.client is self.r and not counters.cluster
 
     # -- reads ----------------------------------------------------------------------------
-    def reachable(self) -> bool:
-        """The store answers a PING."""
+    def readiness(self) -> str:
+        """``"ready"``; ``"unreachable"`` when the store does not answer; ``"full"`` when it
+        is at its memory limit (``used_memory >= maxmemory`` in ``INFO memory``, on any node
+        of a cluster) and so refuses writes. One cheap call."""
         try:
-            return bool(self.r.ping())
+            info = self.r.info("memory")
         except Exception:  # any failure to reach the store means not reachable
-            return False
+            return "unreachable"
+        nodes = [info] if "used_memory" in info else \
+            [v for v in info.values() if isinstance(v, dict)]  # a cluster: per node
+        for node in nodes:
+            limit = int(node.get("maxmemory", 0))
+            if limit and int(node.get("used_memory", 0)) >= limit:
+                return "full"
+        return "ready"
 
     def read(self, game_id: str, after: int = 0, upto: int | None = None,
              count: int | None = None) -> list[StoredEvent]:
@@ -308,7 +317,10 @@ class EventStore:
 
     # -- the game index (derived data, updated after each successful write) ----------------
     def index(self, game_id: str, game_type: str, status: str, created_ms: int) -> None:
-        pipe = self.r.pipeline(transaction=False)
+        """List a game under its type and status (and off the other statuses). One
+        transaction on a single server, so a refusal (the store full) changes nothing; on a
+        cluster, where the index keys live in other slots, a plain pipeline."""
+        pipe = self.r.pipeline(transaction=not isinstance(self.r, RedisCluster))
         pipe.zadd(keys.index_all(), {game_id: created_ms})
         pipe.zadd(keys.index_type(game_type), {game_id: created_ms})
         for s in STATUSES:
@@ -316,6 +328,15 @@ class EventStore:
                 pipe.zadd(keys.index_status(s), {game_id: created_ms})
             else:
                 pipe.zrem(keys.index_status(s), game_id)
+        pipe.execute()
+
+    def unindex(self, game_id: str, game_type: str) -> None:
+        """Remove a game from the index (deletions are allowed at the memory limit)."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.zrem(keys.index_all(), game_id)
+        pipe.zrem(keys.index_type(game_type), game_id)
+        for s in STATUSES:
+            pipe.zrem(keys.index_status(s), game_id)
         pipe.execute()
 
     def list_ids(self, game_type: str | None, status: str | None, offset: int,

@@ -94,11 +94,24 @@ class PlayerStore:
             if not claimed:
                 existing = self.r.get(by_external(*external))
                 return existing.decode() if existing else player_id
-        if not self.r.hsetnx(profile(player_id), "id", player_id):
-            return player_id  # an existing player (the built-in bots, written at each start)
-        self.r.hset(profile(player_id), mapping=fields)
-        if token_digest is not None:
-            self.r.set(by_token(token_digest), player_id)
+        written = [by_external(*external)] if external is not None else []
+        try:
+            if not self.r.hsetnx(profile(player_id), "id", player_id):
+                return player_id  # an existing player (the built-in bots, written at each start)
+            written.append(profile(player_id))
+            self.r.hset(profile(player_id), mapping=fields)
+            if token_digest is not None:
+                self.r.set(by_token(token_digest), player_id)
+        except redis.RedisError:
+            # a step refused (the store full, say): what this call wrote is deleted, so no
+            # half-written player stays and its external id is free again (deletions are
+            # allowed at the memory limit)
+            try:
+                for key in written:
+                    self.r.delete(key)  # one key per call: they live in different slots
+            except redis.RedisError:
+                pass  # unreachable now: the first error is the one raised
+            raise
         return None
 
     def get(self, player_id: str) -> dict[str, str] | None:

@@ -15,7 +15,7 @@ from service.application.errors import (CannotAbort, DeadlinePassed, Forbidden,
 from service.clock import ClockError
 from service.engine import CodedError, InvalidOptions
 from service.api.streamcaps import StreamsFull, TooManyStreams
-from service.store.errors import StoreUnavailable
+from service.store.errors import StoreFull, StoreUnavailable
 from service.store.quota import Charged, Quota, QuotaExceeded
 from service.webhooks import TooManySubscriptions
 
@@ -65,6 +65,7 @@ CASES = [
     (TooManyStreams("address", 200), 429, "too_many_streams",
      {"per": "address", "max": 200, "retry_after_s": 5}),
     (StoreUnavailable(), 503, "store_unavailable", {}),
+    (StoreFull(), 503, "store_full", {"retry_after_s": 30}),
     (StreamsFull(800), 503, "streams_full", {"max": 800, "retry_after_s": 5}),
     (SeeksFull(10_000, 5), 503, "seeks_full", {"max": 10_000, "retry_after_s": 5}),
 ]

@@ -1,0 +1,154 @@
+"""A store at its memory limit (maxmemory with noeviction, on a small real server this module
+starts): every write answers 503 ``store_full`` with Retry-After, from the one error layer;
+reads go on; /readyz says why; a write refused half-way leaves nothing half-written; and once
+memory is freed everything works again."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+
+import pytest
+import redis
+
+from service import embedded
+from service.app import create_app
+from service.config import Config
+
+from tests.api.helpers import auth
+
+GAME = {"type": "diamant", "players": [{"name": "a"}] * 3}
+
+
+@pytest.fixture(scope="module")
+def small_server():
+    data = tempfile.mkdtemp(prefix="cartouche-full-")
+    server = embedded.start(data, maxmemory="4mb")
+    yield server
+    server.stop()
+    shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture
+def store(small_server):
+    r = redis.Redis.from_url(small_server.url)
+    r.config_set("maxmemory", "4mb")
+    r.flushall()
+    yield r
+    r.flushall()
+    r.close()
+
+
+@pytest.fixture
+def client(small_server, store):
+    url = small_server.url
+    return create_app(Config(redis_url=url, queue_url=url + "?db=1")).test_client()
+
+
+def fill(r: redis.Redis) -> int:
+    """Ballast until the server refuses writes; how many keys it took."""
+    n = 0
+    for size in (20_000, 1000, 50):  # a refused write's own arguments count: smaller ones
+        with pytest.raises(redis.exceptions.OutOfMemoryError):
+            while True:
+                r.set(f"ballast:{n}", b"x" * size)
+                n += 1
+    return n
+
+
+def free(r: redis.Redis) -> None:
+    for key in r.scan_iter("ballast:*"):
+        r.delete(key)
+
+
+def assert_full(res) -> None:
+    assert res.status_code == 503, res.get_json()
+    assert res.get_json()["error"]["code"] == "store_full"
+    assert int(res.headers["Retry-After"]) >= 1
+
+
+def games_stored(r: redis.Redis) -> set[str]:
+    return {k.decode().split("{")[1].split("}")[0] for k in r.scan_iter("cartouche:{*}:meta")}
+
+
+def indexed(r: redis.Redis) -> set[str]:
+    return {m.decode() for m in r.zrange("cartouche:index:all", 0, -1)}
+
+
+def test_a_full_store_refuses_every_write_and_keeps_reading(client, store):
+    game = client.post("/v1/games", json=GAME).get_json()
+    gid, tokens = game["id"], [s["token"] for s in game["seats"]]
+    player = client.post("/v1/players", json={"name": "ada", "kind": "human"}).get_json()
+    before = games_stored(store)
+    assert client.get("/readyz").status_code == 200
+    assert fill(store) > 0
+
+    assert_full(client.post("/v1/games", json=GAME))
+    assert_full(client.post("/v1/games/bulk", json={"games": [GAME] * 5}))
+    assert_full(client.post(f"/v1/games/{gid}/actions", headers=auth(tokens[0]),
+                            json={"action": {"type": "decide", "choice": "continue"}}))
+    assert_full(client.post("/v1/players", json={"name": "bob", "kind": "human"}))
+    assert_full(client.post("/v1/seeks", json={"type": "diamant", "seats": 3},
+                            headers=auth(player["token"])))
+    ready = client.get("/readyz")
+    assert_full(ready)
+    # reads go on
+    assert client.get(f"/v1/games/{gid}").status_code == 200
+    assert client.get(f"/v1/games/{gid}/events").status_code == 200
+    assert client.get("/v1/games").get_json()["total"] == 1
+    assert client.get(f"/v1/players/{player['id']}").status_code == 200
+    # nothing was written by the refused requests
+    assert games_stored(store) == before == indexed(store)
+    assert client.get(f"/v1/games/{gid}").get_json()["version"] == game["version"]
+    assert not list(store.scan_iter("cartouche:seek*"))
+
+    free(store)
+    assert client.get("/readyz").status_code == 200
+    assert client.post("/v1/games", json=GAME).status_code == 201
+    assert client.post("/v1/games/bulk", json={"games": [GAME] * 5}).status_code == 201
+    res = client.post(f"/v1/games/{gid}/actions", headers=auth(tokens[0]),
+                      json={"action": {"type": "decide", "choice": "continue"}})
+    assert res.status_code == 201, res.get_json()
+    assert client.post("/v1/players", json={"name": "bob", "kind": "human"}).status_code == 201
+    assert client.post("/v1/seeks", json={"type": "diamant", "seats": 3},
+                       headers=auth(player["token"])).status_code == 201
+    assert len(games_stored(store)) == 7 and games_stored(store) == indexed(store)
+
+
+def _deletes(r: redis.Redis) -> int:
+    return r.info("commandstats").get("cmdstat_del", {}).get("calls", 0)
+
+
+def test_a_creation_refused_after_its_game_is_written_leaves_no_game(client, store):
+    """The limit is set just above what the server holds: the creation script runs (a script
+    that has written may finish), then the index refuses; the game is deleted again."""
+    client.post("/v1/games", json=GAME)
+    before, deletes = games_stored(store), _deletes(store)
+    store.config_set("maxmemory", store.info("memory")["used_memory"] + 1500)
+    assert_full(client.post("/v1/games", json=GAME))
+    assert _deletes(store) > deletes  # the game was written, then deleted
+    assert games_stored(store) == before == indexed(store)
+    store.config_set("maxmemory", "4mb")
+    assert client.post("/v1/games", json=GAME).status_code == 201
+
+
+def test_a_player_refused_half_way_leaves_its_external_id_free(small_server, store):
+    """A player is four writes (its external id, its profile, its fields, its token): a
+    refusal after the first deletes what was written, so the external id is free again."""
+    from service.store.players import PlayerStore, by_external, profile
+
+    players = PlayerStore(store)
+    calls = store.info("commandstats")
+    sets, hsetnxs = (calls.get(c, {}).get("calls", 0) for c in ("cmdstat_set", "cmdstat_hsetnx"))
+    # a long external id: its claim fits under the limit, then the profile's fields, which
+    # repeat it, take the server past it
+    ext = ("site", "x" * 50_000)
+    store.config_set("maxmemory", store.info("memory")["used_memory"] + 150_000)
+    with pytest.raises(redis.exceptions.OutOfMemoryError):
+        players.create("p-0123456789abcdef", {"name": "n" * 50_000, "kind": "human",
+                                              "external_id": ext[1]}, "d" * 64, ext)
+    stats = store.info("commandstats")
+    assert stats["cmdstat_set"]["calls"] == sets + 1  # the claim was written
+    assert stats["cmdstat_hsetnx"]["calls"] == hsetnxs + 1  # and the profile
+    assert store.get(by_external(*ext)) is None
+    assert not store.exists(profile("p-0123456789abcdef"))
