@@ -46,13 +46,16 @@ def client(small_server, store):
 
 
 def fill(r: redis.Redis) -> int:
-    """Ballast until the server refuses writes; how many keys it took."""
+    """Ballast until the server refuses writes; how many keys it took. Then the limit is set
+    a little below what the server holds, so that buffers the server frees later (a client's
+    query buffer) cannot make room again."""
     n = 0
     for size in (20_000, 1000, 50):  # a refused write's own arguments count: smaller ones
         with pytest.raises(redis.exceptions.OutOfMemoryError):
             while True:
                 r.set(f"ballast:{n}", b"x" * size)
                 n += 1
+    r.config_set("maxmemory", r.info("memory")["used_memory"] - 64 * 1024)
     return n
 
 
@@ -152,3 +155,31 @@ def test_a_player_refused_half_way_leaves_its_external_id_free(small_server, sto
     assert stats["cmdstat_hsetnx"]["calls"] == hsetnxs + 1  # and the profile
     assert store.get(by_external(*ext)) is None
     assert not store.exists(profile("p-0123456789abcdef"))
+
+
+def _refusals(r: redis.Redis) -> int:
+    return r.info("errorstats").get("errorstat_OOM", {}).get("count", 0)
+
+
+def test_jobs_refused_by_a_full_queue_server_never_fail_a_stored_write(redis_url, small_server,
+                                                                        store):
+    """RQ on its own server, full: creating a game with a bot (its first bot job), acting in
+    it (the bot's next job), opening a seek (its expiry job) are answered 201 and stored; the
+    jobs lost are the sweep's work."""
+    app = create_app(Config(redis_url=redis_url, queue_url=small_server.url))
+    c = app.test_client()
+    fill(store)
+    refused = _refusals(store)
+    res = c.post("/v1/games", json={"type": "diamant", "players": [
+        {"name": "a"}, {"name": "b"}, {"name": "r", "bot": {"level": "random"}}]})
+    assert res.status_code == 201, res.get_json()
+    game = res.get_json()
+    res = c.post(f"/v1/games/{game['id']}/actions", headers=auth(game["seats"][0]["token"]),
+                 json={"action": {"type": "decide", "choice": "continue"}})
+    assert res.status_code == 201, res.get_json()
+    assert c.get(f"/v1/games/{game['id']}").get_json()["version"] == game["version"] + 1
+    player = c.post("/v1/players", json={"name": "ada", "kind": "human"}).get_json()
+    res = c.post("/v1/seeks", json={"type": "diamant", "seats": 3},
+                 headers=auth(player["token"]))
+    assert res.status_code == 201 and res.get_json()["status"] == "waiting"
+    assert _refusals(store) >= refused + 3  # every job was refused by the queue's server
