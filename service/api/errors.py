@@ -204,6 +204,13 @@ def register(app: Flask) -> None:
     app.register_error_handler(Exception, answer)
 
 
+#: The documented 429 and 503 of the routes that write (their ``descriptions``).
+LIMITED_DOC = ("rate limited, or a budget of bytes stored spent (`details.limit`: "
+               "`stored_bytes`); see Retry-After")
+STORE_DOC = ("`store_unavailable`; on a write, `store_full`: the store is at its memory limit "
+             "(see Retry-After)")
+
+
 def alt_errors(blp, descriptions: dict[int, str], *statuses: int):
     """Document the error responses ``statuses`` of an endpoint of ``blp`` (one schema).
 

@@ -13,7 +13,7 @@ from ..engine import ALL
 from ..games import GAMES
 from ..options import served_schema
 from . import Blueprint, json_response, ratelimit
-from .errors import MalformedRequest, alt_errors
+from .errors import LIMITED_DOC, STORE_DOC, MalformedRequest, alt_errors
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games and their events")
 
@@ -29,8 +29,8 @@ ERRORS = {400: "invalid request", 401: "bad token", 403: "this caller may not do
                "`details.expected` or `details.reason`) or `invalid_clock`. Also "
                "`invalid_player_count`, `unknown_game_type`, `bot_level_unavailable`, "
                "`not_a_command_boundary`, `idempotency_key_reused`",
-          429: "rate limited (see Retry-After)",
-          503: "event store unavailable"}
+          429: LIMITED_DOC,
+          503: STORE_DOC}
 
 
 def _alts(*statuses: int):
@@ -91,7 +91,7 @@ def create_game(body):
     ``{"open": true}`` or ``{"player": id}`` of another player) waits for players: status
     ``waiting`` until its last seat is joined."""
     return service().create(body["type"], body["players"], body["options"], body.get("seed"),
-                            creator=_require_creator())
+                            creator=_require_creator(), charge=ratelimit.charge_stored)
 
 
 def _require_creator() -> str | None:
@@ -117,7 +117,7 @@ def create_games_bulk(body):
     ratelimit.charge_writes(len(body["games"]) - 1)  # the request was counted as one
     creator = _require_creator()
     specs = [(g["type"], g["players"], g["options"], g.get("seed")) for g in body["games"]]
-    return {"games": service().create_many(specs, creator)}
+    return {"games": service().create_many(specs, creator, charge=ratelimit.charge_stored)}
 
 
 @blp.route("/games", methods=["GET"])
@@ -276,7 +276,7 @@ def fork_game(body, game_id):
     if not table.over and viewer != ALL:
         raise Forbidden("fork_forbidden", "only platform keys may fork a running game")
     _require_creator()  # a fork creates a game: the same rule as POST /v1/games
-    return service().fork(game_id, body["at"])
+    return service().fork(game_id, body["at"], charge=ratelimit.charge_stored)
 
 
 @blp.route("/games/<gid:game_id>/join", methods=["POST"])
@@ -344,5 +344,6 @@ def rematch_game(game_id):
     """A new table for the same players (invited again), seats rotated by one; the caller
     sits at once. Asking again (from any seat) answers the same rematch with 200."""
     table, seat = _holder(game_id)
-    answer, created = service().rematch(game_id, seat, table.holder(seat))
+    answer, created = service().rematch(game_id, seat, table.holder(seat),
+                                        charge=ratelimit.charge_stored)
     return json_response(answer, 201 if created else 200)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from .. import schemas as s
 from ..application.errors import Forbidden, InvalidToken
-from . import Blueprint
+from . import Blueprint, ratelimit
+from .errors import LIMITED_DOC, STORE_DOC
 from .games import bearer_token, service
 from .sources import START, NoticeSource, StreamId
 from .stream import CAPPED, app_hubs, event_stream, resume_after
@@ -16,7 +17,7 @@ blp = Blueprint("players", __name__, url_prefix="/v1/players",
 
 ERRORS = {400: "invalid request", 401: "bad token", 403: "this caller may not do that",
           404: "unknown player", 422: "`external_id_taken` (`details.player_id`)",
-          429: "rate limited (see Retry-After)", 503: "event store unavailable"}
+          429: LIMITED_DOC, 503: STORE_DOC}
 
 
 def _alts(*statuses: int, own: dict[int, str] | None = None):
@@ -61,7 +62,7 @@ def create_player(body):
     if "external_id" in body and platform is None:
         raise Forbidden("platform_key_required", "external_id is for platform keys")
     return svc.players.create(body["name"], body["kind"], external_id=body.get("external_id"),
-                              platform=platform)
+                              platform=platform, charge=ratelimit.charge_stored)
 
 
 @blp.route("", methods=["GET"])

@@ -28,6 +28,15 @@ baseline, which does nothing but its read and its append. The client address is
 ``request.remote_addr``: behind a reverse proxy, wrap the app in
 ``werkzeug.middleware.proxy_fix.ProxyFix`` or every client is the proxy.
 
+Every write is also charged to a budget of bytes stored per window, per token and per address
+(``cartouche:rl:{btok:<digest>}:<window>``, ``cartouche:rl:{bip:<address>}:<window>``): by the
+size of what it stores, once that is known -- a creation's envelopes, meta and seed, a
+player's fields, a seek's request (:func:`charge_stored`, just before the write), an action's
+envelopes (in its append's script, like its write count: on a single server the check and the
+append are one atomic call). Over a budget the answer is the same 429 ``rate_limited``, with
+``details.limit`` ``stored_bytes``, and nothing is stored. Derived data (the game index,
+player notifications, snapshots, idempotency records) is not charged.
+
 If Redis fails, the limiter fails open (the request goes on, a warning is logged): the request
 then meets the same unavailable store and gets its 503 there.
 
@@ -37,6 +46,8 @@ Configuration (environment, read by :meth:`RateLimitConfig.from_env`; 0 disables
 ``CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE``   per client address, default 12000
 ``CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE``    verifications per client address, default 30
 ``CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS``         window length, default 60
+``CARTOUCHE_STORED_BYTES_PER_MINUTE``           bytes stored per token, default 8 MiB
+``CARTOUCHE_IP_STORED_BYTES_PER_MINUTE``        bytes stored per client address, default 16 MiB
 
 Wiring (in ``create_app``, after ``errors.register(app)`` and once ``client`` exists)::
 
@@ -56,7 +67,7 @@ from flask import Flask, current_app, g, request
 
 from ..config import env_count
 from ..store.errors import StoreError
-from ..store.quota import Charged, Counters, Quota, QuotaExceeded
+from ..store.quota import BYTES, WRITES, Charged, Counters, Quota, QuotaExceeded
 from .errors import coded_response
 from .fastpaths import ACTION_ENDPOINT
 
@@ -76,6 +87,9 @@ class RateLimitConfig:
     #: verifications per window per client address (0 = unlimited)
     verifies_per_minute: int = 30
     window_seconds: int = 60
+    #: bytes stored per window per bearer token, and per client address (0 = unlimited)
+    stored_bytes_per_minute: int = 8 * 1024 * 1024
+    ip_stored_bytes_per_minute: int = 16 * 1024 * 1024
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "RateLimitConfig":
@@ -90,12 +104,17 @@ class RateLimitConfig:
                                           cls.verifies_per_minute),
             window_seconds=max(1, env_count(env, "CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS",
                                             cls.window_seconds)),
+            stored_bytes_per_minute=env_count(env, "CARTOUCHE_STORED_BYTES_PER_MINUTE",
+                                              cls.stored_bytes_per_minute),
+            ip_stored_bytes_per_minute=env_count(env, "CARTOUCHE_IP_STORED_BYTES_PER_MINUTE",
+                                                 cls.ip_stored_bytes_per_minute),
         )
 
     @property
     def enabled(self) -> bool:
         return bool(self.writes_per_minute or self.ip_writes_per_minute
-                    or self.verifies_per_minute)
+                    or self.verifies_per_minute or self.stored_bytes_per_minute
+                    or self.ip_stored_bytes_per_minute)
 
 
 def _coerce(config: Any) -> RateLimitConfig:
@@ -117,24 +136,35 @@ class RateLimiter:
         #: an action's counters are charged by its append (see the module's docstring)
         self.in_append = False
 
-    def quota(self, token: str | None, ip: str | None, cost: int = 1) -> Quota | None:
-        """The counters ``cost`` writes by this token from this address charge (None: no limit
-        applies)."""
+    def quota(self, token: str | None, ip: str | None, cost: int = 1, *,
+              writes: bool = True, stored: int | None = 0) -> Quota | None:
+        """The counters ``cost`` writes by this token from this address charge, and, unless
+        ``stored`` is 0, their budgets of bytes stored, charged by ``stored`` bytes (None: by
+        what the append the quota is given to stores, ``EventStore.append`` sets it).
+        ``writes=False``: the budgets only. None: no limit applies."""
+        cfg = self.config
+        digest = hashlib.sha256(token.encode()).hexdigest()[:32] if token else None
         identities = []
-        if token and self.config.writes_per_minute:
-            digest = hashlib.sha256(token.encode()).hexdigest()[:32]
-            identities.append((f"tok:{digest}", self.config.writes_per_minute))
-        if ip and self.config.ip_writes_per_minute:
-            identities.append((f"ip:{ip}", self.config.ip_writes_per_minute))
-        return self._quota(identities, cost)
+        if writes and digest and cfg.writes_per_minute:
+            identities.append((f"tok:{digest}", cfg.writes_per_minute, WRITES))
+        if writes and ip and cfg.ip_writes_per_minute:
+            identities.append((f"ip:{ip}", cfg.ip_writes_per_minute, WRITES))
+        if stored != 0 and digest and cfg.stored_bytes_per_minute:
+            identities.append((f"btok:{digest}", cfg.stored_bytes_per_minute, BYTES))
+        if stored != 0 and ip and cfg.ip_stored_bytes_per_minute:
+            identities.append((f"bip:{ip}", cfg.ip_stored_bytes_per_minute, BYTES))
+        quota = self._quota(identities, cost)
+        if quota is not None:
+            quota.stored = stored or 0
+        return quota
 
     def verify_quota(self, ip: str | None) -> Quota | None:
         """The counter one verification from this address charges."""
         if not ip or not self.config.verifies_per_minute:
             return None
-        return self._quota([(f"verify:{ip}", self.config.verifies_per_minute)], 1)
+        return self._quota([(f"verify:{ip}", self.config.verifies_per_minute, WRITES)], 1)
 
-    def _quota(self, identities: list[tuple[str, int]], cost: int) -> Quota | None:
+    def _quota(self, identities: list[tuple[str, int, str]], cost: int) -> Quota | None:
         if not identities:
             return None
         window = self.config.window_seconds
@@ -142,8 +172,8 @@ class RateLimiter:
         index = int(now // window)
         elapsed = (now - index * window) / window
         return Quota(tuple((f"{PREFIX}:{{{c}}}:{index}", f"{PREFIX}:{{{c}}}:{index - 1}")
-                           for c, _ in identities), tuple(lim for _, lim in identities),
-                     window * 1000, elapsed, cost)
+                           for c, _, _ in identities), tuple(lim for _, lim, _ in identities),
+                     window * 1000, elapsed, cost, tuple(kind for _, _, kind in identities))
 
     def charge(self, quota: Quota | None) -> Charged | None:
         """Count one write (unless ``quota`` was already charged): the counts, or None when
@@ -194,6 +224,20 @@ def charge_writes(count: int) -> None:
         raise refused
 
 
+def charge_stored(size: int) -> None:
+    """Charge ``size`` bytes about to be stored by this request to its token's and its
+    address's budgets (a creation, a player, a seek: just before their write). Raises
+    ``QuotaExceeded`` (429 with ``details.limit`` ``stored_bytes``, nothing stored) when
+    over; fails open like every charge."""
+    limiter = current_app.extensions.get("cartouche_ratelimit")
+    if limiter is None or size < 1:
+        return
+    refused = _refusal(limiter, limiter.quota(_bearer(request.headers.get("Authorization")),
+                                              request.remote_addr, writes=False, stored=size))
+    if refused is not None:
+        raise refused
+
+
 def pending_quota() -> Quota | None:
     """The action's quota left for its append to charge (None: nothing to charge there)."""
     return g.get("cartouche_quota")
@@ -222,8 +266,10 @@ def register(app: Flask, client, config: Any = None) -> RateLimiter | None:
             return None
         token, ip = _bearer(request.headers.get("Authorization")), request.remote_addr
         if limiter.in_append and request.endpoint == ACTION_ENDPOINT:
-            g.cartouche_quota = limiter.quota(token, ip)  # see _settle
+            g.cartouche_quota = limiter.quota(token, ip, stored=None)  # see _settle
             return None
+        if request.endpoint == ACTION_ENDPOINT:  # the append charges the bytes it stores
+            g.cartouche_quota = limiter.quota(token, ip, writes=False, stored=None)
         refused = _charge_or_refuse(limiter, limiter.quota(token, ip))
         if refused is None and request.endpoint == VERIFY_ENDPOINT:
             refused = _charge_or_refuse(limiter, limiter.verify_quota(ip))

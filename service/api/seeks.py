@@ -5,8 +5,8 @@ then ``game_start``."""
 from __future__ import annotations
 
 from .. import schemas as s
-from . import Blueprint
-from .errors import alt_errors
+from . import Blueprint, ratelimit
+from .errors import LIMITED_DOC, STORE_DOC, alt_errors
 from .games import service
 from .players import me
 
@@ -22,8 +22,9 @@ ERRORS = {400: "invalid request", 401: "this needs a player token", 403: "`not_y
                "options do not take, `details.min`, `details.max`), `invalid_options` (the "
                "option's code in `details.code`, as for a creation), `invalid_rating_range`, "
                "`bot_level_unavailable`, `invalid_fill_with_bots` (`details.max_after_s`)",
-          429: "rate limited (see Retry-After)",
-          503: "event store unavailable, or `seeks_full`: the server holds as many seeks as "
+          429: LIMITED_DOC,
+          503: STORE_DOC + "; or "
+               "`seeks_full`: the server holds as many seeks as "
                "it may (see Retry-After)"}
 
 SEEK_LINKS = {name: {"operationId": op, "parameters": {"seek_id": "$response.body#/id"}}
@@ -44,7 +45,8 @@ def create_seek(body):
     expires."""
     player = me()
     return service().seeks.open(player, body["type"], body["seats"], body["options"],
-                                body.get("rating_range"), body.get("fill_with_bots"))
+                                body.get("rating_range"), body.get("fill_with_bots"),
+                                charge=ratelimit.charge_stored)
 
 
 @blp.route("", methods=["GET"])

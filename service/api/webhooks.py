@@ -14,7 +14,7 @@ from .. import webhooks as wh
 from ..application.errors import Forbidden, NotFound
 from ..store import connect
 from . import Blueprint
-from .errors import alt_errors
+from .errors import LIMITED_DOC, STORE_DOC, alt_errors
 from .games import bearer_token
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1",
@@ -22,7 +22,7 @@ blp = Blueprint("webhooks", __name__, url_prefix="/v1",
 
 ERRORS = {400: "invalid request", 401: "bad token", 403: "a platform key is required",
           404: "unknown webhook", 413: "body too large", 422: "too many webhooks",
-          429: "rate limited (see Retry-After)", 503: "event store unavailable"}
+          429: LIMITED_DOC, 503: STORE_DOC}
 GAME_ID = s.FullMatch(r"^[0-9a-f]{1,64}$")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"

@@ -127,6 +127,12 @@ class NewGame:
         return self.id, self.meta, self.seed, self.envelopes
 
 
+def stored_size(new: NewGame) -> int:
+    """The bytes a new game stores: its envelopes, meta and seed."""
+    return (sum(len(orjson.dumps(e)) for e in new.envelopes) + len(new.seed)
+            + sum(len(k) + len(v) for k, v in new.meta.items()))
+
+
 def new_game(game: Game, envelopes: list[dict], state: dict | None, shell: Shell, *,
              seed: bytes, now: int, status: str, created_by: str | None = None) -> NewGame:
     """A new game from its first envelopes (the creation event first) and the state and shell
@@ -168,9 +174,13 @@ class Creation:
         """When a table created at ``created_ms`` is aborted if it is still waiting."""
         return created_ms + self.lobby_ttl_s * 1000
 
-    def create_many(self, specs: Sequence[Spec], creator: str | None = None) -> list[dict]:
+    def create_many(self, specs: Sequence[Spec], creator: str | None = None,
+                    charge: Callable[[int], None] | None = None) -> list[dict]:
         """Create every game or none: all are validated and set up first, then written in one
         transaction. Raises InvalidRequest (with ``details.index`` for bulk requests).
+
+        ``charge``: called with the bytes the games store (:func:`stored_size`) just before
+        they are written; it raises to refuse them (a budget of bytes stored per minute).
 
         ``creator``: the player creating the games (a player token); an entry
         ``{"player": <creator>}`` seats the creator at once, any other player is invited.
@@ -183,6 +193,8 @@ class Creation:
                 if len(specs) > 1:
                     exc.details = {"index": index, **exc.details}
                 raise
+        if charge is not None:
+            charge(sum(stored_size(new) for new in prepared))
         self.write(prepared)
         for new in prepared:
             self.announce(new)

@@ -11,7 +11,7 @@ from .. import clock as clock_mod
 from ..engine import commitment
 from ..signing import Signer
 from ..store.events import EventStore
-from .creation import Creation, new_game
+from .creation import Creation, new_game, stored_size
 from .envelopes import rfc3339
 from .errors import GameNotFinished, InvalidRequest, NotFound
 from .loading import Loader
@@ -39,9 +39,11 @@ class Exports:
                               table.status, table.result())
         return self.signer.sign(doc) if self.signer is not None else doc
 
-    def fork(self, game_id: str, at: int) -> dict:
+    def fork(self, game_id: str, at: int, charge: Callable[[int], None] | None = None) -> dict:
         """A new game continuing from version ``at`` of this one, with new seat tokens and a
-        new seed for every draw after ``at`` (the copied events keep their parent's draws)."""
+        new seed for every draw after ``at`` (the copied events keep their parent's draws).
+        ``charge``: called with the bytes the new game stores just before it is written; it
+        raises to refuse it."""
         parent = self.loader.load(game_id)
         if not 1 <= at <= parent.version:
             raise NotFound.version(at)
@@ -73,6 +75,8 @@ class Exports:
             shell = shell._replace(clock=clock_mod.restart(shell.clock, now, table.awaiting()))
         new = new_game(parent.game, envelopes, table.state, shell, seed=seed, now=now,
                        status=table.status)
+        if charge is not None:
+            charge(stored_size(new))
         self.creation.write([new])
         self.creation.open(new)
         return new.response

@@ -135,12 +135,14 @@ class GameService:
 
     # -- creation -------------------------------------------------------------------------
     def create(self, game_type: str, players: list[dict], options: dict,
-               seed_hex: str | None, creator: str | None = None) -> dict:
+               seed_hex: str | None, creator: str | None = None,
+               charge: Callable[[int], None] | None = None) -> dict:
         return self._creation.create_many([(game_type, players, options, seed_hex)],
-                                          creator)[0]
+                                          creator, charge)[0]
 
-    def create_many(self, specs: Sequence[Spec], creator: str | None = None) -> list[dict]:
-        return self._creation.create_many(specs, creator)
+    def create_many(self, specs: Sequence[Spec], creator: str | None = None,
+                    charge: Callable[[int], None] | None = None) -> list[dict]:
+        return self._creation.create_many(specs, creator, charge)
 
     def player_profile(self, player_id: str) -> dict:
         """A player's public profile with its ratings."""
@@ -194,8 +196,9 @@ class GameService:
     def lobby_ttl_s(self) -> int:
         return self._tables.lobby_ttl_s
 
-    def rematch(self, game_id: str, seat: int, player: str | None) -> tuple[dict, bool]:
-        return self._tables.rematch(game_id, seat, player)
+    def rematch(self, game_id: str, seat: int, player: str | None,
+                charge: Callable[[int], None] | None = None) -> tuple[dict, bool]:
+        return self._tables.rematch(game_id, seat, player, charge)
 
     # -- loading --------------------------------------------------------------------------
     def load(self, game_id: str, version: int | None = None) -> Table:
@@ -249,8 +252,8 @@ class GameService:
     def export(self, game_id: str) -> dict:
         return self._exports.export(game_id)
 
-    def fork(self, game_id: str, at: int) -> dict:
-        return self._exports.fork(game_id, at)
+    def fork(self, game_id: str, at: int, charge: Callable[[int], None] | None = None) -> dict:
+        return self._exports.fork(game_id, at, charge)
 
     # -- reads ----------------------------------------------------------------------------
     def view(self, table: Table, viewer: Viewer, now_ms: int | None = None) -> dict:

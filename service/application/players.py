@@ -75,13 +75,18 @@ class Players:
                 "level": level}, None)
 
     def create(self, name: str, kind: str, *, external_id: str | None = None,
-               platform: str | None = None) -> dict:
-        """A new player and its token (returned this once)."""
+               platform: str | None = None, charge: Callable[[int], None] | None = None
+               ) -> dict:
+        """A new player and its token (returned this once). ``charge``: called with the bytes
+        the player stores just before it is written; it raises to refuse it."""
         player_id = f"p-{secrets.token_hex(8)}"
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         fields = {"name": name, "kind": kind, "created_ms": str(self.now_ms())}
         if external_id is not None:
             fields["external_id"] = external_id
+        if charge is not None:  # its fields, id and token digest (and external id's key)
+            charge(sum(len(k) + len(v) for k, v in fields.items()) + len(player_id) + 64
+                   + (len(external_id) + len(platform or "") if external_id else 0))
         taken = self.store.create(player_id, fields, token_digest(token),
                                   (platform, external_id) if external_id is not None else None)
         if taken is not None:

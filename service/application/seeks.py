@@ -121,11 +121,15 @@ class Seeks:
     # -- opening, reading, cancelling ----------------------------------------------------
     def open(self, player: str, game_type: str, seats: tuple[int, int], options: dict,
              rating_range: tuple[float, float] | None = None,
-             fill_with_bots: dict | None = None) -> dict:
+             fill_with_bots: dict | None = None,
+             charge: Callable[[int], None] | None = None) -> dict:
         """A new seek of ``player``, matched at once when compatible seeks wait (its answer
         then says ``matched``). Everything is checked first: the game type, every seat count
         of ``seats`` against the game and the options (``rated`` defaults to true), the
-        rating range, the bots' level and delay (shorter than the seek's life)."""
+        rating range, the bots' level and delay (shorter than the seek's life).
+
+        ``charge``: called with the bytes the seek stores (its request, pools and ids) just
+        before it is written; it raises to refuse it (a budget of bytes stored per minute)."""
         game = game_of(game_type)
         low, high = seats
         if low > high:
@@ -155,6 +159,9 @@ class Seeks:
                     tuple(rating_range) if rating_range else None, {
                         "seats": [low, high], "options": options,
                         "fill_with_bots": fill_with_bots, "rating_types": rating_types})
+        if charge is not None:
+            charge(len(orjson.dumps(seek.request)) + sum(map(len, pools.values()))
+                   + len(seek.id) + len(player))
         opened = self.store.open(seek, self.limits.per_player, self.limits.total)
         if opened is Opened.PLAYER_FULL:
             raise TooManySeeks(self.limits.per_player)

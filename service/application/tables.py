@@ -15,7 +15,7 @@ from ..engine import Rng, start
 from ..engine.lobby import OPEN_SEAT, Lobby, SeatUnavailable, unfilled
 from ..store.events import EventStore
 from .commands import MAX_RETRIES, Appender
-from .creation import Creation
+from .creation import Creation, stored_size
 from .errors import CannotRematch, InvalidRequest, VersionConflict
 from .identity import new_seat_token
 from .loading import Loader
@@ -166,9 +166,12 @@ class Tables:
                                     new_meta=new_meta)
 
     # -- rematches ------------------------------------------------------------------------
-    def rematch(self, game_id: str, seat: int, player: str | None) -> tuple[dict, bool]:
+    def rematch(self, game_id: str, seat: int, player: str | None,
+                charge: Callable[[int], None] | None = None) -> tuple[dict, bool]:
         """A new waiting table for the same players, seats rotated by one, linked both ways;
-        ``(answer, created)``. Every call after the first returns the same rematch."""
+        ``(answer, created)``. Every call after the first returns the same rematch.
+        ``charge``: called with the bytes the table stores just before it is written; it
+        raises to refuse it."""
         table = self.loader.load(game_id)
         if not table.over or table.status == "aborted":
             raise CannotRematch()
@@ -200,6 +203,8 @@ class Tables:
                                         creator=player, shell_fields={"rematch_of": game_id})
         except InvalidRequest as exc:  # a player or bot level gone since
             raise CannotRematch(exc.message) from None
+        if charge is not None:
+            charge(stored_size(new))
         if not self.creation.write([new], lambda: self.store.link_rematch(game_id, new.id)):
             # another seat's request won (ours is deleted): answer with its game
             return self._rematch_answer(self.store.meta_field(game_id, "rematch")), False

@@ -148,14 +148,18 @@ class EventStore:
         failed. On a single server they run inside the append's script, on a cluster as
         separate calls.
 
-        ``quota``: rate-limit counters charged first (unless already ``charged``); when one is
-        over, nothing is appended or read and the outcome is ``"limited"`` (``result.charged``
+        ``quota``: rate-limit counters charged first (unless already ``charged``), its budgets
+        of bytes stored by the size of the envelopes (``quota.stored``); when one is over,
+        nothing is appended or read and the outcome is ``"limited"`` (``result.charged``
         holds the counts). On a single server the charge is part of the same script: one
         round trip for everything; on a cluster (the counters live in other slots) it is a
         separate call before the append.
         """
         if quota is not None and quota.charged:
             quota = None
+        payloads = [orjson.dumps(e) for e in envelopes]
+        if quota is not None:  # what the budgets of bytes stored count
+            quota.stored = sum(map(len, payloads))
         cluster = isinstance(self.r, RedisCluster)
         if quota is not None and cluster:
             charged = charge(self._charge, quota, cluster=True)
@@ -177,7 +181,7 @@ class EventStore:
         args = [*(quota.args() if quota is not None else NO_QUOTA_ARGS), expected,
                 len(fields), *(x for kv in fields.items() for x in kv), idempotency[1] if idempotency else "", IDEMPOTENCY_TTL_SECONDS,
                 len(fused_reads), *(cmd for cmd, _ in fused_reads),
-                *(orjson.dumps(e) for e in envelopes)]
+                *payloads]
         reply = self._append(keys=script_keys, args=args)
         outcome = _STATUS[reply[0]]
         if outcome is AppendStatus.LIMITED:

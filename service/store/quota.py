@@ -2,9 +2,11 @@
 
 A :class:`Quota` names, for each identity it limits, the counter of the current window and the
 counter of the previous one, the identity's limit, the window's length, how far into the
-current window the request is, and how many writes it counts for (its ``cost``: one, or a bulk
-creation's number of games). Charging it adds the cost to every current counter, whatever the
-outcome, and an identity is over when
+current window the request is, and what each identity counts (``kinds``): writes (the
+``cost``: one, or a bulk creation's number of games) or bytes stored (``stored``: the size of
+what the write stores; ``EventStore.append`` sets it from the envelopes it serializes).
+Charging it adds each identity's cost to its current counter, whatever the outcome (an
+identity whose cost is 0 is left alone), and an identity is over when
 
     previous × (1 − elapsed) + current  >  limit
 
@@ -30,8 +32,9 @@ from ..engine import CodedError
 
 #: KEYS[1..2n]: per identity, its current window's counter then its previous window's counter.
 #: ARGV[1] n (0: no quota; then nothing else of ARGV belongs to it); with n > 0: ARGV[2] window
-#: length (ms), ARGV[3] elapsed fraction of the current window, ARGV[4] the cost (writes
-#: counted), ARGV[5..4+n] the limits.
+#: length (ms), ARGV[3] elapsed fraction of the current window, ARGV[4..3+n] the limits,
+#: ARGV[4+n..3+2n] the costs (writes, or bytes stored, counted; an identity whose cost is 0 is
+#: neither charged nor checked).
 #: Leaves ``quota_over`` (boolean), ``quota_counts`` ({current, previous} per identity,
 #: flattened) and ``K``, ``A``: how many KEYS and ARGV the quota used (the caller's start after).
 PROLOGUE = """
@@ -39,20 +42,24 @@ local quota_n = tonumber(ARGV[1])
 local quota_over, quota_counts = false, {}
 local K, A = 0, 1
 if quota_n > 0 then
-  local elapsed, cost = tonumber(ARGV[3]), tonumber(ARGV[4])
+  local elapsed = tonumber(ARGV[3])
   for i = 1, quota_n do
-    local n = redis.call('INCRBY', KEYS[2 * i - 1], cost)
-    if n == cost then
-      redis.call('PEXPIRE', KEYS[2 * i - 1], 2 * tonumber(ARGV[2]))
+    local cost = tonumber(ARGV[3 + quota_n + i])
+    local n, previous = 0, 0
+    if cost > 0 then
+      n = redis.call('INCRBY', KEYS[2 * i - 1], cost)
+      if n == cost then
+        redis.call('PEXPIRE', KEYS[2 * i - 1], 2 * tonumber(ARGV[2]))
+      end
+      previous = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
+      if previous * (1 - elapsed) + n > tonumber(ARGV[3 + i]) then
+        quota_over = true
+      end
     end
-    local previous = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
     quota_counts[2 * i - 1] = n
     quota_counts[2 * i] = previous
-    if previous * (1 - elapsed) + n > tonumber(ARGV[4 + i]) then
-      quota_over = true
-    end
   end
-  K, A = 2 * quota_n, 4 + quota_n
+  K, A = 2 * quota_n, 3 + 2 * quota_n
 end
 """
 
@@ -60,6 +67,10 @@ end
 CHARGE_LUA = PROLOGUE + """
 return {quota_over and 1 or 0, unpack(quota_counts)}
 """
+
+
+#: What an identity's counter counts (``Quota.kinds``).
+WRITES, BYTES = "writes", "bytes"
 
 
 @dataclass
@@ -72,19 +83,38 @@ class Quota:
     elapsed: float
     #: how many writes one charge counts
     cost: int = 1
+    #: per identity, what it counts: :data:`WRITES` (``cost`` per charge) or :data:`BYTES`
+    #: (``stored`` per charge); all writes when empty
+    kinds: tuple[str, ...] = ()
+    #: the bytes the charged write stores (set by the store, which serializes it)
+    stored: int = 0
     #: set once the counters have been charged (a quota is charged at most once)
     charged: bool = field(default=False, compare=False)
 
     def keys(self) -> list[str]:
         return [k for pair in self.counters for k in pair]
 
+    def costs(self) -> list[int]:
+        kinds = self.kinds or (WRITES,) * len(self.limits)
+        return [self.stored if kind == BYTES else self.cost for kind in kinds]
+
     def args(self) -> list:
-        return [len(self.limits), self.window_ms, repr(self.elapsed), self.cost, *self.limits]
+        return [len(self.limits), self.window_ms, repr(self.elapsed), *self.limits,
+                *self.costs()]
 
     def split(self) -> list[Quota]:
         """One quota per identity (a cluster keeps each identity's counters in its own slot)."""
-        return [Quota((c,), (lim,), self.window_ms, self.elapsed, self.cost)
-                for c, lim in zip(self.counters, self.limits)]
+        kinds = self.kinds or (WRITES,) * len(self.limits)
+        return [Quota((c,), (lim,), self.window_ms, self.elapsed, self.cost, (kind,),
+                      self.stored)
+                for c, lim, kind in zip(self.counters, self.limits, kinds)]
+
+    def over_bytes(self, charged: Charged) -> bool:
+        """An identity counting bytes stored is over its budget."""
+        kinds = self.kinds or (WRITES,) * len(self.limits)
+        return any(kind == BYTES and previous * (1.0 - self.elapsed) + current > limit
+                   for kind, (current, previous), limit
+                   in zip(kinds, charged.counts, self.limits))
 
 
 #: no quota: the prologue's ARGV when the script is called without one
@@ -129,9 +159,15 @@ class QuotaExceeded(CodedError):
     ``details.retry_after_s`` says when to come back."""
 
     def __init__(self, quota: Quota, charged: Charged) -> None:
-        super().__init__("rate_limited",
-                         "too many writes; retry after the number of seconds in Retry-After",
-                         {"retry_after_s": retry_after(quota, charged)})
+        if quota.over_bytes(charged):  # the budget of bytes stored per minute
+            super().__init__("rate_limited", "too many bytes stored; retry after the number "
+                             "of seconds in Retry-After",
+                             {"retry_after_s": retry_after(quota, charged),
+                              "limit": "stored_bytes"})
+        else:
+            super().__init__("rate_limited", "too many writes; retry after the number of "
+                             "seconds in Retry-After",
+                             {"retry_after_s": retry_after(quota, charged)})
         self.quota = quota
         self.charged = charged
 

@@ -116,14 +116,21 @@ def test_zero_disables_and_env_config(monkeypatch, redis_url, queue_url):
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "0")
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "0")
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE", "0")
+    monkeypatch.setenv("CARTOUCHE_STORED_BYTES_PER_MINUTE", "0")
+    assert ratelimit.RateLimitConfig.from_env().enabled  # the address's budget of bytes
+    monkeypatch.setenv("CARTOUCHE_IP_STORED_BYTES_PER_MINUTE", "0")
     cfg = ratelimit.RateLimitConfig.from_env()
     assert not cfg.enabled
     app = create_app(Config(redis_url=redis_url, queue_url=queue_url))
     assert ratelimit.register(app, redis.Redis.from_url(redis_url), cfg) is None
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "7")
     monkeypatch.delenv("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE")
+    monkeypatch.delenv("CARTOUCHE_STORED_BYTES_PER_MINUTE")
+    monkeypatch.setenv("CARTOUCHE_IP_STORED_BYTES_PER_MINUTE", "1000")
     cfg = ratelimit.RateLimitConfig.from_env()
     assert cfg.writes_per_minute == 7 and cfg.ip_writes_per_minute == 12000
+    assert cfg.stored_bytes_per_minute == 8 * 1024 * 1024
+    assert cfg.ip_stored_bytes_per_minute == 1000
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "-1")
     with pytest.raises(ValueError):
         ratelimit.RateLimitConfig.from_env()
@@ -251,3 +258,71 @@ def test_bulk_creation_counts_each_game_as_a_write(redis_url, queue_url, wiring)
     _assert_429(c.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
                        environ_base={"REMOTE_ADDR": "10.0.0.9"}))
     assert c.get("/v1/games").get_json()["total"] == 15
+
+
+def test_budget_of_bytes_stored_per_address_and_token(redis_url, queue_url, wiring):
+    """Bytes stored per minute: charged by what a creation, a bulk, a player and an action
+    store; over the budget, 429 rate_limited (details.limit stored_bytes) and nothing stored."""
+    app, r, _ = _app(redis_url, queue_url, wiring, writes_per_minute=0,
+                      ip_writes_per_minute=0, ip_stored_bytes_per_minute=20_000,
+                      stored_bytes_per_minute=6_000)
+    c = app.test_client()
+
+    def post(path, body, ip, token=None):
+        return c.post(path, json=body, environ_base={"REMOTE_ADDR": ip},
+                      headers=auth(token) if token else {})
+
+    game = {"type": "diamant", "players": [{"name": "a"}] * 3}
+    # a diamant creation stores ~1.5 KB: a bulk of 20 is over 20 KB on its own
+    res = post("/v1/games/bulk", {"games": [game] * 20}, "10.1.0.1")
+    _assert_429(res)
+    assert res.get_json()["error"]["details"]["limit"] == "stored_bytes"
+    assert r.zcard("cartouche:index:all") == 0
+    created = 0
+    while (res := post("/v1/games", game, "10.1.0.2")).status_code == 201:
+        created += 1
+    _assert_429(res)
+    assert 3 <= created <= 20 and r.zcard("cartouche:index:all") == created
+    assert post("/v1/players", {"name": "x" * 40, "kind": "human"}, "10.1.0.2").status_code \
+        == 429
+    player = post("/v1/players", {"name": "ada", "kind": "human"}, "10.1.0.3").get_json()
+    _assert_429(post("/v1/seeks", {"type": "diamant", "seats": 3}, "10.1.0.2", player["token"]))
+    assert c.get("/v1/seeks").get_json()["total"] == 0  # nothing stored
+    # per token: actions are charged by the envelopes they append (every seat decides in
+    # turn, each from a fresh address)
+    gid, tokens = _game(c)
+    answers = []
+    for i in range(60):
+        res = _act(c, gid, tokens[i % 3], ip=f"10.2.0.{i}")
+        answers.append(res.status_code)
+        if res.status_code == 429:
+            break
+    assert answers[0] == 201 and answers[-1] == 429, answers
+    assert res.get_json()["error"]["details"]["limit"] == "stored_bytes"
+    refused = tokens[(len(answers) - 1) % 3]
+    version = c.get(f"/v1/games/{gid}").get_json()["version"]
+    _assert_429(_act(c, gid, refused, ip="10.3.0.1"))
+    assert c.get(f"/v1/games/{gid}").get_json()["version"] == version  # nothing appended
+
+
+def test_a_fork_is_charged_by_the_events_it_copies(redis_url, queue_url):
+    from tests.api.test_replays import play_to_end
+
+    app, r, _ = _app(redis_url, queue_url, IN_THE_APPEND, writes_per_minute=0,
+                      ip_writes_per_minute=0, stored_bytes_per_minute=0,
+                      ip_stored_bytes_per_minute=0)
+    c = app.test_client()
+    gid, _ = play_to_end(c, "tides-of-time", 2)
+    version = c.get(f"/v1/games/{gid}").get_json()["version"]
+    ratelimit.register(app, r, ratelimit.RateLimitConfig(
+        writes_per_minute=0, ip_writes_per_minute=0, ip_stored_bytes_per_minute=100 * version))
+    games = r.zcard("cartouche:index:all")
+    res = c.post(f"/v1/games/{gid}/fork", json={"at": version},
+                 environ_base={"REMOTE_ADDR": "10.4.0.1"})
+    _assert_429(res)  # every event is well over 100 bytes
+    assert res.get_json()["error"]["details"]["limit"] == "stored_bytes"
+    assert r.zcard("cartouche:index:all") == games
+    ratelimit.register(app, r, ratelimit.RateLimitConfig(
+        writes_per_minute=0, ip_writes_per_minute=0, ip_stored_bytes_per_minute=10_000_000))
+    assert c.post(f"/v1/games/{gid}/fork", json={"at": version},
+                  environ_base={"REMOTE_ADDR": "10.4.0.2"}).status_code == 201

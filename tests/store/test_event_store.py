@@ -217,6 +217,31 @@ def test_a_quota_is_charged_even_for_a_missing_game_and_counts_every_identity(st
     assert res.outcome == "limited" and res.charged.counts == ((2, 0), (2, 0))
 
 
+def test_a_budget_of_bytes_is_charged_by_what_the_append_stores(store):
+    """A bytes identity counts the serialized envelopes the append stores; over its budget
+    nothing is appended. An identity charged 0 (no bytes yet) is neither charged nor
+    checked."""
+    import orjson
+
+    from service.store.quota import BYTES, WRITES, Quota
+
+    gid = make(store)
+    size = len(orjson.dumps(env(1))) + len(orjson.dumps(env(2)))
+    counters = (("cartouche:rl:{bt}:1", "cartouche:rl:{bt}:0"),)
+    q = Quota(counters, (3 * size,), 60_000, 0.0, kinds=(BYTES,))
+    assert store.append(gid, 1, [env(1), env(2)], quota=q).outcome == "ok"
+    assert q.stored == size and int(store.r.get("cartouche:rl:{bt}:1")) == size
+    q = Quota(counters, (3 * size,), 60_000, 0.0, kinds=(BYTES,))
+    big = [env(i) for i in range(3, 10)]
+    res = store.append(gid, 3, big, quota=q)
+    assert res.outcome == "limited" and store.version(gid) == 3
+    # writes and bytes side by side; nothing stored yet (0 bytes): only the writes count
+    q = Quota((("cartouche:rl:{w2}:1", "cartouche:rl:{w2}:0"), counters[0]), (5, 1), 60_000,
+              0.0, kinds=(WRITES, BYTES))
+    reply = store._charge(keys=q.keys(), args=q.args())
+    assert reply == [0, 1, 0, 0, 0] and store.r.get("cartouche:rl:{w2}:1") == b"1"
+
+
 def test_load_reads_a_game_in_one_call(store):
     gid = make(store)
     store.append(gid, 1, [env(1), env(2)])
