@@ -183,3 +183,18 @@ def test_jobs_refused_by_a_full_queue_server_never_fail_a_stored_write(redis_url
                  headers=auth(player["token"]))
     assert res.status_code == 201 and res.get_json()["status"] == "waiting"
     assert _refusals(store) >= refused + 3  # every job was refused by the queue's server
+
+
+def test_a_rematch_refused_by_a_full_store_is_neither_created_nor_linked(client, store):
+    from tests.api.test_replays import play_to_end
+
+    gid, tokens = play_to_end(client, "tides-of-time", 2)
+    before = games_stored(store)
+    fill(store)
+    assert_full(client.post(f"/v1/games/{gid}/rematch", headers=auth(tokens[0])))
+    assert games_stored(store) == before == indexed(store)
+    assert "rematch" not in client.get(f"/v1/games/{gid}").get_json()
+    free(store)
+    res = client.post(f"/v1/games/{gid}/rematch", headers=auth(tokens[0]))
+    assert res.status_code == 201, res.get_json()
+    assert client.get(f"/v1/games/{gid}").get_json()["rematch"] == res.get_json()["id"]
