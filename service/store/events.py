@@ -216,19 +216,14 @@ class EventStore:
     # -- reads ----------------------------------------------------------------------------
     def readiness(self) -> str:
         """``"ready"``; ``"unreachable"`` when the store does not answer; ``"full"`` when it
-        is at its memory limit (``used_memory >= maxmemory`` in ``INFO memory``, on any node
-        of a cluster) and so refuses writes. One cheap call."""
+        is at its memory limit (``used_memory >= maxmemory`` in ``INFO memory``) and so
+        refuses writes. One call (on a cluster, to its default node only)."""
         try:
             info = self.r.info("memory")
         except Exception:  # any failure to reach the store means not reachable
             return "unreachable"
-        nodes = [info] if "used_memory" in info else \
-            [v for v in info.values() if isinstance(v, dict)]  # a cluster: per node
-        for node in nodes:
-            limit = int(node.get("maxmemory", 0))
-            if limit and int(node.get("used_memory", 0)) >= limit:
-                return "full"
-        return "ready"
+        limit = int(info.get("maxmemory", 0))
+        return "full" if limit and int(info.get("used_memory", 0)) >= limit else "ready"
 
     def read(self, game_id: str, after: int = 0, upto: int | None = None,
              count: int | None = None) -> list[StoredEvent]:
