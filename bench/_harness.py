@@ -84,6 +84,8 @@ class Gunicorn:
         # but with limits no load generator on one address can reach.
         full_env.setdefault("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "1000000000")
         full_env.setdefault("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "1000000000")
+        full_env.setdefault("CARTOUCHE_STORED_BYTES_PER_MINUTE", "1000000000000")
+        full_env.setdefault("CARTOUCHE_IP_STORED_BYTES_PER_MINUTE", "1000000000000")
         # Likewise the stream caps: the SSE benchmarks open hundreds of streams from 127.0.0.1.
         full_env.setdefault("CARTOUCHE_SSE_MAX_STREAMS_PER_ADDRESS", "0")
         full_env.update(env or {})

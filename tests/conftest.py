@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "100000000")
 os.environ.setdefault("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "100000000")
 os.environ.setdefault("CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE", "100000000")
+os.environ.setdefault("CARTOUCHE_STORED_BYTES_PER_MINUTE", "100000000000")
+os.environ.setdefault("CARTOUCHE_IP_STORED_BYTES_PER_MINUTE", "100000000000")
 # Likewise the per-address cap on open event streams (tests/api/test_stream_caps.py has its own).
 os.environ.setdefault("CARTOUCHE_SSE_MAX_STREAMS_PER_ADDRESS", "0")
 
