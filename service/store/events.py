@@ -198,10 +198,7 @@ class EventStore:
             replies = tuple(self._parsed(cmd, raw) for (cmd, _), raw in zip(reads, reply[2:]))
         if outcome is AppendStatus.IDEM:
             return AppendResult(outcome, record=reply[1].decode(), reads=replies)
-        version = int(reply[1])
-        if outcome is AppendStatus.CONFLICT and version == 0:  # no stream: an archived game
-            version = self.version(game_id)
-        return AppendResult(outcome, version=version, reads=replies)
+        return AppendResult(outcome, version=int(reply[1]), reads=replies)
 
     @staticmethod
     def _parsed(command: str, raw):
@@ -380,7 +377,8 @@ class EventStore:
         if status.decode() not in OVER:
             return "live"
         if version is None or len(rows) != int(version) or seed is None:
-            return "stale"
+            # another archive may have swapped it between these reads
+            return "done" if self.r.exists(keys.archive(game_id)) else "stale"
         blob = encode(int(version), seed.decode(), [fields[b"e"] for _, fields in rows])
         return self.swap(game_id, int(version), blob)
 
