@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 
 import orjson
 import pytest
@@ -151,3 +152,37 @@ def test_every_read_of_an_aborted_game_is_the_same_archived(api):
     assert client.post(f"/v1/games/{gid}/abort", headers=auth(KEY)).status_code == 200
     assert svc.load(gid).status == "aborted"
     assert_same_after_archive(client, svc, gid, tokens)
+
+
+def test_a_hub_reading_a_game_archived_under_it_serves_the_document_and_ends(redis_url):
+    """A hub started while the game ran (at version ``mid``) whose stream is archived before
+    it read the end: its blocking read finds no stream, serves the rest from the document and
+    hands out the end event, as it would have from the stream."""
+    from service.api.hub import ENDED, Hubs
+    from service.api.sources import GameSource
+
+    app = create_app(Config(redis_url=redis_url), scheduler=NullScheduler())
+    client, svc = app.test_client(), app.extensions["cartouche"]
+    gid, tokens = create_plain(client)
+    play_out(client, svc, gid, tokens, seed=3)
+    mid = svc.load(gid).version // 2
+    r = client.get(f"/v1/games/{gid}/events/stream", headers={"Last-Event-ID": str(mid)})
+    body = r.get_data()
+    r.close()
+    assert svc.archive(gid) == "ok"
+    svc.drop_caches()
+    hubs = Hubs(GameSource(svc, app.extensions["cartouche_streams"]), keepalive_ms=400)
+    feed, at = hubs.join(gid, None, mid)
+    served, state, deadline = [], None, time.monotonic() + 5
+    while state != ENDED:  # the hub wakes the feed at least every 100 ms (keep-alives)
+        assert time.monotonic() < deadline, "the hub never ended"
+        items, state, end = feed.take()
+        served += [item.data for item in items]
+    assert b"retry: 2000\n\n" + b"".join(served) + end == body
+
+
+def create_plain(client):
+    r = client.post("/v1/games", json={"type": "diamant",
+                                       "players": [{"name": f"p{i}"} for i in range(3)]})
+    assert r.status_code == 201
+    return r.get_json()["id"], [s["token"] for s in r.get_json()["seats"]]
