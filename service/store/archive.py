@@ -4,8 +4,10 @@ snapshots. The meta hash stays (status, version, listing fields), so lists and f
 as before; every read of the events falls back to the document (``EventStore``).
 
 The document is a zstd frame of UTF-8 lines: a JSON header ``{"format": 1, "version": N,
-"seed": "<hex>"}``, then the stored JSON envelope of each version 1..N exactly as the stream
-held it (orjson writes no raw newline), so what is read back is byte for byte what was stored.
+"seed": "<hex>"[, "snapshot": S]}``, then the game's newest snapshot (version S) as stored, if
+it had one, then the stored JSON envelope of each version 1..N exactly as the stream held it
+(orjson writes no raw newline), so what is read back is byte for byte what was stored, and a
+load replays no more events than it would have from the live game.
 
 The swap is one script (``lua/archive.lua``): it sets the document and deletes the stream, the
 seed and the snapshots only if the game is over and its stream still holds exactly the version
@@ -40,6 +42,7 @@ class Document:
     version: int
     seed: str
     envelopes: tuple[bytes, ...]
+    snapshot: tuple[int, bytes] | None = None  # (version, the stored snapshot)
 
     def rows(self, after: int = 0, upto: int | None = None,
              count: int | None = None) -> list[tuple[int, bytes]]:
@@ -51,12 +54,19 @@ class Document:
         return [(v, self.envelopes[v - 1]) for v in range(lo + 1, hi + 1)]
 
 
-def encode(version: int, seed: str, envelopes: list[bytes]) -> bytes:
-    """The compressed document of a game at ``version`` (``len(envelopes) == version``)."""
+def encode(version: int, seed: str, envelopes: list[bytes],
+           snapshot: tuple[int, bytes] | None = None) -> bytes:
+    """The compressed document of a game at ``version`` (``len(envelopes) == version``), with
+    its newest ``snapshot`` (version, stored JSON) if it has one."""
     if len(envelopes) != version:
         raise ValueError(f"{len(envelopes)} envelopes for version {version}")
-    header = orjson.dumps({"format": FORMAT, "version": version, "seed": seed})
-    return zstandard.ZstdCompressor(level=LEVEL).compress(b"\n".join([header, *envelopes]))
+    header = {"format": FORMAT, "version": version, "seed": seed}
+    lines = envelopes
+    if snapshot is not None:
+        header["snapshot"] = snapshot[0]
+        lines = [snapshot[1], *envelopes]
+    return zstandard.ZstdCompressor(level=LEVEL).compress(
+        b"\n".join([orjson.dumps(header), *lines]))
 
 
 def decode(blob: bytes) -> Document:
@@ -64,10 +74,13 @@ def decode(blob: bytes) -> Document:
     header = orjson.loads(lines[0])
     if header.get("format") != FORMAT:
         raise ValueError(f"unknown archive format {header.get('format')!r}")
-    envelopes = tuple(lines[1:])
+    snapshot = None
+    if header.get("snapshot") is not None:
+        snapshot = (header["snapshot"], lines[1])
+    envelopes = tuple(lines[2 if snapshot else 1:])
     if len(envelopes) != header["version"]:
         raise ValueError("a truncated archive")
-    return Document(header["version"], header["seed"], envelopes)
+    return Document(header["version"], header["seed"], envelopes, snapshot)
 
 
 class Documents:

@@ -296,13 +296,19 @@ class EventStore:
 
     def _load_archived(self, doc: Document, meta: dict[str, str] | None, upto: int | None,
                        after: int | None, with_meta: bool) -> Loaded:
-        """:meth:`load`'s answer from an archived game's document (no snapshot: the events
-        from version 1, or ``after``)."""
+        """:meth:`load`'s answer from an archived game's document: its snapshot when ``after``
+        is None and it is at or below ``upto``, and the events after it (or after ``after``,
+        or version 1)."""
         if with_meta and meta is None:
             return Loaded(None, None, None, None, [])
         first = StoredEvent(1, orjson.loads(doc.envelopes[0])) if with_meta else None
-        events = self._events(doc, after if after is not None else 1, upto)
-        return Loaded(meta, doc.seed if with_meta else None, first, None, events)
+        snapshot, base = None, after if after is not None else 1
+        if after is None and doc.snapshot is not None and (upto is None
+                                                           or doc.snapshot[0] <= upto):
+            snapshot = (doc.snapshot[0], orjson.loads(doc.snapshot[1]))
+            base = snapshot[0]
+        events = self._events(doc, base, upto)
+        return Loaded(meta, doc.seed if with_meta else None, first, snapshot, events)
 
     @staticmethod
     def entries(rows) -> list[StoredEvent]:
@@ -369,7 +375,8 @@ class EventStore:
         pipe.exists(keys.archive(game_id))
         pipe.xrange(keys.events(game_id))
         pipe.get(keys.seed(game_id))
-        (status, version), archived, rows, seed = pipe.execute()
+        pipe.zrevrange(keys.snapshot_versions(game_id), 0, 0)
+        (status, version), archived, rows, seed, newest = pipe.execute()
         if archived:
             return "done"
         if status is None:
@@ -379,7 +386,11 @@ class EventStore:
         if version is None or len(rows) != int(version) or seed is None:
             # another archive may have swapped it between these reads
             return "done" if self.r.exists(keys.archive(game_id)) else "stale"
-        blob = encode(int(version), seed.decode(), [fields[b"e"] for _, fields in rows])
+        snapshot = None
+        if newest and (raw := self.r.hget(keys.snapshots(game_id), newest[0])):
+            snapshot = (int(newest[0]), raw)
+        blob = encode(int(version), seed.decode(), [fields[b"e"] for _, fields in rows],
+                      snapshot)
         return self.swap(game_id, int(version), blob)
 
     def swap(self, game_id: str, version: int, blob: bytes) -> str:

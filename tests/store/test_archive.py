@@ -61,6 +61,8 @@ def everything(store, gid):
             "version": store.version(gid), "seed": store.seed(gid), "meta": store.meta(gid),
             "first": full.first, "events": [e.envelope for e in full.events][-1],
             "at 12": store.load(gid, upto=12, after=5).events,
+            "newest snapshot": store.load(gid).snapshot,  # the document keeps the newest
+            "at 25": (store.load(gid, upto=25).snapshot, store.load(gid, upto=25).events),
             "meta only": store.load(gid, upto=1, after=1, with_meta=True).meta}
 
 
