@@ -20,7 +20,9 @@ read, zstd-compress, one Lua swap). Reported per type, medians over its games:
   snapshot and the events after it, the archived one fetches and decompresses its document and
   replays from version 1). Target: archived <= 1.5x live;
 * archive throughput of one worker: games archived per second (``EventStore.archive`` in a loop,
-  one process, the games of every type).
+  one process, the games of every type);
+* the same documents compressed without their type's dictionary (``bench/train_archive_dicts.py``
+  trained them on other games): their length, and the resident ratio they would give.
 
     .venv/bin/python bench/p6_storage.py [--games 8] [--repeat 60] [--seed 1]
 
@@ -45,7 +47,7 @@ from service.app import create_app  # noqa: E402
 from service.application import NullScheduler, body_digest  # noqa: E402
 from service.config import Config  # noqa: E402
 from service.games import GAMES  # noqa: E402
-from service.store import keys  # noqa: E402
+from service.store import archive, keys  # noqa: E402
 
 EXTRA = {"papyrus": {"turn_limit": 30}}
 READS = {"view": "/v1/games/{}", "events": "/v1/games/{}/events?limit=1000",
@@ -120,6 +122,10 @@ def main() -> None:
         archive_s = time.perf_counter() - t0
         assert set(outcomes) == {"ok"}, outcomes
         after = {g: resident(r, g) for gids in games.values() for g in gids}
+        for g in after:  # the same document compressed without its type's dictionary
+            blob = r.get(keys.archive(g))
+            after[g]["blob"] = len(blob)
+            after[g]["no_dict"] = len(archive.raw_compress(archive.plain(blob), None))
 
         def get(path):
             def go():
@@ -139,6 +145,12 @@ def main() -> None:
                 "archived_bytes": med(archived),
                 "archived_document_bytes": med(after[g]["archive"] for g in gids),
                 "meta_bytes": med(after[g]["meta"] for g in gids),
+                "document_length": med(after[g]["blob"] for g in gids),
+                "document_length_no_dictionary": med(after[g]["no_dict"] for g in gids),
+                # resident bytes had the document been written without the dictionary
+                "stream_over_archived_no_dictionary": round(min(
+                    before[g]["events"] / (after[g]["total"] - after[g]["blob"]
+                                           + after[g]["no_dict"]) for g in gids), 2),
                 # per game, then the worst of the type
                 "stream_over_archived": round(min(s / a for s, a in zip(stream, archived)), 2),
                 "live_over_archived": round(min(s / a for s, a in zip(live_total, archived)), 2),
@@ -182,7 +194,9 @@ def main() -> None:
               f"{e['live_stream_bytes']:g}) -> archived {e['archived_bytes']:g} B (document "
               f"{e['archived_document_bytes']:g}, meta {e['meta_bytes']:g}); worst game: "
               f"stream/archived {e['stream_over_archived']}x, all/archived "
-              f"{e['live_over_archived']}x")
+              f"{e['live_over_archived']}x; without the dictionary: document "
+              f"{e['document_length_no_dictionary']:g} B instead of {e['document_length']:g}, "
+              f"stream/archived {e['stream_over_archived_no_dictionary']}x")
         print("  " + " " * 14 + "  ".join(
             f"{k} {x['live_ms']:.2f}->{x['archived_ms']:.2f} ms ({x['ratio']}x)"
             for k, x in e["reads"].items()))

@@ -14,6 +14,12 @@ seed and the snapshots only if the game is over and its stream still holds exact
 the document was made from. A process killed at any point leaves either the live game or the
 archived one; a second or concurrent run finds the document there and changes nothing.
 
+Each game type may ship a zstd dictionary trained on its own games
+(``service/games/<game>/data/archive.zdict``, ``bench/train_archive_dicts.py``): a document is
+compressed with its type's dictionary, whose id the zstd frame header records, and read back
+with the dictionary of that id. A retrained dictionary takes a new id and the old file stays,
+renamed ``archive-<id>.zdict``, so documents written with it still read.
+
 Archived games never change, so each process keeps the newest decoded documents it read in a
 bounded LRU (``CARTOUCHE_ARCHIVE_CACHE``)."""
 
@@ -22,6 +28,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 import orjson
 import zstandard
@@ -32,6 +40,32 @@ FORMAT = 1
 LEVEL = 9
 #: The statuses of a game that is over (the only ones archived).
 OVER = ("finished", "aborted")
+#: Where each game's folder is (its dictionaries are in ``<folder>/data/``).
+GAMES_DIR = Path(__file__).resolve().parent.parent / "games"
+
+
+def dictionary_path(game_type: str) -> Path:
+    """The current dictionary of a game type (written by ``bench/train_archive_dicts.py``)."""
+    return GAMES_DIR / game_type.replace("-", "_") / "data" / "archive.zdict"
+
+
+@cache
+def _dictionaries() -> tuple[dict[str, zstandard.ZstdCompressionDict],
+                             dict[int, zstandard.ZstdCompressionDict]]:
+    """Every shipped dictionary: the current one by game type, and all by id."""
+    current, by_id = {}, {}
+    for path in sorted(GAMES_DIR.glob("*/data/archive*.zdict")):
+        d = zstandard.ZstdCompressionDict(path.read_bytes())
+        if d.dict_id() in by_id:
+            raise ValueError(f"two archive dictionaries have the id {d.dict_id()}")
+        by_id[d.dict_id()] = d
+        if path.name == "archive.zdict":
+            current[path.parent.parent.name.replace("_", "-")] = d
+    return current, by_id
+
+
+def dictionary(game_type: str | None) -> zstandard.ZstdCompressionDict | None:
+    return _dictionaries()[0].get(game_type) if game_type else None
 
 
 @dataclass(frozen=True)
@@ -55,9 +89,10 @@ class Document:
 
 
 def encode(version: int, seed: str, envelopes: list[bytes],
-           snapshot: tuple[int, bytes] | None = None) -> bytes:
+           snapshot: tuple[int, bytes] | None = None, game_type: str | None = None) -> bytes:
     """The compressed document of a game at ``version`` (``len(envelopes) == version``), with
-    its newest ``snapshot`` (version, stored JSON) if it has one."""
+    its newest ``snapshot`` (version, stored JSON) if it has one, with the dictionary of its
+    ``game_type`` if there is one."""
     if len(envelopes) != version:
         raise ValueError(f"{len(envelopes)} envelopes for version {version}")
     header = {"format": FORMAT, "version": version, "seed": seed}
@@ -65,12 +100,28 @@ def encode(version: int, seed: str, envelopes: list[bytes],
     if snapshot is not None:
         header["snapshot"] = snapshot[0]
         lines = [snapshot[1], *envelopes]
-    return zstandard.ZstdCompressor(level=LEVEL).compress(
-        b"\n".join([orjson.dumps(header), *lines]))
+    return raw_compress(b"\n".join([orjson.dumps(header), *lines]), dictionary(game_type))
+
+
+def raw_compress(data: bytes, with_dict: zstandard.ZstdCompressionDict | None) -> bytes:
+    if with_dict is None:
+        return zstandard.ZstdCompressor(level=LEVEL).compress(data)
+    return zstandard.ZstdCompressor(level=LEVEL, dict_data=with_dict).compress(data)
+
+
+def plain(blob: bytes) -> bytes:
+    """A document decompressed (with the dictionary its frame names, if any)."""
+    dict_id = zstandard.get_frame_parameters(blob).dict_id
+    if not dict_id:
+        return zstandard.ZstdDecompressor().decompress(blob)
+    with_dict = _dictionaries()[1].get(dict_id)
+    if with_dict is None:
+        raise ValueError(f"no archive dictionary {dict_id} is shipped")
+    return zstandard.ZstdDecompressor(dict_data=with_dict).decompress(blob)
 
 
 def decode(blob: bytes) -> Document:
-    lines = zstandard.ZstdDecompressor().decompress(blob).split(b"\n")
+    lines = plain(blob).split(b"\n")
     header = orjson.loads(lines[0])
     if header.get("format") != FORMAT:
         raise ValueError(f"unknown archive format {header.get('format')!r}")

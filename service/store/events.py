@@ -371,12 +371,12 @@ class EventStore:
         run any number of times, concurrently or killed at any point: the swap is one
         script, conditional on the stream being at the version the document holds."""
         pipe = self.r.pipeline(transaction=False)
-        pipe.hmget(keys.meta(game_id), "status", "version")
+        pipe.hmget(keys.meta(game_id), "status", "version", "type")
         pipe.exists(keys.archive(game_id))
         pipe.xrange(keys.events(game_id))
         pipe.get(keys.seed(game_id))
         pipe.zrevrange(keys.snapshot_versions(game_id), 0, 0)
-        (status, version), archived, rows, seed, newest = pipe.execute()
+        (status, version, game_type), archived, rows, seed, newest = pipe.execute()
         if archived:
             return "done"
         if status is None:
@@ -390,7 +390,7 @@ class EventStore:
         if newest and (raw := self.r.hget(keys.snapshots(game_id), newest[0])):
             snapshot = (int(newest[0]), raw)
         blob = encode(int(version), seed.decode(), [fields[b"e"] for _, fields in rows],
-                      snapshot)
+                      snapshot, game_type.decode() if game_type else None)
         return self.swap(game_id, int(version), blob)
 
     def swap(self, game_id: str, version: int, blob: bytes) -> str:

@@ -13,8 +13,10 @@ import tempfile
 import threading
 import time
 
+import orjson
 import pytest
 import redis
+import zstandard
 
 from service import embedded
 from service.store import keys
@@ -201,3 +203,46 @@ def test_a_server_killed_mid_archiving_restarts_with_each_game_live_or_archived(
             assert all(live_or_archived(store, g, want) for g in gids)
         finally:
             server.stop()
+
+
+def test_a_document_reads_with_the_dictionary_it_was_written_with(monkeypatch, tmp_path):
+    """Each type's document is compressed with its type's dictionary (its id in the frame);
+    after a new dictionary is shipped (the old one kept as archive-<id>.zdict) old documents
+    still read, new ones use the new dictionary; a type without one compresses plainly."""
+    from service.store import archive
+
+    envelopes = [orjson.dumps(env(i, text="x" * i)) for i in range(40)]
+    old = encode(40, "ab" * 32, envelopes, None, "diamant")
+    assert zstandard.get_frame_parameters(old).dict_id == 4001
+    plain = encode(40, "ab" * 32, envelopes, None, "no-such-type")
+    assert zstandard.get_frame_parameters(plain).dict_id == 0
+    assert len(old) < len(plain)
+
+    shipped = archive.dictionary_path("diamant").read_bytes()
+    folder = tmp_path / "diamant" / "data"
+    folder.mkdir(parents=True)
+    (folder / "archive-4001.zdict").write_bytes(shipped)
+    newer = bytearray(shipped)
+    newer[4:8] = (4002).to_bytes(4, "little")  # the dictionary id, after the magic number
+    (folder / "archive.zdict").write_bytes(bytes(newer))
+    monkeypatch.setattr(archive, "GAMES_DIR", tmp_path)
+    archive._dictionaries.cache_clear()
+    try:
+        new = encode(40, "ab" * 32, envelopes, None, "diamant")
+        assert zstandard.get_frame_parameters(new).dict_id == 4002
+        for blob in (old, new, plain):
+            assert decode(blob).envelopes == tuple(envelopes)
+        (folder / "archive-4001.zdict").unlink()  # a dictionary no longer shipped
+        archive._dictionaries.cache_clear()
+        with pytest.raises(ValueError, match="no archive dictionary 4001"):
+            decode(old)
+    finally:
+        archive._dictionaries.cache_clear()
+
+
+def test_every_game_type_ships_a_dictionary_with_its_own_id():
+    from service.games import GAMES
+    from service.store import archive
+
+    ids = {archive.dictionary(t).dict_id() for t in GAMES}
+    assert len(ids) == len(GAMES) and 0 not in ids
