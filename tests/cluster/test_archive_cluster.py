@@ -43,7 +43,8 @@ def test_games_on_every_master_archive_and_read_the_same(cluster_store):
         assert fresh.read(gid) == events and fresh.read(gid, 5, 9) == events[5:9]
         again = fresh.load(gid, with_meta=True)
         assert (again.meta, again.seed, again.first) == (loaded.meta, loaded.seed, loaded.first)
-        assert again.events == events[1:]
+        assert (again.snapshot, again.events) == (loaded.snapshot, loaded.events)
+        assert loaded.snapshot[0] == 20 and again.events == events[20:]
         assert fresh.version(gid) == 40 and fresh.seed(gid) == "cd" * 32
         assert fresh.append(gid, 40, [events[0].envelope]).version == 40  # a conflict
         assert store.r.exists(keys.events(gid)) == 0
