@@ -25,14 +25,14 @@ bounded LRU (``CARTOUCHE_ARCHIVE_CACHE``)."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import orjson
 import zstandard
+
+from ..memo import Recent
 
 FORMAT = 1
 #: zstd's level. On a 35 KB Pharaoh's Wall log: 3 -> 4.4 KB in 0.5 ms, 9 -> 3.6 KB in 1.5 ms,
@@ -134,33 +134,5 @@ def decode(blob: bytes) -> Document:
     return Document(header["version"], header["seed"], envelopes, snapshot)
 
 
-class Documents:
+class Documents(Recent[Document]):
     """Decoded documents by game id, this process's ``size`` most recently used."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[str, Document] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, game_id: str) -> Document | None:
-        with self._lock:
-            doc = self._data.get(game_id)
-            if doc is not None:
-                self._data.move_to_end(game_id)
-            return doc
-
-    def put(self, game_id: str, doc: Document) -> None:
-        if self.size <= 0:
-            return
-        with self._lock:
-            self._data[game_id] = doc
-            self._data.move_to_end(game_id)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-    def __len__(self) -> int:
-        return len(self._data)
