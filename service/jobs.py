@@ -9,9 +9,9 @@ version it was scheduled for (or re-checks the table or seek) and does nothing w
 moved on, so stale, duplicated or late jobs are harmless. A game that ends gets an archive job
 ``archive_after_s`` later (``EventStore.archive``: idempotent too) and an entry in the archive
 due set (``cartouche:archive:due`` on the queue's server, scored by when it is due) that the job
-removes; the sweep archives the entries due for ``ARCHIVE_GRACE_MS`` or longer (lost jobs). RQ's scheduler has a resolution of
-about a second: it is the backstop; the
-authority on time is the deadline check every command makes on arrival (``GameService.act``).
+removes; the sweep archives the entries due for ``ARCHIVE_GRACE_MS`` or longer (lost jobs).
+RQ's scheduler has a resolution of about a second: it is the backstop; the authority on time is
+the deadline check every command makes on arrival (``GameService.act``).
 """
 
 from __future__ import annotations
