@@ -61,6 +61,8 @@ class Config:
     archive_cache: int = 256
     #: Games the sweep archives at most per run (the ones whose job was lost).
     archive_sweep_max: int = 100
+    #: A folder for the archive documents (their keys then hold a pointer); None: in Redis.
+    archive_dir: str | None = None
 
     @property
     def archive_delay_s(self) -> int | None:
@@ -100,4 +102,5 @@ class Config:
             archive_after_s=env_count(os.environ, "CARTOUCHE_ARCHIVE_AFTER_S", 300),
             archive_cache=env_count(os.environ, "CARTOUCHE_ARCHIVE_CACHE", 256),
             archive_sweep_max=env_count(os.environ, "CARTOUCHE_ARCHIVE_SWEEP_MAX", 100),
+            archive_dir=os.environ.get("CARTOUCHE_ARCHIVE_DIR") or None,
         )

@@ -111,7 +111,8 @@ class GameService:
     def configured(cls, config: Config, client: redis.Redis, **parts: Any) -> GameService:
         """A service on ``client`` with every setting of ``config``, as the API and the
         workers both build it; ``parts``: the scheduler, a clock (``now_ms``)."""
-        return cls(EventStore(client, archive_cache=config.archive_cache),
+        return cls(EventStore(client, archive_cache=config.archive_cache,
+                              archive_dir=config.archive_dir),
                    snapshot_every=config.snapshot_every,
                    cache_size=config.cache_size,
                    platform_key_digests=config.platform_key_digests,

@@ -20,11 +20,19 @@ compressed with its type's dictionary, whose id the zstd frame header records, a
 with the dictionary of that id. A retrained dictionary takes a new id and the old file stays,
 renamed ``archive-<id>.zdict``, so documents written with it still read.
 
+With ``CARTOUCHE_ARCHIVE_DIR`` the documents are files in that folder (written and synced
+before the swap, so a pointer never names a file that is not whole) and the archive key holds
+only a pointer: ``file:<name>:<sha256 of the document>``. Every process that reads games needs
+the same folder.
+
 Archived games never change, so each process keeps the newest decoded documents it read in a
 bounded LRU (``CARTOUCHE_ARCHIVE_CACHE``)."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -107,6 +115,52 @@ def raw_compress(data: bytes, with_dict: zstandard.ZstdCompressionDict | None) -
     if with_dict is None:
         return zstandard.ZstdCompressor(level=LEVEL).compress(data)
     return zstandard.ZstdCompressor(level=LEVEL, dict_data=with_dict).compress(data)
+
+
+#: How an archive key that points to a file begins (a zstd frame begins with 28 b5 2f fd).
+FILE_POINTER = b"file:"
+
+
+class Files:
+    """Documents kept as files under ``folder`` (``CARTOUCHE_ARCHIVE_DIR``)."""
+
+    def __init__(self, folder: str | os.PathLike) -> None:
+        self.folder = Path(folder)
+
+    def keep(self, game_id: str, blob: bytes) -> bytes:
+        """Write ``blob`` as the game's file, durably (a temporary file synced, then renamed;
+        the same document twice is the same file), and return the pointer the key holds."""
+        name = f"{game_id[:2]}/{game_id}.zst"
+        path = self.folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+        with open(tmp, "wb") as f:
+            f.write(blob)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # the rename itself
+        finally:
+            os.close(fd)
+        return FILE_POINTER + f"{name}:{hashlib.sha256(blob).hexdigest()}".encode()
+
+    def read(self, pointer: bytes) -> bytes:
+        name, digest = pointer[len(FILE_POINTER):].decode().rsplit(":", 1)
+        blob = (self.folder / name).read_bytes()
+        if hashlib.sha256(blob).hexdigest() != digest:
+            raise ValueError(f"the archive file {name} is not the document written")
+        return blob
+
+
+def resolve(stored: bytes, files: Files | None) -> bytes:
+    """The document an archive key holds: itself, or the file it points to."""
+    if not stored.startswith(FILE_POINTER):
+        return stored
+    if files is None:
+        raise ValueError("the game is archived in a file and CARTOUCHE_ARCHIVE_DIR is not set")
+    return files.read(stored)
 
 
 def plain(blob: bytes) -> bytes:

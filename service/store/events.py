@@ -21,7 +21,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from . import keys
-from .archive import OVER, Document, Documents, decode, encode
+from .archive import OVER, Document, Documents, Files, decode, encode, resolve
 from .players import StoredNotice, read_notices
 from .quota import NO_QUOTA_ARGS, PROLOGUE, Charged, Counters, Quota, charge, pairs
 from .quota import register as register_charge
@@ -83,10 +83,13 @@ class Loaded:
 
 
 class EventStore:
-    def __init__(self, client: redis.Redis, *, archive_cache: int = ARCHIVE_CACHE) -> None:
+    def __init__(self, client: redis.Redis, *, archive_cache: int = ARCHIVE_CACHE,
+                 archive_dir: str | None = None) -> None:
         self.r = client
         #: archived games' documents this process has read (they never change)
         self.documents = Documents(archive_cache)
+        #: where documents are written as files (None: in their archive key)
+        self.files = Files(archive_dir) if archive_dir else None
         # the quota prologue (a no-op without a quota) heads the append script
         self._append = client.register_script(PROLOGUE + _lua("append.lua"))
         self._charge = register_charge(client)
@@ -272,7 +275,7 @@ class EventStore:
             args=["1" if with_meta else "", "" if upto is None else upto,
                   "" if after is None else after, LOAD_INLINE_EVENTS])
         if reply[0] == b"archived":
-            doc = decode(reply[2])
+            doc = decode(resolve(reply[2], self.files))
             self.documents.put(game_id, doc)
             meta = _text(reply[1]) if with_meta and reply[1] else None
             return self._load_archived(doc, meta, upto, after, with_meta)
@@ -360,7 +363,7 @@ class EventStore:
             blob = self.r.get(keys.archive(game_id))
             if blob is None:
                 return None
-            doc = decode(blob)
+            doc = decode(resolve(blob, self.files))
             self.documents.put(game_id, doc)
         return doc
 
@@ -391,11 +394,14 @@ class EventStore:
             snapshot = (int(newest[0]), raw)
         blob = encode(int(version), seed.decode(), [fields[b"e"] for _, fields in rows],
                       snapshot, game_type.decode() if game_type else None)
+        if self.files is not None:  # the file first: a pointer never names a missing file
+            blob = self.files.keep(game_id, blob)
         return self.swap(game_id, int(version), blob)
 
     def swap(self, game_id: str, version: int, blob: bytes) -> str:
-        """The archive script alone: ``blob`` replaces the game iff it is over and its stream
-        is at ``version`` (see :meth:`archive` for the answers)."""
+        """The archive script alone: ``blob`` (the document, or a pointer to its file)
+        replaces the game iff it is over and its stream is at ``version`` (see
+        :meth:`archive` for the answers)."""
         return self._archive(
             keys=[keys.meta(game_id), keys.events(game_id), keys.seed(game_id),
                   keys.snapshots(game_id), keys.snapshot_versions(game_id),

@@ -246,3 +246,23 @@ def test_every_game_type_ships_a_dictionary_with_its_own_id():
 
     ids = {archive.dictionary(t).dict_id() for t in GAMES}
     assert len(ids) == len(GAMES) and 0 not in ids
+
+
+def test_documents_kept_in_files_read_the_same(redis_url, tmp_path):
+    """With CARTOUCHE_ARCHIVE_DIR the document is a file and the key a small pointer; every
+    read answers the same from a fresh process with the folder; without it, or with the file
+    changed, the read fails with a clear error instead of answering something else."""
+    store = EventStore(redis.Redis.from_url(redis_url), archive_dir=str(tmp_path))
+    gid = game(store, "c0ffee")
+    before = everything(store, gid)
+    assert store.archive(gid) == "ok" and store.archive(gid) == "done"
+    pointer = store.r.get(keys.archive(gid))
+    path = tmp_path / "c0" / "c0ffee.zst"
+    assert pointer.startswith(b"file:c0/c0ffee.zst:") and len(pointer) < 100
+    assert decode(path.read_bytes()).version == 30
+    assert everything(EventStore(store.r, archive_dir=str(tmp_path)), gid) == before
+    with pytest.raises(ValueError, match="CARTOUCHE_ARCHIVE_DIR is not set"):
+        EventStore(store.r).read(gid)
+    path.write_bytes(path.read_bytes()[:-1])
+    with pytest.raises(ValueError, match="not the document written"):
+        EventStore(store.r, archive_dir=str(tmp_path)).read(gid)
