@@ -73,7 +73,8 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     queue = connect.queue_client(config.queue_url or config.redis_url,
                                  timeout=config.redis_timeout_s)
     if scheduler is None:
-        scheduler = RqScheduler(queue)
+        scheduler = RqScheduler(queue, archive_after_s=config.archive_delay_s,
+                                sweep_max=config.archive_sweep_max, now_ms=now_ms)
     app.extensions["cartouche"] = GameService.configured(config, client, scheduler=scheduler,
                                                          now_ms=now_ms,
                                                          signer=Signer.from_env(client))

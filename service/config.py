@@ -74,6 +74,21 @@ class Config:
     #: Waiting seeks per player, and on the whole server.
     seeks_per_player: int = 20
     seeks_max: int = 10_000
+    #: Archive finished and aborted games (CARTOUCHE_ARCHIVE=0: never), this many seconds
+    #: after they end (live spectators finish first; 0: at once).
+    archive: bool = True
+    archive_after_s: int = 300
+    #: Decoded archive documents kept per process (archived games read again cost no call).
+    archive_cache: int = 256
+    #: Games the sweep archives at most per run (the ones whose job was lost).
+    archive_sweep_max: int = 100
+    #: A folder for the archive documents (their keys then hold a pointer); None: in Redis.
+    archive_dir: str | None = None
+
+    @property
+    def archive_delay_s(self) -> int | None:
+        """The scheduler's delay before archiving a game over; None: never archive."""
+        return self.archive_after_s if self.archive else None
 
     @classmethod
     def from_env(cls) -> "Config":
@@ -105,4 +120,9 @@ class Config:
             seek_ttl_s=_int("CARTOUCHE_SEEK_TTL_S", 600),
             seeks_per_player=_int("CARTOUCHE_SEEKS_PER_PLAYER", 20),
             seeks_max=_int("CARTOUCHE_SEEKS_MAX", 10_000),
+            archive=env_count(os.environ, "CARTOUCHE_ARCHIVE", 1) != 0,
+            archive_after_s=env_count(os.environ, "CARTOUCHE_ARCHIVE_AFTER_S", 300),
+            archive_cache=env_count(os.environ, "CARTOUCHE_ARCHIVE_CACHE", 256),
+            archive_sweep_max=env_count(os.environ, "CARTOUCHE_ARCHIVE_SWEEP_MAX", 100),
+            archive_dir=os.environ.get("CARTOUCHE_ARCHIVE_DIR") or None,
         )

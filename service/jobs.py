@@ -6,15 +6,20 @@ seat's deadline. A table created waiting for players gets one job at its lobby d
 aborts it if nobody completed it; a seek gets a job at its bots' time (when it asked for bots)
 and one at its expiry, each doing nothing unless the seek still waits. Every job carries the
 version it was scheduled for (or re-checks the table or seek) and does nothing when the game has
-moved on, so stale, duplicated or late jobs are harmless. RQ's scheduler has a resolution of
-about a second: it is the backstop; the
-authority on time is the deadline check every command makes on arrival (``GameService.act``).
+moved on, so stale, duplicated or late jobs are harmless. A game that ends gets an archive job
+``archive_after_s`` later (``EventStore.archive``: idempotent too) and an entry in the archive
+due set (``cartouche:archive:due`` on the queue's server, scored by when it is due) that the job
+removes; the sweep archives the entries due for ``ARCHIVE_GRACE_MS`` or longer (lost jobs).
+RQ's scheduler has a resolution of about a second: it is the backstop; the authority on time is
+the deadline check every command makes on arrival (``GameService.act``).
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+import time
+from datetime import datetime, timedelta, timezone
+from typing import Callable
 
 import redis
 from rq import Queue, Retry
@@ -27,17 +32,35 @@ BOT_QUEUE = "cartouche-high"
 CLOCK_QUEUE = "cartouche-high"
 DEFAULT_QUEUE = "cartouche-default"
 QUEUES = (BOT_QUEUE, DEFAULT_QUEUE)
+#: Games over whose archive is due, scored by when (ms); the archive job removes its game.
+ARCHIVE_DUE = "cartouche:archive:due"
+#: The sweep leaves a due archive to its job this long before doing it itself.
+ARCHIVE_GRACE_MS = 30_000
+
+
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)
 
 
 class RqScheduler:
-    def __init__(self, connection: redis.Redis) -> None:
+    """``archive_after_s``: seconds after a game ends that it is archived (None: never).
+    ``sweep_max``: the most games one sweep archives (:meth:`archive_due`)."""
+
+    def __init__(self, connection: redis.Redis, *, archive_after_s: int | None = None,
+                 sweep_max: int = 100, now_ms: Callable[[], int] | None = None) -> None:
+        self.r = connection
         self.queue = Queue(BOT_QUEUE, connection=connection)
         self.later = Queue(DEFAULT_QUEUE, connection=connection)
+        self.archive_after_s = archive_after_s
+        self.sweep_max = sweep_max
+        self.now_ms = now_ms or _wall_clock_ms
 
     def changed(self, table) -> None:
         if table.over:
             if table.status == "finished" and table.created["data"].get("rated"):
                 self._enqueue_rating(table.id)
+            if self.archive_after_s is not None:
+                self._enqueue_archive(table.id)
             return
         try:
             for seat in table.awaiting():
@@ -79,6 +102,33 @@ class RqScheduler:
                                retry=Retry(max=5, interval=[1, 2, 4, 8, 16]))
         except redis.RedisError:
             log.exception("could not schedule the rating of game %s", game_id)
+
+    def _enqueue_archive(self, game_id: str) -> None:
+        """The archive job of a game that just ended, and its entry in the due set (the
+        sweep's, should the job be lost)."""
+        after = self.archive_after_s
+        try:
+            self.r.zadd(ARCHIVE_DUE, {game_id: self.now_ms() + after * 1000}, nx=True)
+            options = dict(job_id=f"archive-{game_id}", result_ttl=60,
+                           failure_ttl=24 * 3600, job_timeout=60)
+            if after:
+                self.later.enqueue_in(timedelta(seconds=after), "workers.jobs.archive_game",
+                                      game_id, **options)
+            else:
+                self.later.enqueue("workers.jobs.archive_game", game_id, **options)
+        except redis.RedisError:
+            log.exception("could not schedule the archive of game %s", game_id)
+
+    def archive_due(self) -> list[str]:
+        """The games whose archive was due ``ARCHIVE_GRACE_MS`` ago or more and is not done
+        (its job lost), oldest first, ``sweep_max`` at most."""
+        cutoff = self.now_ms() - ARCHIVE_GRACE_MS
+        return [i.decode() for i in self.r.zrangebyscore(ARCHIVE_DUE, "-inf", cutoff, start=0,
+                                                         num=self.sweep_max)]
+
+    def archived(self, game_id: str) -> None:
+        """The game's archive is done (or there is nothing to archive): out of the due set."""
+        self.r.zrem(ARCHIVE_DUE, game_id)
 
     def expires(self, table, at_ms: int) -> None:
         """A table just created waiting for players: abort it at ``at_ms`` unless it has

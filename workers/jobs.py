@@ -25,7 +25,9 @@ def service():
         store = connect.client(config.redis_url)
         queue = connect.queue_client(config.queue_url)
 
-        _service = GameService.configured(config, store, scheduler=RqScheduler(queue))
+        _service = GameService.configured(
+            config, store, scheduler=RqScheduler(queue, archive_after_s=config.archive_delay_s,
+                                                 sweep_max=config.archive_sweep_max))
         attach(_service, queue)  # moves played here are delivered to webhooks too
     return _service
 
@@ -83,6 +85,16 @@ def rate_game(game_id: str) -> bool:
     return service().rate(game_id) is not None
 
 
+def archive_game(game_id: str) -> str:
+    """Archive a game over (``EventStore.archive``: idempotent, crash-safe); its answer. The
+    game leaves the due set unless it changed while read (``stale``: the sweep tries again)."""
+    svc = service()
+    outcome = svc.archive(game_id)
+    if outcome != "stale":
+        svc.scheduler.archived(game_id)
+    return outcome
+
+
 def _each(ids: list[str], work) -> None:
     """``work(id)`` for every id; one broken game or seek must not stop the sweep of the
     others."""
@@ -98,8 +110,9 @@ def sweep(limit: int = 10_000) -> int:
     overdue clocks of every active game and re-schedule the jobs it needs; expire the tables
     waiting past their time (the oldest first); expire the seeks past their time, fill the ones
     whose bots are due, and match the ones whose opening request died before it tried (at most
-    ``limit`` of each). Idempotent, like every job here; returns how many games, tables and seeks
-    it looked at."""
+    ``limit`` of each); archive the games over whose archive job was lost (``sweep_max`` of the
+    scheduler at most). Idempotent, like every job here; returns how many games, tables and
+    seeks it looked at."""
     svc = service()
 
     def settle(game_id: str) -> None:
@@ -115,6 +128,7 @@ def sweep(limit: int = 10_000) -> int:
     seeks = svc.seeks
     todo = [(seeks.expiring(limit), seeks.expire), (seeks.filling(limit), seeks.fill),
             (seeks.untried(limit), seeks.first_match)]
+    todo.append((svc.scheduler.archive_due(), archive_game))
     for ids, work in todo:
         _each(ids, work)
     return len(active) + len(overdue) + sum(len(ids) for ids, _ in todo)

@@ -65,8 +65,10 @@ class GameSource:
 
     def read_blocking(self, game_id: str, after: int, *, count: int,
                       block_ms: int) -> Events | None:
-        return self._loaded(game_id, self.follower.read_after(game_id, after, count=count,
-                                                              block_ms=block_ms))
+        stored = self.follower.read_after(game_id, after, count=count, block_ms=block_ms)
+        if not stored:  # nothing came: the stream may be gone, the game over and archived
+            stored = self.svc.store.read_archived(game_id, after, count)
+        return self._loaded(game_id, stored)
 
     def _loaded(self, game_id: str, stored: list[StoredEvent]) -> Events | None:
         if not stored:

@@ -56,6 +56,12 @@ class NullScheduler:
     def seek_opened(self, seek_id: str, expires_ms: int, fill_ms: int | None) -> None:
         pass
 
+    def archive_due(self) -> list[str]:
+        return []
+
+    def archived(self, game_id: str) -> None:
+        pass
+
 
 def _wall_clock_ms() -> int:
     return int(time.time() * 1000)
@@ -105,7 +111,9 @@ class GameService:
     def configured(cls, config: Config, client: redis.Redis, **parts: Any) -> GameService:
         """A service on ``client`` with every setting of ``config``, as the API and the
         workers both build it; ``parts``: the scheduler, a clock (``now_ms``)."""
-        return cls(EventStore(client), snapshot_every=config.snapshot_every,
+        return cls(EventStore(client, archive_cache=config.archive_cache,
+                              archive_dir=config.archive_dir),
+                   snapshot_every=config.snapshot_every,
                    cache_size=config.cache_size,
                    platform_key_digests=config.platform_key_digests,
                    lobby_ttl_s=config.lobby_ttl_s,
@@ -210,9 +218,16 @@ class GameService:
     def load_recent(self, game_id: str, at_least: int) -> Table:
         return self._loader.load_recent(game_id, at_least)
 
+    def archive(self, game_id: str) -> str:
+        """Replace a game that is over by its compressed document (``EventStore.archive``);
+        every read answers the same after."""
+        return self.store.archive(game_id)
+
     def drop_caches(self) -> None:
-        """Forget every game this process holds (state cache, meta and seed memos)."""
+        """Forget every game this process holds (state cache, meta and seed memos, archive
+        documents)."""
         self._loader.forget()
+        self.store.documents.clear()
 
     def readiness(self) -> str:
         """``"ready"``, or why not: ``"unreachable"`` (the store does not answer), ``"full"``

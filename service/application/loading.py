@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
-from typing import Generic, TypeVar
 
 import orjson
 
 from ..engine import Game, clone
 from ..games import GAMES
+from ..memo import Memo, Recent
 from ..replay import SHELL_EVENTS
 from ..store.events import EventStore, Loaded
 from .envelopes import game_event
@@ -25,47 +24,9 @@ def valid_id(game_id: str) -> bool:
     return isinstance(game_id, str) and _GAME_ID.fullmatch(game_id) is not None
 
 
-V = TypeVar("V")
-
-
-class Memo(Generic[V]):
-    """A per-game value that never changes once the game is created (its meta, its seed; ids
-    are never reused), kept per process, bounded, oldest out first."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[str, V] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, game_id: str) -> V | None:
-        with self._lock:
-            return self._data.get(game_id)
-
-    def put(self, game_id: str, value: V) -> None:
-        with self._lock:
-            self._data[game_id] = value
-            self._bound()
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-    def _bound(self) -> None:
-        """The lock is held."""
-        while len(self._data) > self.size:
-            self._data.popitem(last=False)
-
-
-class StateCache(Memo[Cached]):
+class StateCache(Recent[Cached]):
     """Latest known :class:`Cached` entry per game, per process, least recently used out
     first. Entries (and the states in them) are never mutated."""
-
-    def get(self, game_id: str) -> Cached | None:
-        with self._lock:
-            hit = self._data.get(game_id)
-            if hit is not None:
-                self._data.move_to_end(game_id)
-            return hit
 
     def put(self, game_id: str, entry: Cached) -> None:
         """Keep ``entry`` unless a later version of the game is kept already."""

@@ -3,6 +3,10 @@
 Stream entry ids are ``<version>-0``, so a version range is an id range and versions double as
 SSE ids. Each entry has one field ``e``: the JSON envelope
 ``{"type", "seat", "data", "at", "schema"[, "forced"]}``.
+
+A game over may be archived (:meth:`EventStore.archive`, ``archive.py``): its stream, seed and
+snapshots replaced by one compressed document. Every read here (``read``, ``load``,
+``version``, ``seed``) then answers from the document exactly what it answered from the stream.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from . import keys
+from .archive import OVER, Document, Documents, Files, decode, encode, resolve
 from .players import StoredNotice, read_notices
 from .quota import NO_QUOTA_ARGS, PROLOGUE, Charged, Counters, Quota, charge, pairs
 from .quota import register as register_charge
@@ -26,6 +31,8 @@ IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 #: the most events :meth:`EventStore.load` returns from its script (with snapshots every 100
 #: events a load rarely needs more; longer ranges come faster from XRANGE itself)
 LOAD_INLINE_EVENTS = 300
+#: Decoded archive documents kept per process (CARTOUCHE_ARCHIVE_CACHE; ~20-45 KB each)
+ARCHIVE_CACHE = 256
 
 
 #: Replies a script returns flat that redis-py's command methods shape (``reads=``).
@@ -76,13 +83,19 @@ class Loaded:
 
 
 class EventStore:
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, *, archive_cache: int = ARCHIVE_CACHE,
+                 archive_dir: str | None = None) -> None:
         self.r = client
+        #: archived games' documents this process has read (they never change)
+        self.documents = Documents(archive_cache)
+        #: where documents are written as files (None: in their archive key)
+        self.files = Files(archive_dir) if archive_dir else None
         # the quota prologue (a no-op without a quota) heads the append script
         self._append = client.register_script(PROLOGUE + _lua("append.lua"))
         self._charge = register_charge(client)
         self._create = client.register_script(_lua("create.lua"))
         self._load = client.register_script(_lua("load.lua"))
+        self._archive = client.register_script(_lua("archive.lua"))
 
     # -- writes ---------------------------------------------------------------------------
     def create(self, game_id: str, meta: dict[str, str], seed_hex: str,
@@ -228,12 +241,28 @@ class EventStore:
     def read(self, game_id: str, after: int = 0, upto: int | None = None,
              count: int | None = None) -> list[StoredEvent]:
         """Events with ``after < version <= upto`` (all later ones when ``upto`` is None)."""
-        lo = f"{after + 1}-0"
-        hi = f"{upto}-0" if upto is not None else "+"
         if upto is not None and upto <= after:
             return []
-        rows = self.r.xrange(keys.events(game_id), lo, hi, count=count)
-        return self.entries(rows)
+        doc = self.documents.get(game_id)
+        if doc is None:
+            rows = self.r.xrange(keys.events(game_id), f"{after + 1}-0",
+                                 f"{upto}-0" if upto is not None else "+", count=count)
+            if rows:
+                return self.entries(rows)
+            doc = self.document(game_id)  # none read: maybe no stream, an archived game
+            if doc is None:
+                return []
+        return self._events(doc, after, upto, count)
+
+    def read_archived(self, game_id: str, after: int, count: int) -> list[StoredEvent]:
+        """Events after ``after`` (at most ``count``) if the game is archived, else []."""
+        doc = self.document(game_id)
+        return self._events(doc, after, None, count) if doc is not None else []
+
+    @staticmethod
+    def _events(doc: Document, after: int, upto: int | None = None,
+                count: int | None = None) -> list[StoredEvent]:
+        return [StoredEvent(v, orjson.loads(raw)) for v, raw in doc.rows(after, upto, count)]
 
     def load(self, game_id: str, *, upto: int | None = None, after: int | None = None,
              with_meta: bool = False) -> Loaded:
@@ -241,18 +270,28 @@ class EventStore:
         hash, seed and creation event; then either the events after ``after`` or, when
         ``after`` is None, the newest snapshot at or below ``upto`` and the events after it
         (after version 1 without one); events up to ``upto`` (None: the latest). More than
-        :data:`LOAD_INLINE_EVENTS` events are read by a second call, a plain ``XRANGE``."""
+        :data:`LOAD_INLINE_EVENTS` events are read by a second call, a plain ``XRANGE``.
+        An archived game is read from its document (no call when this process holds it and
+        the meta is not asked for)."""
+        doc = self.documents.get(game_id)
+        if doc is not None:
+            meta = self.meta(game_id) if with_meta else None
+            return self._load_archived(doc, meta, upto, after, with_meta)
         reply = self._load(
             keys=[keys.meta(game_id), keys.seed(game_id), keys.snapshot_versions(game_id),
-                  keys.snapshots(game_id), keys.events(game_id)],
+                  keys.snapshots(game_id), keys.events(game_id), keys.archive(game_id)],
             args=["1" if with_meta else "", "" if upto is None else upto,
                   "" if after is None else after, LOAD_INLINE_EVENTS])
+        if reply[0] == b"archived":
+            doc = decode(resolve(reply[2], self.files))
+            self.documents.put(game_id, doc)
+            meta = _text(reply[1]) if with_meta and reply[1] else None
+            return self._load_archived(doc, meta, upto, after, with_meta)
         if with_meta and not reply[0]:
             return Loaded(None, None, None, None, [])
         meta = seed = first = snapshot = None
         if with_meta:
-            flat = reply[0]
-            meta = {flat[i].decode(): flat[i + 1].decode() for i in range(0, len(flat), 2)}
+            meta = _text(reply[0])
             seed = reply[1].decode() if reply[1] else None
             first = StoredEvent(1, orjson.loads(reply[2])) if reply[2] else None
         base = after if after is not None else 1
@@ -265,6 +304,22 @@ class EventStore:
         else:  # a long range: XRANGE's own reply is faster than one passed through Lua
             events = self.read(game_id, base, upto)
         return Loaded(meta, seed, first, snapshot, events)
+
+    def _load_archived(self, doc: Document, meta: dict[str, str] | None, upto: int | None,
+                       after: int | None, with_meta: bool) -> Loaded:
+        """:meth:`load`'s answer from an archived game's document: its snapshot when ``after``
+        is None and it is at or below ``upto``, and the events after it (or after ``after``,
+        or version 1)."""
+        if with_meta and meta is None:
+            return Loaded(None, None, None, None, [])
+        first = StoredEvent(1, orjson.loads(doc.envelopes[0])) if with_meta else None
+        snapshot, base = None, after if after is not None else 1
+        if after is None and doc.snapshot is not None and (upto is None
+                                                           or doc.snapshot[0] <= upto):
+            snapshot = (doc.snapshot[0], orjson.loads(doc.snapshot[1]))
+            base = snapshot[0]
+        events = self._events(doc, base, upto)
+        return Loaded(meta, doc.seed if with_meta else None, first, snapshot, events)
 
     @staticmethod
     def entries(rows) -> list[StoredEvent]:
@@ -292,11 +347,73 @@ class EventStore:
         self.r.delete(*keys.all_of_game(game_id))
 
     def version(self, game_id: str) -> int:
-        return self.r.xlen(keys.events(game_id))
+        doc = self.documents.get(game_id)
+        if doc is None:
+            if n := self.r.xlen(keys.events(game_id)):
+                return n
+            doc = self.document(game_id)
+        return doc.version if doc is not None else 0
 
     def seed(self, game_id: str) -> str | None:
-        raw = self.r.get(keys.seed(game_id))
-        return raw.decode() if raw else None
+        doc = self.documents.get(game_id)
+        if doc is None:
+            raw = self.r.get(keys.seed(game_id))
+            if raw:
+                return raw.decode()
+            doc = self.document(game_id)
+        return doc.seed if doc is not None else None
+
+    # -- archives ---------------------------------------------------------------------------
+    def document(self, game_id: str) -> Document | None:
+        """The archived game's document (None: the game is not archived)."""
+        doc = self.documents.get(game_id)
+        if doc is None:
+            blob = self.r.get(keys.archive(game_id))
+            if blob is None:
+                return None
+            doc = decode(resolve(blob, self.files))
+            self.documents.put(game_id, doc)
+        return doc
+
+    def archive(self, game_id: str) -> str:
+        """Replace a game that is over by one compressed document (``archive.py``). Returns
+        ``"ok"`` (archived now), ``"done"`` (archived before), ``"missing"`` (no such game),
+        ``"live"`` (not over) or ``"stale"`` (it changed while read: nothing done). Safe to
+        run any number of times, concurrently or killed at any point: the swap is one
+        script, conditional on the stream being at the version the document holds."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hmget(keys.meta(game_id), "status", "version", "type")
+        pipe.exists(keys.archive(game_id))
+        pipe.xrange(keys.events(game_id))
+        pipe.get(keys.seed(game_id))
+        pipe.zrevrange(keys.snapshot_versions(game_id), 0, 0)
+        (status, version, game_type), archived, rows, seed, newest = pipe.execute()
+        if archived:
+            return "done"
+        if status is None:
+            return "missing"
+        if status.decode() not in OVER:
+            return "live"
+        if version is None or len(rows) != int(version) or seed is None:
+            # another archive may have swapped it between these reads
+            return "done" if self.r.exists(keys.archive(game_id)) else "stale"
+        snapshot = None
+        if newest and (raw := self.r.hget(keys.snapshots(game_id), newest[0])):
+            snapshot = (int(newest[0]), raw)
+        blob = encode(int(version), seed.decode(), [fields[b"e"] for _, fields in rows],
+                      snapshot, game_type.decode() if game_type else None)
+        if self.files is not None:  # the file first: a pointer never names a missing file
+            blob = self.files.keep(game_id, blob)
+        return self.swap(game_id, int(version), blob)
+
+    def swap(self, game_id: str, version: int, blob: bytes) -> str:
+        """The archive script alone: ``blob`` (the document, or a pointer to its file)
+        replaces the game iff it is over and its stream is at ``version`` (see
+        :meth:`archive` for the answers)."""
+        return self._archive(
+            keys=[keys.meta(game_id), keys.events(game_id), keys.seed(game_id),
+                  keys.snapshots(game_id), keys.snapshot_versions(game_id),
+                  keys.archive(game_id)], args=[version, blob]).decode()
 
     def idempotency_record(self, game_id: str, digest: str) -> str | None:
         raw = self.r.get(keys.idempotency(game_id, digest))
@@ -362,6 +479,11 @@ class EventStore:
         ``limit`` (the index is scored by creation time)."""
         return [i.decode() for i in self.r.zrangebyscore(keys.index_status(status), "-inf",
                                                          before_ms, start=0, num=limit)]
+
+
+def _text(flat) -> dict[str, str]:
+    """A flat field/value reply (``HGETALL`` through a script) as text."""
+    return {flat[i].decode(): flat[i + 1].decode() for i in range(0, len(flat), 2)}
 
 
 #: The statuses the game index keeps a set for (``GET /v1/games?status=``).

@@ -26,13 +26,18 @@ def snapshot_versions(game_id: str) -> str:
     return f"{PREFIX}:{{{game_id}}}:snapv"
 
 
+def archive(game_id: str) -> str:
+    """A game over, archived: its events and seed as one compressed document (``archive.py``)."""
+    return f"{PREFIX}:{{{game_id}}}:archive"
+
+
 def idempotency(game_id: str, key_digest: str) -> str:
     return f"{PREFIX}:{{{game_id}}}:idem:{key_digest}"
 
 
 def all_of_game(game_id: str) -> list[str]:
     return [events(game_id), meta(game_id), seed(game_id), snapshots(game_id),
-            snapshot_versions(game_id)]
+            snapshot_versions(game_id), archive(game_id)]
 
 
 # The game index is global. Each index key is one key (one slot); see the README's design notes.

@@ -45,6 +45,12 @@ if prefix ~= '' then
   end
 end
 local current = redis.call('XLEN', events)
+if current == 0 then  -- no stream: an archived game (over, its events in its document)
+  current = tonumber(redis.call('HGET', meta, 'version') or '0')
+  if current > 0 then
+    return answer('conflict', current)
+  end
+end
 if current ~= tonumber(expected) then
   return answer('conflict', current)
 end

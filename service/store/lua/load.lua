@@ -1,6 +1,6 @@
 -- Read one game in one round trip (read-only).
 -- KEYS[1] meta hash, KEYS[2] seed, KEYS[3] snapshot versions (sorted set), KEYS[4] snapshots
--- (hash), KEYS[5] events stream.
+-- (hash), KEYS[5] events stream, KEYS[6] archive document.
 -- ARGV[1] '1': also the meta hash, the seed and the creation event (version 1);
 -- ARGV[2] the highest version wanted ('' = the latest);
 -- ARGV[3] read the events after this version ('' = after the newest snapshot at or below
@@ -10,7 +10,15 @@
 -- Returns {meta (flat field/value list) | false, seed | false, creation envelope | false,
 --          snapshot version | false, snapshot | false, 1 if the events follow else 0,
 --          envelope, envelope, ...}: the envelopes of the versions after the base, in order
--- (versions are dense: entry ids are <version>-0); a game without meta answers {false}.
+-- (versions are dense: entry ids are <version>-0); a game without meta answers {false};
+-- an archived game (no stream, a document) answers {'archived', meta (ARGV[1] '1') | false,
+-- document}.
+if redis.call('EXISTS', KEYS[5]) == 0 then
+  local doc = redis.call('GET', KEYS[6])
+  if doc then
+    return {'archived', ARGV[1] == '1' and redis.call('HGETALL', KEYS[1]) or false, doc}
+  end
+end
 local out = {false, false, false, false, false, 1}
 if ARGV[1] == '1' then
   local meta = redis.call('HGETALL', KEYS[1])
