@@ -7,11 +7,19 @@ data), after a pause that doubles with each quick death (1 s, 2 s, 4 s ... at mo
 :data:`MAX_BACKOFF_S`; back to 1 s once a child has run :data:`HEALTHY_S`). Only Ctrl-C (or
 SIGTERM), or this process's parent dying, stops everything, in order; every child also dies
 with this process (``PR_SET_PDEATHSIG``), even on ``kill -9``.
+
+The console is for a person: logs in text (``CARTOUCHE_LOG_FORMAT`` unless set), one access
+line per request (request id, method, path, status, duration), RQ's per-job lines off
+(``workers.main``). gunicorn and the worker share one metrics directory
+(``service.metricsdir``; a new temporary one unless ``PROMETHEUS_MULTIPROC_DIR`` or
+``CARTOUCHE_METRICS_DIR`` is set, removed at the end), so ``/metrics`` counts the worker's jobs
+too.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,7 +29,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlparse
 
-from . import embedded
+from . import embedded, metricsdir
 
 #: The longest pause before starting a child that keeps dying again.
 MAX_BACKOFF_S = 30.0
@@ -101,6 +109,9 @@ def main() -> int:
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
     env = dict(os.environ)
+    env.setdefault("CARTOUCHE_LOG_FORMAT", "text")
+    own_metrics_dir = not (env.get(metricsdir.VARIABLE) or env.get("CARTOUCHE_METRICS_DIR"))
+    metrics_dir = metricsdir.prepare(env)
     children: list[Supervised] = []
     if not env.get("REDIS_URL"):
         env["REDIS_URL"], start_server = _embedded(root / "var" / "redis")
@@ -139,6 +150,8 @@ def main() -> int:
     for child in reversed(children):  # the worker and the API first, the store last
         child.stop()
         child.wait()
+    if own_metrics_dir:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
     print("cartouche: stopped", flush=True)
     return 0
 
