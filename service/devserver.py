@@ -11,15 +11,14 @@ with this process (``PR_SET_PDEATHSIG``), even on ``kill -9``.
 The console is for a person: logs in text (``CARTOUCHE_LOG_FORMAT`` unless set), one access
 line per request (request id, method, path, status, duration), RQ's per-job lines off
 (``workers.main``). gunicorn and the worker share one metrics directory
-(``service.metricsdir``; a new temporary one unless ``PROMETHEUS_MULTIPROC_DIR`` or
-``CARTOUCHE_METRICS_DIR`` is set, removed at the end), so ``/metrics`` counts the worker's jobs
-too.
+(``service.metricsdir``: ``./var/metrics`` unless ``PROMETHEUS_MULTIPROC_DIR`` or
+``CARTOUCHE_METRICS_DIR`` is set; a previous run's files are removed at start), so
+``/metrics`` counts the worker's jobs too.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -110,8 +109,8 @@ def main() -> int:
     port = os.environ.get("PORT", "8000")
     env = dict(os.environ)
     env.setdefault("CARTOUCHE_LOG_FORMAT", "text")
-    own_metrics_dir = not (env.get(metricsdir.VARIABLE) or env.get("CARTOUCHE_METRICS_DIR"))
-    metrics_dir = metricsdir.prepare(env)
+    env.setdefault("CARTOUCHE_METRICS_DIR", str(root / "var" / "metrics"))
+    metricsdir.prepare(env)
     children: list[Supervised] = []
     if not env.get("REDIS_URL"):
         env["REDIS_URL"], start_server = _embedded(root / "var" / "redis")
@@ -150,8 +149,6 @@ def main() -> int:
     for child in reversed(children):  # the worker and the API first, the store last
         child.stop()
         child.wait()
-    if own_metrics_dir:
-        shutil.rmtree(metrics_dir, ignore_errors=True)
     print("cartouche: stopped", flush=True)
     return 0
 

@@ -132,6 +132,7 @@ def _keep_reuse_port_for_tcp(server):
             try:
                 probe.bind((host, port))
             except OSError as exc:
+                on_exit(server)  # not starting: nothing to keep
                 raise RuntimeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
