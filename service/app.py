@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import logging
+import time
 
 import redis
 from flask import Flask, request
 
 from . import api as api_pkg
+from . import logs, metrics
 from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, replays,
                   seeks, stream, streamcaps, viewer)
+from .api import metrics as metrics_api
 from .api import webhooks as webhooks_api
 from .application import GameService
-from .config import Config
+from .config import Config, OpsConfig
 from .jobs import RqScheduler
 from .signing import Signer
 from .store import connect
@@ -25,18 +28,32 @@ API_SETTINGS = {
     "API_SPEC_OPTIONS": {
         "info": {"description": "An event-sourced game server for five tabletop games. "
                                 "Seats act with bearer tokens returned at creation; without a "
-                                "token you are a spectator."},
+                                "token you are a spectator. Every response carries an "
+                                "X-Request-ID header: the request's own when it sent a safe "
+                                "one (1 to 128 of A-Z a-z 0-9 . _ : -), else a new one; the "
+                                "server's log lines of the request carry it too."},
         "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         "security": [{}, {"bearer": []}],
     },
 }
 
+#: Headers a browser's script may send (CORS preflight) and read (exposed).
+CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID",
+                      "X-Request-ID"]
+CORS_EXPOSE_HEADERS = ["Retry-After", "X-Request-ID"]
+#: How long a browser may reuse a preflight's answer.
+CORS_MAX_AGE_S = 600
+
+access_log = logging.getLogger("cartouche.access")
+
 
 def create_app(config: Config | None = None, client: redis.Redis | None = None, *,
                scheduler=None, now_ms=None, webhook_queue: redis.Redis | None = None,
-               webhook_options: dict | None = None) -> Flask:
+               webhook_options: dict | None = None, ops: OpsConfig | None = None) -> Flask:
     config = config or Config.from_env()
+    ops = ops or OpsConfig.from_env()
     app = Flask(__name__)
+    _observe(app, ops)  # first: its hooks see every request, whatever the others answer
     app.json = api_pkg.OrjsonProvider(app)
     app.config.update(API_SETTINGS)
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes
@@ -58,6 +75,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     api.register_blueprint(seeks.blp)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
+    api.register_blueprint(metrics_api.blp)
     errors.register(app)  # after Api: our error model replaces flask-smorest's
     from .api import ratelimit
     client = client or connect.client(config.redis_url, timeout=config.redis_timeout_s,
@@ -79,6 +97,8 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
                                                          now_ms=now_ms,
                                                          signer=Signer.from_env(client))
     app.extensions["cartouche_api"] = api
+    metrics.instrument(app.extensions["cartouche"])
+    app.extensions["cartouche_metrics"] = metrics.StoreCollector(client, queue)
     _document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())
     streamcaps.register(app)
@@ -87,7 +107,57 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     docs.register(app, api)
     viewer.register(app)
     bench.register(app)  # POST /bench/append/<key> only with CARTOUCHE_BENCH_ENDPOINTS=1
+    if ops.cors_origins:
+        from flask_cors import CORS
+
+        CORS(app, origins=list(ops.cors_origins), allow_headers=CORS_ALLOW_HEADERS,
+             expose_headers=CORS_EXPOSE_HEADERS, max_age=CORS_MAX_AGE_S)
     return app
+
+
+def _observe(app: Flask, ops: OpsConfig) -> None:
+    """Every request gets a request id (the client's ``X-Request-ID`` when it is safe, else a
+    new one: ``logs.request_id_from``), in every log line it causes and echoed on its response
+    (errors too); is counted in the HTTP metrics; and gets one ``cartouche.access`` log line
+    (unless ``ops.access_log`` is off)."""
+    logs.install_record_factory()
+    log_access = ops.access_log
+
+    @app.before_request
+    def _start():
+        environ = request.environ
+        environ["cartouche.started"] = time.perf_counter()
+        rid = environ["cartouche.request_id"] = logs.request_id_from(
+            environ.get("HTTP_X_REQUEST_ID"))
+        logs.REQUEST_ID.set(rid)
+
+    @app.after_request
+    def _finish(response):
+        req = request._get_current_object()
+        environ = req.environ
+        rid = environ.get("cartouche.request_id")
+        if rid is None:  # a response made before our first hook ran
+            return response
+        response.headers["X-Request-ID"] = rid
+        seconds = time.perf_counter() - environ["cartouche.started"]
+        rule = req.url_rule
+        route = rule.rule if rule is not None else "unmatched"
+        method, status = req.method, response.status_code
+        metrics.observe_request(method, route, status, seconds)
+        if log_access and access_log.isEnabledFor(logging.INFO):
+            ms = round(seconds * 1000, 1)
+            path = req.path
+            # made and handled here: logging's caller lookup would cost more than the line
+            access_log.handle(access_log.makeRecord(
+                access_log.name, logging.INFO, __file__, 0, "%s %s %s %.1fms",
+                (method, path, status, ms), None,
+                extra={"method": method, "path": path, "route": route, "status": status,
+                       "duration_ms": ms, "remote": req.remote_addr}))
+        return response
+
+    @app.teardown_request
+    def _forget(exc):  # noqa: ARG001
+        logs.REQUEST_ID.set(None)
 
 
 def _document_games(api) -> None:
@@ -111,6 +181,6 @@ def openapi_yaml(app: Flask) -> str:
 
 
 def wsgi() -> Flask:
-    """gunicorn 'service.app:wsgi()'."""
-    logging.basicConfig(level=logging.INFO)
+    """gunicorn 'service.app:wsgi()' (logs as ``service.logs`` says)."""
+    logs.configure()
     return create_app()

@@ -41,6 +41,25 @@ def redis_maxmemory(env: Mapping[str, str] | None = None) -> str:
     return raw
 
 
+@dataclass(frozen=True)
+class OpsConfig:
+    """How the service is operated (README "Operating"): CORS and the access log."""
+
+    #: Origins a browser may call the API from (``CARTOUCHE_CORS_ORIGINS``, comma separated,
+    #: e.g. ``https://play.example.org``; ``*`` for any). Empty: no CORS header at all.
+    cors_origins: tuple[str, ...] = ()
+    #: One ``cartouche.access`` log line per request (``CARTOUCHE_ACCESS_LOG=0`` turns it off).
+    access_log: bool = True
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "OpsConfig":
+        env = os.environ if env is None else env
+        origins = tuple(o.strip().rstrip("/") for o in
+                        env.get("CARTOUCHE_CORS_ORIGINS", "").split(",") if o.strip())
+        return cls(cors_origins=origins,
+                   access_log=env.get("CARTOUCHE_ACCESS_LOG", "1").strip() not in ("0", ""))
+
+
 @dataclass
 class Config:
     redis_url: str = "redis://127.0.0.1:6379/0"

@@ -7,6 +7,13 @@ data), after a pause that doubles with each quick death (1 s, 2 s, 4 s ... at mo
 :data:`MAX_BACKOFF_S`; back to 1 s once a child has run :data:`HEALTHY_S`). Only Ctrl-C (or
 SIGTERM), or this process's parent dying, stops everything, in order; every child also dies
 with this process (``PR_SET_PDEATHSIG``), even on ``kill -9``.
+
+The console is for a person: logs in text (``CARTOUCHE_LOG_FORMAT`` unless set), one access
+line per request (request id, method, path, status, duration), RQ's per-job lines off
+(``workers.main``). gunicorn and the worker share one metrics directory
+(``service.metricsdir``: ``./var/metrics`` unless ``PROMETHEUS_MULTIPROC_DIR`` or
+``CARTOUCHE_METRICS_DIR`` is set; a previous run's files are removed at start), so
+``/metrics`` counts the worker's jobs too.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlparse
 
-from . import embedded
+from . import embedded, metricsdir
 from .config import redis_maxmemory
 
 #: The longest pause before starting a child that keeps dying again.
@@ -104,6 +111,9 @@ def main() -> int:
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
     env = dict(os.environ)
+    env.setdefault("CARTOUCHE_LOG_FORMAT", "text")
+    env.setdefault("CARTOUCHE_METRICS_DIR", str(root / "var" / "metrics"))
+    metricsdir.prepare(env)
     children: list[Supervised] = []
     if not env.get("REDIS_URL"):
         env["REDIS_URL"], start_server = _embedded(root / "var" / "redis")

@@ -7,8 +7,38 @@ is short CPU work per request; long CPU work (bots) runs in RQ workers, not here
 ``WEB_WORKER_CLASS=gthread`` switches back to threads (``WEB_THREADS`` each).
 """
 
+import logging
 import os
 import socket
+
+from gunicorn.glogging import Logger
+
+from service import logs, metricsdir
+
+# prometheus-client's multiprocess mode: every worker's metrics in one directory, set before
+# any process imports prometheus_client (service/metricsdir.py); child_exit below.
+_own_metrics_dir = not (os.environ.get(metricsdir.VARIABLE)
+                        or os.environ.get("CARTOUCHE_METRICS_DIR"))
+metrics_dir = metricsdir.prepare()
+
+
+class CartoucheLogger(Logger):
+    """gunicorn's logger, its lines in the service's format (``service/logs.py``,
+    ``CARTOUCHE_LOG_FORMAT``, default json): its loggers pass their records to the root
+    logger's one handler instead of their own. The access log is the app's
+    (``cartouche.access``: request id, route, status, duration); ``WEB_ACCESS_LOG=1`` adds
+    gunicorn's own access lines."""
+
+    def setup(self, cfg):
+        super().setup(cfg)  # again on every reload (SIGHUP): so is this
+        logs.configure()
+        for log in (self.error_log, self.access_log):
+            for handler in list(log.handlers):
+                log.removeHandler(handler)
+            log.propagate = True
+
+
+logger_class = CartoucheLogger
 
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = os.environ.get("WEB_WORKER_CLASS", "gevent")
@@ -43,7 +73,47 @@ gc_thresholds = os.environ.get("WEB_GC_THRESHOLDS", "7000,20,200")
 reuse_port = os.environ.get("WEB_REUSE_PORT", "1") != "0"
 
 
+class _ListeningAddress(logging.Filter):
+    """With ``reuse_port`` each worker binds its own socket and the arbiter has none, so
+    gunicorn's "Listening at: %s (%s)" names no address: put the configured ones in."""
+
+    def __init__(self, addresses: str) -> None:
+        super().__init__()
+        self.addresses = addresses
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if (record.msg.startswith("Listening at:") and isinstance(record.args, tuple)
+                and record.args and not record.args[0]):
+            record.args = (self.addresses, *record.args[1:])
+        return True
+
+
+def _urls(addresses) -> str:
+    return ",".join(f"http://{a[0]}:{a[1]}" if isinstance(a, tuple) else f"unix:{a}"
+                    for a in addresses)
+
+
 def on_starting(server):
+    server.log.error_log.addFilter(_ListeningAddress(_urls(server.cfg.address)))
+    _keep_reuse_port_for_tcp(server)
+
+
+def child_exit(server, worker):  # noqa: ARG001 - gunicorn's signature
+    """A dead worker's live gauges (event streams open) no longer count."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid, metrics_dir)
+
+
+def on_exit(server):  # noqa: ARG001 - gunicorn's signature
+    """A metrics directory made for this run goes with it."""
+    if _own_metrics_dir:
+        import shutil
+
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _keep_reuse_port_for_tcp(server):
     """With ``reuse_port``: keep it only for TCP addresses with a port, and fail as a plain bind
     would when the address is already taken (SO_REUSEPORT would otherwise let a second server
     share the port silently)."""
@@ -62,6 +132,7 @@ def on_starting(server):
             try:
                 probe.bind((host, port))
             except OSError as exc:
+                on_exit(server)  # not starting: nothing to keep
                 raise RuntimeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 

@@ -2,6 +2,16 @@
 
 Jobs (clock timeouts, bot turns, webhook deliveries) are added by later issues; the worker is
 already part of every deployment so that they need no new process.
+
+Logs: the service's format (``service/logs.py``, ``CARTOUCHE_LOG_FORMAT``). RQ's own logger
+(``rq.worker``) is at ``CARTOUCHE_RQ_LOG_LEVEL`` (default ``WARNING``): RQ logs two lines per
+job at INFO ("cartouche-high: workers.jobs.bot_turn(...)", "Job OK"), which were most of
+``make run``'s console; failures still show.
+
+Metrics: every job counted in ``cartouche_jobs_total{function, outcome}`` (:class:`Worker`), and
+the bots' decision times. With ``PROMETHEUS_MULTIPROC_DIR`` set (``make run`` gives the worker
+the API's) they are in the API's ``/metrics``; a worker on a machine of its own serves them on
+``CARTOUCHE_WORKER_METRICS_PORT`` (all interfaces, path ``/metrics``) when that is set.
 """
 
 from __future__ import annotations
@@ -14,9 +24,36 @@ import sys
 import redis
 from rq import Queue, SimpleWorker
 
+from service import logs
 from service.jobs import QUEUES
 
 log = logging.getLogger("cartouche.worker")
+
+
+class Worker(SimpleWorker):
+    """RQ's SimpleWorker, counting each job by its function and outcome (``ok``: it returned;
+    ``failed``: it raised or timed out) in ``cartouche_jobs_total``."""
+
+    def perform_job(self, job, queue, execution) -> bool:
+        from service import metrics
+
+        ok = super().perform_job(job, queue, execution)
+        name = job.func_name if job.func_name.startswith("workers.") else "other"
+        metrics.JOBS.labels(name, "ok" if ok else "failed").inc()
+        return ok
+
+
+def serve_metrics(port: int) -> None:
+    """This process's metrics (every process's, with a multiprocess directory) on ``port``."""
+    from prometheus_client import REGISTRY, CollectorRegistry, multiprocess, start_http_server
+
+    import service.metrics  # noqa: F401 - the metrics exist before the first scrape
+
+    registry = REGISTRY
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    start_http_server(port, registry=registry)
 
 
 def start_sweeper(every_s: float) -> None:
@@ -76,17 +113,28 @@ def main(argv: list[str] | None = None) -> int:
     if not url:
         print("worker: REDIS_URL (or QUEUE_URL) is not set", file=sys.stderr)
         return 2
+    logs.configure()
+    metrics_port = os.environ.get("CARTOUCHE_WORKER_METRICS_PORT")
+    if metrics_port:
+        serve_metrics(int(metrics_port))
+    from service import metrics
+    from workers import jobs
+
+    metrics.instrument(jobs.service())  # the bots' decision times
     conn = redis.Redis.from_url(url)
     # SimpleWorker runs jobs in this process: bot turns and clock checks take milliseconds,
     # and forking a work horse per job would cost more than the job itself.
-    worker = SimpleWorker([Queue(name, connection=conn) for name in QUEUES], connection=conn,
+    worker = Worker([Queue(name, connection=conn) for name in QUEUES], connection=conn,
                     name=args.name)
     if not args.burst:  # every worker sweeps: a killed worker must not take the backstop along
         start_sweeper(float(os.environ.get("CARTOUCHE_SWEEP_SECONDS", "5")))
         if args.with_scheduler:
             watch_scheduler(worker, float(os.environ.get("CARTOUCHE_SCHEDULER_WATCH_SECONDS",
                                                          "5")))
-    worker.work(with_scheduler=args.with_scheduler, burst=args.burst)
+    log.info("worker %s on queues %s%s", worker.name, ", ".join(QUEUES),
+             " with the scheduler" if args.with_scheduler else "")
+    worker.work(with_scheduler=args.with_scheduler, burst=args.burst,
+                logging_level=os.environ.get("CARTOUCHE_RQ_LOG_LEVEL", "WARNING").upper())
     return 0
 
 

@@ -17,6 +17,7 @@ from typing import Callable
 
 from flask import Response, current_app, request, stream_with_context
 
+from .. import metrics
 from ..application import GameService
 from ..engine import Viewer
 from ..store.events import StreamFollower
@@ -72,6 +73,8 @@ def event_stream(hubs: Hubs, key: str, viewer: Viewer, after: Position) -> Respo
     response = Response(stream_with_context(follow(hubs, key, viewer, after)),
                         mimetype="text/event-stream", headers=headers)
     response.call_on_close(give_back)
+    response.call_on_close(metrics.stream_opened(
+        "player" if request.blueprint == "players" else "game"))
     return response
 
 

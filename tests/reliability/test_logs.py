@@ -19,7 +19,9 @@ def test_no_token_or_seed_in_any_log_line(own_redis):
     server = own_redis["server"]
     store_url, queue_url = db(server.url, 0), db(server.url, 1)
     gunicorn, url = start_gunicorn(store_url, queue_url, {"WEB_ACCESS_LOG": "1"})
-    worker = start_worker(store_url, queue_url, scheduler=True)
+    # RQ's per-job lines (off by default) carry each job's arguments: on, to be searched too
+    worker = start_worker(store_url, queue_url, scheduler=True,
+                          extra_env={"CARTOUCHE_RQ_LOG_LEVEL": "INFO"})
     try:
         r = requests.post(f"{url}/v1/games", json={
             "type": "diamant", "players": [{"name": "ann"}, {"name": "bob"},

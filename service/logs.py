@@ -1,0 +1,134 @@
+"""Logs: one line per record, JSON (the default) or text, with the request id of the request
+that logged it; request ids themselves; the access log.
+
+The standard library's ``logging`` throughout (no structlog): :func:`configure` installs one
+stderr handler on the root logger with :class:`JsonFormatter` or :class:`TextFormatter`
+(``CARTOUCHE_LOG_FORMAT=json|text``); gunicorn's own lines go through it too
+(``gunicorn_conf.CartoucheLogger``), and the RQ worker's (``workers.main``).
+
+A JSON line is one object: ``time`` (RFC 3339, UTC, milliseconds), ``level``, ``logger``,
+``message``, ``request_id`` (inside a request), then the record's extra fields (``extra=``),
+and ``exception`` (the traceback) when there is one.
+
+Request ids: :func:`request_id_from` keeps a client's ``X-Request-ID`` when it is 1 to
+:data:`REQUEST_ID_MAX` characters of ``[A-Za-z0-9._:-]``, and makes one up otherwise.
+:data:`REQUEST_ID` holds the current one (a context variable: per thread, per greenlet); every
+log record gets it as ``record.request_id`` (:func:`install_record_factory`), whatever handler
+formats it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+import time
+from contextvars import ContextVar
+from typing import Mapping
+
+import orjson
+
+#: The longest ``X-Request-ID`` kept from a client (a longer one is replaced).
+REQUEST_ID_MAX = 128
+_SAFE_ID = re.compile(r"[A-Za-z0-9._:\-]{1,%d}" % REQUEST_ID_MAX)
+
+#: The request id of the request being served (None outside requests).
+REQUEST_ID: ContextVar[str | None] = ContextVar("cartouche_request_id", default=None)
+
+FORMATS = ("json", "text")
+
+#: LogRecord attributes that are not "extra" fields.
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
+    "message", "asctime", "request_id", "taskName"}
+
+
+def request_id_from(header: str | None) -> str:
+    """The client's id if it is safe to log and echo, else a new random one (24 hex)."""
+    if header and _SAFE_ID.fullmatch(header):
+        return header
+    return os.urandom(12).hex()
+
+
+def log_format(env: Mapping[str, str] | None = None, default: str = "json") -> str:
+    """``CARTOUCHE_LOG_FORMAT`` (``json`` or ``text``; ``default`` when unset)."""
+    env = os.environ if env is None else env
+    value = (env.get("CARTOUCHE_LOG_FORMAT") or default).strip().lower()
+    if value not in FORMATS:
+        raise ValueError(f"CARTOUCHE_LOG_FORMAT must be one of {', '.join(FORMATS)}: {value!r}")
+    return value
+
+
+def rfc3339(created: float) -> str:
+    whole = int(created)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + \
+        f".{int((created - whole) * 1000):03d}Z"
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record (see the module docstring)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out = {"time": rfc3339(record.created), "level": record.levelname,
+               "logger": record.name, "message": record.getMessage()}
+        rid = getattr(record, "request_id", None)
+        if rid is not None:
+            out["request_id"] = rid
+        for key, value in vars(record).items():
+            if key not in _STANDARD and key not in out:
+                out[key] = value
+        if record.exc_info:
+            out["exception"] = self.formatException(record.exc_info)
+        elif record.exc_text:
+            out["exception"] = record.exc_text
+        if record.stack_info:
+            out["stack"] = record.stack_info
+        return orjson.dumps(out, default=str).decode()
+
+
+class TextFormatter(logging.Formatter):
+    """``time level logger [request id] message`` for people reading a console."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s%(rid)s %(message)s")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        rid = getattr(record, "request_id", None)
+        record.rid = f" [{rid}]" if rid else ""
+        return super().formatMessage(record)
+
+    def formatTime(self, record, datefmt=None):  # noqa: N802 - logging's name
+        return rfc3339(record.created)
+
+
+def formatter(fmt: str) -> logging.Formatter:
+    return JsonFormatter() if fmt == "json" else TextFormatter()
+
+
+def install_record_factory() -> None:
+    """Every LogRecord made from now on carries ``request_id`` (None outside requests).
+    Installing it twice is harmless."""
+    current = logging.getLogRecordFactory()
+    if getattr(current, "cartouche", False):
+        return
+
+    def factory(*args, **kwargs):
+        record = current(*args, **kwargs)
+        record.request_id = REQUEST_ID.get()
+        return record
+
+    factory.cartouche = True
+    logging.setLogRecordFactory(factory)
+
+
+def configure(fmt: str | None = None, level: int = logging.INFO) -> None:
+    """Log to stderr in ``fmt`` (``CARTOUCHE_LOG_FORMAT`` when None) with request ids. Does
+    nothing more when the root logger already has a handler in one of our formats."""
+    install_record_factory()
+    root = logging.getLogger()
+    if any(isinstance(h.formatter, (JsonFormatter, TextFormatter)) for h in root.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter(fmt or log_format()))
+    root.addHandler(handler)
+    root.setLevel(level)

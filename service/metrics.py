@@ -1,0 +1,232 @@
+"""Prometheus metrics (``GET /metrics``), with prometheus-client.
+
+Counted as things happen, in the process they happen in:
+
+- ``cartouche_http_requests_total{method, route, status}`` and
+  ``cartouche_http_request_duration_seconds{method, route}``: every request, by its URL rule
+  (``/v1/games/<gid:game_id>``, never the raw path; ``unmatched`` for a 404 with no route; a
+  method outside the standard ones is ``other``), so the label sets stay bounded;
+- ``cartouche_commands_total{game_type, outcome}``: seats' commands (``POST .../actions``):
+  ``ok`` or the refusal (``illegal_action``, ``not_your_turn``, ``version_conflict``,
+  ``deadline_passed``, ``rate_limited``, ``refused``, ``error``);
+- ``cartouche_append_conflicts_total{game_type}``: appends refused because the game moved on
+  since it was read (every writer: commands, bots, clocks, joins); and
+  ``cartouche_command_retries_total{game_type}``: a command decided again after such a conflict;
+- ``cartouche_sse_subscribers{kind}`` (``game`` or ``player``): event streams open now;
+- ``cartouche_bot_decision_seconds{game_type, level}``: a bot choosing its action (in the RQ
+  worker);
+- ``cartouche_jobs_total{function, outcome}``: RQ jobs run by the workers (``workers.main``).
+
+Read from Redis at scrape time (one pipelined round trip per scrape, nothing per request):
+``cartouche_queue_jobs{queue, state}`` (``queued``: waiting in the RQ queue, ``scheduled``: for
+later) and ``cartouche_games{status}`` (the game index's sets).
+
+Several processes: under gunicorn, ``PROMETHEUS_MULTIPROC_DIR`` (``service.metricsdir``, set by
+the gunicorn config and by ``make run``) holds every process's values and ``/metrics`` sums
+them, whichever worker answers. ``make run`` gives its RQ worker the same directory, so the
+worker's job and bot metrics are in the API's ``/metrics``; a worker on another machine can
+serve its own with ``CARTOUCHE_WORKER_METRICS_PORT``. Without the variable (tests, a single
+process) the values live in this process.
+
+The commands, conflicts and bot timings are taken by wrapping the application's own objects
+from outside (:func:`instrument`), so the application layer has no metrics code.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from contextvars import ContextVar
+from typing import Iterable
+
+from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge,
+                               Histogram, disable_created_metrics, generate_latest)
+from prometheus_client.core import GaugeMetricFamily
+
+from .application.errors import DeadlinePassed, IllegalAction, NotYourTurn, VersionConflict
+from .application.model import Conflict
+from .engine import CodedError
+from .store import keys
+from .store.errors import UNAVAILABLE
+from .store.events import STATUSES
+from .store.quota import QuotaExceeded
+
+disable_created_metrics()  # no ``*_created`` series: half the text, nothing a query uses
+
+HTTP_REQUESTS = Counter("cartouche_http_requests", "HTTP requests answered",
+                        ["method", "route", "status"])
+HTTP_SECONDS = Histogram("cartouche_http_request_duration_seconds",
+                         "Time to build a response (an event stream: until it starts)",
+                         ["method", "route"],
+                         buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10))
+COMMANDS = Counter("cartouche_commands", "Seats' commands, by outcome",
+                   ["game_type", "outcome"])
+APPEND_CONFLICTS = Counter("cartouche_append_conflicts",
+                           "Appends refused because the game moved on since it was read",
+                           ["game_type"])
+COMMAND_RETRIES = Counter("cartouche_command_retries",
+                          "Commands decided again after losing a race", ["game_type"])
+SSE_SUBSCRIBERS = Gauge("cartouche_sse_subscribers", "Event streams open now", ["kind"],
+                        multiprocess_mode="livesum")
+BOT_SECONDS = Histogram("cartouche_bot_decision_seconds", "A bot choosing its action",
+                        ["game_type", "level"],
+                        buckets=(.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30))
+JOBS = Counter("cartouche_jobs", "RQ jobs run, by outcome", ["function", "outcome"])
+
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+
+#: (method, route, status) -> (its request counter, its latency histogram): prometheus-client's
+#: ``labels()`` validates and locks at every call; the label sets are bounded, so each pair is
+#: looked up once.
+_REQUEST_CHILDREN: dict[tuple[str, str, int], tuple] = {}
+
+
+def observe_request(method: str, route: str, status: int, seconds: float) -> None:
+    if method not in METHODS:
+        method = "other"
+    key = (method, route, status)
+    children = _REQUEST_CHILDREN.get(key)
+    if children is None:
+        children = _REQUEST_CHILDREN.setdefault(key, (
+            HTTP_REQUESTS.labels(method, route, str(status)), HTTP_SECONDS.labels(method, route)))
+    children[0].inc()
+    children[1].observe(seconds)
+
+
+def stream_opened(kind: str):
+    """Count an open event stream of ``kind``; returns the function that uncounts it."""
+    gauge = SSE_SUBSCRIBERS.labels(kind)
+    gauge.inc()
+    return gauge.dec
+
+
+# -- the application, instrumented from outside ------------------------------------------------
+
+#: conflicts seen by the command running in this context (None outside commands)
+_CONFLICTS: ContextVar[list[int] | None] = ContextVar("cartouche_command_conflicts",
+                                                      default=None)
+
+
+_REFUSALS = ((IllegalAction, "illegal_action"), (NotYourTurn, "not_your_turn"),
+             (VersionConflict, "version_conflict"), (DeadlinePassed, "deadline_passed"),
+             (QuotaExceeded, "rate_limited"), (CodedError, "refused"))
+
+
+def _outcome(exc: BaseException) -> str:
+    for cls, name in _REFUSALS:
+        if isinstance(exc, cls):
+            return name
+    return "error"
+
+
+def _game_type(table) -> str:
+    return table.game.type_id if table is not None else "unknown"
+
+
+def instrument(service) -> None:
+    """Count ``service``'s commands, append conflicts and bot decision times (a GameService;
+    doing it twice is harmless)."""
+    commands, autoplay = service._commands, service._autoplay
+    if getattr(commands, "cartouche_metrics", False):
+        return
+    appender = commands.appender
+    act, append, bot_action = commands.act, appender.append, autoplay._bot_action
+
+    def counted_act(game_id, seat, action, *args, loaded=None, **kwargs):
+        conflicts = []
+        token = _CONFLICTS.set(conflicts)
+        try:
+            appended = act(game_id, seat, action, *args, loaded=loaded, **kwargs)
+        except BaseException as exc:
+            outcome = _outcome(exc)
+            game_type = _game_type(loaded)
+            retries = len(conflicts) - (outcome == "version_conflict" and len(conflicts) > 0)
+            raise
+        else:
+            outcome, game_type, retries = "ok", _game_type(appended.table), len(conflicts)
+        finally:
+            _CONFLICTS.reset(token)
+            COMMANDS.labels(game_type, outcome).inc()
+            if retries:
+                COMMAND_RETRIES.labels(game_type).inc(retries)
+        return appended
+
+    def counted_append(table, *args, **kwargs):
+        outcome = append(table, *args, **kwargs)
+        if isinstance(outcome, Conflict):
+            APPEND_CONFLICTS.labels(_game_type(table)).inc()
+            seen = _CONFLICTS.get()
+            if seen is not None:
+                seen.append(outcome.current)
+        return outcome
+
+    def timed_bot_action(table, seat, level, budget_ms):
+        started = time.perf_counter()
+        try:
+            return bot_action(table, seat, level, budget_ms)
+        finally:
+            BOT_SECONDS.labels(_game_type(table), level).observe(time.perf_counter() - started)
+
+    commands.act, appender.append, autoplay._bot_action = counted_act, counted_append, \
+        timed_bot_action
+    commands.cartouche_metrics = True
+
+
+# -- scrape time ---------------------------------------------------------------------------------
+
+class StoreCollector:
+    """The gauges read from Redis when scraped: RQ's queues and the game index."""
+
+    def __init__(self, store_client, queue_client) -> None:
+        from rq import Queue
+
+        from .jobs import QUEUES
+
+        self.store, self.queue_client = store_client, queue_client
+        self.queues = [(name, q.key, q.scheduled_job_registry.key) for name, q in
+                       ((name, Queue(name, connection=queue_client)) for name in QUEUES)]
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        queues = GaugeMetricFamily("cartouche_queue_jobs", "RQ jobs waiting, by queue: "
+                                   "queued (to run now) or scheduled (for later)",
+                                   labels=["queue", "state"])
+        games = GaugeMetricFamily("cartouche_games", "Games in the index, by status",
+                                  labels=["status"])
+        try:
+            pipe = self.queue_client.pipeline(transaction=False)
+            for _, key, scheduled in self.queues:
+                pipe.llen(key)
+                pipe.zcard(scheduled)
+            depths = pipe.execute()
+            pipe = self.store.pipeline(transaction=False)
+            for status in STATUSES:
+                pipe.zcard(keys.index_status(status))
+            counts = pipe.execute()
+        except UNAVAILABLE:  # the store is down: /readyz says so; the rest is still served
+            return [queues, games]
+        for i, (name, _, _) in enumerate(self.queues):
+            queues.add_metric([name, "queued"], depths[2 * i])
+            queues.add_metric([name, "scheduled"], depths[2 * i + 1])
+        for status, count in zip(STATUSES, counts):
+            games.add_metric([status], count)
+        return [queues, games]
+
+
+def exposition(collector: StoreCollector | None) -> bytes:
+    """The text ``/metrics`` serves: this process's metrics (every process's in multiprocess
+    mode) and ``collector``'s."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        registry = REGISTRY
+    text = generate_latest(registry)
+    if collector is not None:
+        extra = CollectorRegistry(auto_describe=False)
+        extra.register(collector)
+        text += generate_latest(extra)
+    return text

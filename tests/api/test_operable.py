@@ -1,0 +1,248 @@
+"""An operable service (issue 22): CORS for browser front ends, request ids on every response
+and log line, JSON logs, and ``/metrics`` counting what happens (in-process; the multiprocess
+side is tests/reliability/test_metrics_gunicorn.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+
+import pytest
+import redis
+from prometheus_client.parser import text_string_to_metric_families
+
+from service.app import create_app
+from service.config import Config, OpsConfig
+from service.logs import JsonFormatter
+
+from .helpers import act, auth, create
+
+ALLOWED = "https://play.example.org"
+PREFLIGHT = {"Access-Control-Request-Method": "POST",
+             "Access-Control-Request-Headers": "Authorization, Content-Type"}
+
+
+def samples(client) -> dict[tuple, float]:
+    """/metrics as {(sample name, sorted labels): value}."""
+    r = client.get("/metrics")
+    assert r.status_code == 200 and r.content_type.startswith("text/plain")
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(r.get_data(as_text=True))
+            for s in family.samples}
+
+
+def value(snapshot, name, **labels) -> float:
+    return snapshot.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def app_with(redis_url, queue_url, **ops):
+    return create_app(Config(redis_url=redis_url, queue_url=queue_url), ops=OpsConfig(**ops))
+
+
+# -- CORS ---------------------------------------------------------------------------------------
+
+def test_a_preflight_from_an_allowed_origin_gets_the_cors_headers(redis_url, queue_url):
+    client = app_with(redis_url, queue_url, cors_origins=(ALLOWED,)).test_client()
+    r = client.options("/v1/games/0abc/actions", headers={"Origin": ALLOWED, **PREFLIGHT})
+    assert r.status_code == 200
+    assert r.headers["Access-Control-Allow-Origin"] == ALLOWED
+    assert "POST" in r.headers["Access-Control-Allow-Methods"]
+    allowed = {h.strip().lower() for h in r.headers["Access-Control-Allow-Headers"].split(",")}
+    assert {"authorization", "content-type"} <= allowed
+    # the real request: a script may read the headers it needs
+    r = client.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
+                    headers={"Origin": ALLOWED})
+    assert r.status_code == 201 and r.headers["Access-Control-Allow-Origin"] == ALLOWED
+    exposed = {h.strip() for h in r.headers["Access-Control-Expose-Headers"].split(",")}
+    assert {"Retry-After", "X-Request-ID"} <= exposed
+
+
+def test_a_preflight_from_another_origin_gets_no_cors_header(redis_url, queue_url):
+    client = app_with(redis_url, queue_url, cors_origins=(ALLOWED,)).test_client()
+    r = client.options("/v1/games", headers={"Origin": "https://evil.example", **PREFLIGHT})
+    assert not [h for h in r.headers.keys() if h.lower().startswith("access-control-")]
+
+
+def test_without_origins_configured_there_is_no_cors_header_at_all(client, monkeypatch):
+    monkeypatch.delenv("CARTOUCHE_CORS_ORIGINS", raising=False)
+    for r in (client.options("/v1/games", headers={"Origin": ALLOWED, **PREFLIGHT}),
+              client.get("/v1/game-types", headers={"Origin": ALLOWED})):
+        assert not [h for h in r.headers.keys() if h.lower().startswith("access-control-")]
+
+
+def test_cors_origins_come_from_the_environment():
+    ops = OpsConfig.from_env({"CARTOUCHE_CORS_ORIGINS": " https://a.example/, https://b.example"})
+    assert ops.cors_origins == ("https://a.example", "https://b.example")
+    assert OpsConfig.from_env({}).cors_origins == ()
+
+
+# -- request ids and logs -------------------------------------------------------------------------
+
+def test_a_safe_request_id_is_echoed_and_any_other_replaced(client):
+    r = client.get("/v1/game-types", headers={"X-Request-ID": "front-end:42_a.b-c"})
+    assert r.headers["X-Request-ID"] == "front-end:42_a.b-c"
+    made = set()
+    for bad in (None, "", "x" * 129, "has space", "semi;colon", "é"):
+        headers = {} if bad is None else {"X-Request-ID": bad}
+        rid = client.get("/v1/game-types", headers=headers).headers["X-Request-ID"]
+        assert re.fullmatch(r"[0-9a-f]{24}", rid), rid
+        made.add(rid)
+    assert len(made) == 6  # a new one each time
+    assert client.get("/v1/game-types",
+                      headers={"X-Request-ID": "x" * 128}).headers["X-Request-ID"] == "x" * 128
+
+
+def test_error_responses_carry_the_request_id_too(client):
+    gid, tokens, _ = create(client, 3)
+    errors = [client.get("/v1/games/zzz", headers={"X-Request-ID": "r-404"}),
+              client.post(f"/v1/games/{gid}/actions", data=b"{}",
+                          headers={**auth(tokens[0]), "Content-Type": "text/plain",
+                                   "X-Request-ID": "r-415"}),
+              client.post(f"/v1/games/{gid}/actions", json={"action": {"type": "nope"}},
+                          headers={**auth(tokens[0]), "X-Request-ID": "r-422"}),
+              client.delete("/v1/games", headers={"X-Request-ID": "r-405"})]
+    assert [(r.status_code, r.headers["X-Request-ID"]) for r in errors] == [
+        (404, "r-404"), (415, "r-415"), (422, "r-422"), (405, "r-405")]
+
+
+def test_every_log_line_of_a_request_carries_its_id_as_json(queue_url):
+    """A request to a store that does not answer logs a warning and its access line: both JSON
+    objects with the request's id; the access line says method, path, route, status, time."""
+    app = create_app(Config(redis_url="redis://127.0.0.1:1/0", queue_url=queue_url,
+                            redis_timeout_s=0.5),
+                     client=redis.Redis.from_url("redis://127.0.0.1:1/0",
+                                                 socket_connect_timeout=0.5),
+                     ops=OpsConfig())
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    level = root.level
+    root.setLevel(logging.INFO)
+    try:
+        r = app.test_client().get("/v1/games/0abc", headers={"X-Request-ID": "trace-7"})
+        logging.getLogger("cartouche.test").info("after the request")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    assert r.status_code == 503 and r.headers["X-Request-ID"] == "trace-7"
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    during, after = lines[:-1], lines[-1]
+    assert {line["logger"] for line in during} >= {"cartouche.api", "cartouche.access"}
+    assert all(line["request_id"] == "trace-7" for line in during), during
+    assert "request_id" not in after and after["message"] == "after the request"
+    access = next(line for line in during if line["logger"] == "cartouche.access")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", access["time"])
+    assert access["level"] == "INFO" and access["method"] == "GET"
+    assert access["path"] == "/v1/games/0abc" and access["route"] == "/v1/games/<gid:game_id>"
+    assert access["status"] == 503 and access["duration_ms"] >= 0
+    assert access["message"].startswith("GET /v1/games/0abc 503 ")
+
+
+def test_an_exception_is_one_json_line_with_its_traceback():
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(JsonFormatter())
+    log = logging.getLogger("cartouche.test.json")
+    log.addHandler(handler)
+    try:
+        try:
+            raise ValueError("bad\nthing")
+        except ValueError:
+            log.error("failed %s", "here", exc_info=True, extra={"game_id": "0abc"})
+    finally:
+        log.removeHandler(handler)
+    (line,) = out.getvalue().splitlines()
+    record = json.loads(line)
+    assert record["message"] == "failed here" and record["game_id"] == "0abc"
+    assert record["level"] == "ERROR" and "ValueError: bad" in record["exception"]
+
+
+# -- metrics --------------------------------------------------------------------------------------
+
+def test_metrics_count_requests_by_route_and_commands_by_outcome(client):
+    before = samples(client)
+    gid, tokens, _ = create(client, 3)
+    for seat in range(3):
+        assert act(client, gid, tokens[seat]).status_code == 201
+    assert act(client, gid, tokens[0], choice="dance").status_code == 422
+    view = client.get(f"/v1/games/{gid}", headers=auth(tokens[0])).get_json()
+    awaiting = {a["seat"] for a in view["awaiting"]}
+    if 0 in awaiting:
+        act(client, gid, tokens[0])
+    assert act(client, gid, tokens[0]).status_code == 409  # already committed this step
+    after = samples(client)
+
+    def moved(name, **labels):
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    route = "/v1/games/<gid:game_id>/actions"
+    assert moved("cartouche_http_requests_total", method="POST", route=route,
+                 status="201") >= 3
+    assert moved("cartouche_http_requests_total", method="POST", route=route, status="422") == 1
+    assert moved("cartouche_http_requests_total", method="POST", route="/v1/games",
+                 status="201") == 1
+    assert moved("cartouche_http_request_duration_seconds_count", method="POST",
+                 route=route) >= 5
+    assert moved("cartouche_commands_total", game_type="diamant", outcome="ok") >= 3
+    assert moved("cartouche_commands_total", game_type="diamant",
+                 outcome="illegal_action") == 1
+    assert moved("cartouche_commands_total", game_type="diamant",
+                 outcome="not_your_turn") == 1
+    text = client.get("/metrics").get_data(as_text=True)
+    assert gid not in text  # routes, never raw paths
+    assert value(after, "cartouche_games", status="active") >= 1
+
+
+def test_a_command_that_lost_a_race_counts_a_conflict_and_a_retry(redis_url, queue_url):
+    """Two processes' apps on one store: the second decides against its cached game, its
+    append meets the first's command, and it decides again."""
+    first = app_with(redis_url, queue_url).test_client()
+    second = app_with(redis_url, queue_url).test_client()
+    gid, tokens, _ = create(first, 3)
+    assert second.get(f"/v1/games/{gid}", headers=auth(tokens[1])).status_code == 200
+    before = samples(second)
+    assert act(first, gid, tokens[0]).status_code == 201
+    assert act(second, gid, tokens[1]).status_code == 201
+    after = samples(second)
+    assert value(after, "cartouche_append_conflicts_total", game_type="diamant") - \
+        value(before, "cartouche_append_conflicts_total", game_type="diamant") == 1
+    assert value(after, "cartouche_command_retries_total", game_type="diamant") - \
+        value(before, "cartouche_command_retries_total", game_type="diamant") == 1
+
+
+def test_queue_depths_and_games_by_status_are_read_at_scrape_time(redis_server, redis_url):
+    queue_url = redis_server.url.rsplit("/", 1)[0] + "/7"  # no worker takes these jobs
+    redis.Redis.from_url(queue_url).flushdb()
+    client = app_with(redis_url, queue_url).test_client()
+    before = samples(client)
+    assert value(before, "cartouche_queue_jobs", queue="cartouche-high", state="queued") == 0
+    r = client.post("/v1/games", json={"type": "diamant", "players": [
+        {"name": "a"}, {"name": "b"}, {"name": "bot", "bot": {"level": "random"}}]})
+    assert r.status_code == 201
+    after = samples(client)
+    assert value(after, "cartouche_queue_jobs", queue="cartouche-high", state="queued") == 1
+    assert value(after, "cartouche_games", status="active") == \
+        value(before, "cartouche_games", status="active") + 1
+    gid = r.get_json()["id"]
+    assert client.post(f"/v1/games/{gid}/abort",
+                       headers=auth(r.get_json()["seats"][0]["token"])).status_code == 200
+    final = samples(client)
+    assert value(final, "cartouche_games", status="aborted") == \
+        value(before, "cartouche_games", status="aborted") + 1
+
+
+@pytest.mark.parametrize("method", ["BREW", "PROPFIND"])
+def test_an_unknown_method_is_counted_as_other(client, method):
+    """Clients choose methods: any outside the standard ones is one label value."""
+    before = samples(client)
+    client.open("/v1/game-types", method=method)
+    after = samples(client)
+    # a method no route takes matches no route: "unmatched", like an unknown path
+    assert value(after, "cartouche_http_requests_total", method="other",
+                 route="unmatched", status="405") == \
+        value(before, "cartouche_http_requests_total", method="other",
+              route="unmatched", status="405") + 1

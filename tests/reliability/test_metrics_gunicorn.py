@@ -1,0 +1,114 @@
+"""/metrics on a real gunicorn with 2 workers and an RQ worker sharing its metrics directory
+(prometheus-client's multiprocess mode, as ``make run`` runs them): whichever process answers a
+scrape counts every process's requests, the worker's jobs and bot decisions, and the event
+streams open in any process."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+
+import pytest
+import redis
+import requests
+from prometheus_client.parser import text_string_to_metric_families
+
+from service import embedded
+from service.jobs import QUEUES
+
+from .procs import children, db, start_gunicorn, start_worker, wait_until
+
+pytestmark = pytest.mark.redis
+
+
+def scrape(url: str) -> dict[tuple, float]:
+    with requests.Session() as fresh:  # a new connection: any worker may answer
+        text = fresh.get(f"{url}/metrics", timeout=5).text
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def value(snapshot, name, **labels) -> float:
+    return snapshot.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def test_both_workers_requests_and_the_rq_workers_jobs_are_counted(own_redis):
+    server = own_redis["server"]
+    store_url, queue_url = db(server.url, 0), db(server.url, 1)
+    metrics_dir = tempfile.mkdtemp(prefix="cartouche-test-metrics-")
+    env = {"PROMETHEUS_MULTIPROC_DIR": metrics_dir}
+    gunicorn, url = start_gunicorn(store_url, queue_url, env, workers=2)
+    worker = start_worker(store_url, queue_url, scheduler=True, extra_env=env)
+    try:
+        requests_n = 40
+        for _ in range(requests_n):  # one connection each: SO_REUSEPORT spreads them
+            with requests.Session() as s:
+                assert s.get(f"{url}/v1/game-types", timeout=5).status_code == 200
+        # both gunicorn workers served some and wrote their own files ...
+        pids = set(children(gunicorn.pid))
+        written = {int(m.group(1)) for m in (re.match(r"counter_(\d+)\.db$", f)
+                                             for f in os.listdir(metrics_dir)) if m}
+        assert pids <= written, (pids, written)
+        # ... and every scrape, whichever worker answers, sums them all
+        counts = {value(scrape(url), "cartouche_http_requests_total", method="GET",
+                        route="/v1/game-types", status="200") for _ in range(6)}
+        assert counts == {requests_n}
+
+        # a bot game played by the RQ worker: its jobs and decisions show in gunicorn's scrape
+        r = requests.post(f"{url}/v1/games", json={"type": "diamant", "players": [
+            {"name": f"bot{i}", "bot": {"level": "random"}} for i in range(3)]}, timeout=5)
+        assert r.status_code == 201
+        played = lambda snapshot: (  # noqa: E731
+            value(snapshot, "cartouche_jobs_total", function="workers.jobs.bot_turn",
+                  outcome="ok") >= 3
+            and value(snapshot, "cartouche_bot_decision_seconds_count", game_type="diamant",
+                      level="random") >= 3)
+        wait_until(lambda: played(scrape(url)), 30, "the worker's bot jobs in the scrape", 0.2)
+        assert value(scrape(url), "cartouche_games", status="active") + \
+            value(scrape(url), "cartouche_games", status="finished") == 1
+
+        # an event stream open in one worker shows in every worker's scrape, until it closes
+        r = requests.post(f"{url}/v1/games", json={"type": "diamant", "players": [
+            {"name": "a"}, {"name": "b"}, {"name": "c"}]}, timeout=5)
+        with requests.get(f"{url}/v1/games/{r.json()['id']}/events/stream", stream=True,
+                          timeout=10) as stream:
+            next(stream.iter_lines())
+            assert {value(scrape(url), "cartouche_sse_subscribers", kind="game")
+                    for _ in range(4)} == {1}
+        wait_until(lambda: value(scrape(url), "cartouche_sse_subscribers", kind="game") == 0,
+                   10, "the closed stream to be uncounted")
+    finally:
+        worker.stop()
+        gunicorn.stop()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+    assert "Listening at: " + url in gunicorn.log()
+
+
+def test_a_worker_on_its_own_serves_its_job_counts(own_redis):
+    """Without a shared directory (a worker in a container of its own) the worker's counts are
+    on its own port."""
+    from rq import Queue
+
+    server = own_redis["server"]
+    store_url, queue_url = db(server.url, 0), db(server.url, 1)
+    port = embedded.free_port()
+    assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+    worker = start_worker(store_url, queue_url,
+                          extra_env={"CARTOUCHE_WORKER_METRICS_PORT": str(port)})
+    queue = Queue(QUEUES[-1], connection=redis.Redis.from_url(queue_url))
+    try:
+        for _ in range(3):
+            queue.enqueue("workers.jobs.sweep")
+
+        def swept():
+            try:
+                return value(scrape(f"http://127.0.0.1:{port}"), "cartouche_jobs_total",
+                             function="workers.jobs.sweep", outcome="ok") == 3
+            except requests.RequestException:
+                return False
+
+        wait_until(swept, 30, "the worker to count its three jobs", 0.2)
+    finally:
+        worker.stop()
