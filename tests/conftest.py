@@ -52,12 +52,20 @@ if "CARTOUCHE_SIGNING_KEY" not in os.environ:
     os.environ["CARTOUCHE_SIGNING_KEY"] = _signing_key_file()
 
 
+#: Test folders whose tests start fleets of processes (servers killed and restarted, thousands of
+#: connections, a Redis Cluster) and bound how long things take: ``make test`` runs them alone,
+#: after the rest has run on several pytest workers (pytest-xdist).
+SERIAL = ("reliability", "cluster")
+
+
 def pytest_collection_modifyitems(items):
-    # Tests that use the server are the "redis" tests (the ones re-run against Redis 7).
     for item in items:
+        # Tests that use the server are the "redis" tests (the ones re-run against Redis 7).
         if {"redis_server", "redis_url", "app", "client", "live_url", "svc", "worker"} \
                 & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.redis)
+        if Path(item.path).relative_to(ROOT / "tests").parts[0] in SERIAL:
+            item.add_marker(pytest.mark.serial)
 
 
 @pytest.fixture(scope="session")
