@@ -480,6 +480,15 @@ class EventStore:
         return [i.decode() for i in self.r.zrangebyscore(keys.index_status(status), "-inf",
                                                          before_ms, start=0, num=limit)]
 
+    def last_activity(self, game_ids: list[str]) -> list[int | None]:
+        """Per game, when its last append was written (the meta hash's ``last_ms``, else its
+        creation's ``created_ms``; None for a game that is gone), in one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hmget(keys.meta(game_id), ["last_ms", "created_ms"])
+        return [int(last or created) if (last or created) else None
+                for last, created in pipe.execute()]
+
 
 def _text(flat) -> dict[str, str]:
     """A flat field/value reply (``HGETALL`` through a script) as text."""
