@@ -6,6 +6,7 @@ table, and the rules see only what a forfeit makes them decide."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..engine import Rng, Viewer, event, forfeit
 from ..store.events import EventStore
@@ -13,6 +14,13 @@ from .commands import MAX_RETRIES, Appender
 from .errors import CannotAbort, NotYourTurn, SeatNotHuman, VersionConflict
 from .loading import Loader
 from .model import AUTO, LEFT, Appended, Controller, Outcome, Table
+
+
+def _ms(last: int | str) -> int:
+    """``EventStore.last_activity``'s answer in epoch milliseconds."""
+    if isinstance(last, int):
+        return last
+    return int(datetime.fromisoformat(last).timestamp() * 1000)
 
 
 def _replaced(table: Table, seat: int, controller: Controller) -> tuple[Controller, ...]:
@@ -97,14 +105,14 @@ class Seats:
 
     def idle_candidates(self, limit: int) -> list[str]:
         """Active games created ``idle_abort_s`` ago or earlier whose last append (``last_ms``
-        in the meta hash, else their creation) is that old too: oldest created first, at most
+        in the meta hash, else their last event's ``at``) is that old too: oldest created first, at most
         ``limit`` looked at. What :meth:`abort_idle` is then asked about (it checks again)."""
         if not self.idle_abort_s:
             return []
         cutoff = self.appender.now_ms() - self.idle_abort_s * 1000
         ids = self.store.created_before("active", cutoff, limit)
         return [game_id for game_id, last in zip(ids, self.store.last_activity(ids))
-                if last is not None and last <= cutoff]
+                if last is not None and _ms(last) <= cutoff]
 
     def abort_idle(self, game_id: str) -> bool:
         """Abort an active game without a clock in which nothing was appended for its idle
@@ -117,7 +125,7 @@ class Seats:
             if table.status != "active" or table.clock or not limit_s:
                 return False
             last = self.store.last_activity([game_id])[0]
-            if last is None or self.appender.now_ms() - last < limit_s * 1000:
+            if last is None or self.appender.now_ms() - _ms(last) < limit_s * 1000:
                 return False
             marker = event("GameAborted", {"by": "server", "reason": "idle"})
             outcome = self.appender.append(

@@ -20,6 +20,7 @@ from service.application.players import PLATFORM
 from service.config import Config
 from service.engine import NotYourTurn
 from service.replay import verify
+from service.store import keys
 from workers import jobs
 
 from tests.api.helpers import act, create, error
@@ -258,3 +259,17 @@ def test_verification_rejects_an_idle_abort_before_the_limit(redis_url, clock):
     before = copy.deepcopy(old)
     before["events"][-1]["at"] = "2000-01-01T00:00:00.000Z"
     assert verify(before)["reason"] == "idle_abort_not_allowed"
+
+
+def test_a_game_last_written_before_appends_kept_their_time_goes_by_its_last_event(
+        redis_url, clock):
+    svc = service(redis_url, clock, idle_abort_s=IDLE_S)
+    gid, _ = humans(svc)
+    clock.t += 30_000
+    play_one(svc, gid)
+    svc.store.r.hdel(keys.meta(gid), "last_ms")  # as written before this change
+    assert svc.store.meta_field(gid, "last_ms") is None
+    clock.t += IDLE_S * 1000 - 1  # past its creation's limit, not its last command's
+    assert svc.idle_games(100) == [] and svc.abort_idle(gid) is False
+    clock.t += 1
+    assert svc.idle_games(100) == [gid] and svc.abort_idle(gid) is True
