@@ -10,7 +10,9 @@ length, creation event included) and, for Papyrus, turns played (``state["turns"
 max. The longest games are what ``turn_limit``'s default and ``CARTOUCHE_MAX_EVENTS_PER_GAME``
 are set against (README, "Every game ends"). mcts is slow: ``--iterations`` bounds each search by
 a number of iterations instead of ``--budget-ms`` (say which in any number you publish).
-The last stdout line is one JSON object with every figure.
+A game still going after ``MAX_STEPS`` decisions is stopped and reported with ``over: false``
+(a loop: e.g. two heuristic Papyrus seats exchanging glyphs for ever without a turn cap). The
+last stdout line is one JSON object with every figure.
 """
 
 from __future__ import annotations

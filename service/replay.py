@@ -368,9 +368,6 @@ def _lobby(game, seed: bytes, events: list[dict], seats: Seats):
             raise Divergence(version, "unknown_shell_command")
         try:
             produced = lobby.decide(cmd)
-            if seats.max_events:
-                _check_cap(version, _lobby_count(game, seed, copy.deepcopy(lobby), cmd,
-                                                 data["options"]), seats)
         except SeatUnavailable as exc:
             raise Divergence(version, "recorded_action_rejected", {"error": exc.code}) from None
         for ev in produced:
@@ -383,6 +380,7 @@ def _lobby(game, seed: bytes, events: list[dict], seats: Seats):
             setup, state = start(game, game.initial(lobby.seats, data["options"]),
                                  Rng(seed, 1))
             produced = produced + setup
+        _check_cap(version, len(produced), seats)
         yield version, produced, group, state
         pos += len(group)
         if state is not None:

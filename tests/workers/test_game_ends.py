@@ -189,7 +189,11 @@ def test_a_table_that_only_churns_seats_is_capped_too(redis_url, clock):
     assert refused.value.details["reason"] == "event_limit"
     table = svc.load(gid)
     assert table.status == "aborted" and table.version <= 8
-    assert verify(svc.export(gid))["valid"]
+    doc = svc.export(gid)
+    assert verify(doc)["valid"]
+    doc.pop("signature", None)
+    doc["events"][0]["data"]["max_events"] = 9  # the refused join would have fitted
+    assert verify(doc)["reason"] == "event_limit_not_reached"
 
 
 # ------------------------------------------------------------------------------- idle aborts
