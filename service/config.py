@@ -103,6 +103,12 @@ class Config:
     archive_sweep_max: int = 100
     #: A folder for the archive documents (their keys then hold a pointer); None: in Redis.
     archive_dir: str | None = None
+    #: The most events a game's log holds (0: no cap). A command that would take a game past
+    #: it is refused and the game aborted (``reason: "event_limit"``); recorded in each game.
+    max_events_per_game: int = 20_000
+    #: An active game without a clock in which nothing happened this long is aborted by the
+    #: worker's sweep (``reason: "idle"``; 0: never); recorded in each game.
+    idle_abort_s: int = 30 * 24 * 3600
 
     @property
     def archive_delay_s(self) -> int | None:
@@ -144,4 +150,7 @@ class Config:
             archive_cache=env_count(os.environ, "CARTOUCHE_ARCHIVE_CACHE", 256),
             archive_sweep_max=env_count(os.environ, "CARTOUCHE_ARCHIVE_SWEEP_MAX", 100),
             archive_dir=os.environ.get("CARTOUCHE_ARCHIVE_DIR") or None,
+            max_events_per_game=env_count(os.environ, "CARTOUCHE_MAX_EVENTS_PER_GAME",
+                                          20_000),
+            idle_abort_s=env_count(os.environ, "CARTOUCHE_IDLE_ABORT_S", 30 * 24 * 3600),
         )

@@ -5,7 +5,12 @@ against its commitment, re-derives every random draw, replays every recorded com
 rules and compares what it produces with the log, event by event; lets the shell's events
 (resignations, forfeits, aborts) stand only where the shell could have appended them, and
 timeout flags only on commands the clock could have played; and checks the export's own fields
-(players, options, clock, status, the result recomputed by the rules) against its events. Given
+(players, options, clock, status, the result recomputed by the rules) against its events. The
+server's own aborts stand only where its limits required them: an ``event_limit`` abort only
+where the command it refused (``cmd.refused``, derived again) would have taken the log past the
+game's ``max_events`` minus one, and no command ever past it; an ``idle`` abort only in an
+active game without a clock, at least ``idle_abort_s`` after the event before it (a game created
+before that was recorded: not before it). Given
 the server's public keys it first checks the export's Ed25519 signature (``service.signing``),
 which proves what nothing else can: the names, the times, the game's id. ``python -m
 service.replay verify EXPORT.json [--key KEY]`` runs it without a server.
@@ -14,9 +19,11 @@ service.replay verify EXPORT.json [--key KEY]`` runs it without a server.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
 from . import signing
@@ -32,7 +39,7 @@ FORMAT = "cartouche-export/1"
 SHELL_EVENTS = frozenset({"SeatResigned", "SeatForfeited", "GameAborted"}) | LOBBY_EVENTS
 #: Creation-event fields the shell adds around what the rules decide.
 SHELL_CREATED_FIELDS = ("clock", "forked_from", "on_decline", "rematch_of", "rated",
-                        "seeks")
+                        "seeks", "max_events", "idle_abort_s")
 #: The shell commands of a table before its game starts (``engine.lobby``).
 LOBBY_COMMANDS = frozenset({"join", "leave", "decline"})
 #: The members of an export (``signature`` is added by a server that signs: ``signing``).
@@ -144,6 +151,12 @@ class Seats:
     ended: dict | None = None
     #: a command since the game started (an abort is refused from then on)
     moved: bool = False
+    #: the limits the creation event records (``service.application.creation``): the most
+    #: events of the log, and how long the game may stay idle (None: not recorded)
+    max_events: int | None = None
+    idle_abort_s: int | None = None
+    #: the ``at`` of the last event of the previous command
+    last_at: str | None = None
 
     def start(self, players: list[dict]) -> None:
         self.players = players
@@ -221,13 +234,19 @@ def _verify(doc: Any, tick: Callable[[], None]) -> int:
     have = {k: v for k, v in data.items() if k not in SHELL_CREATED_FIELDS}
     if want != have:
         raise Divergence(1, "creation_differs", {"expected": want, "logged": have})
-    seats = Seats(players, data.get("clock"))
+    seats = _seats(data)
     state = None if any(unfilled(p) for p in players) else game.initial(players, normalized)
     for version, produced, logged, state in _commands(game, seed, events, state, seats):
         _compare(produced, logged, version)
         tick()
     _check_document(doc, game, seats, state, len(events))
     return len(events)
+
+
+def _seats(data: dict) -> Seats:
+    """The shell's side of a game as its creation event ``data`` begins it."""
+    return Seats(data["players"], data.get("clock"), max_events=data.get("max_events"),
+                 idle_abort_s=data.get("idle_abort_s"), last_at=None)
 
 
 def _check_document(doc: dict, game, seats: Seats, state: dict | None, last: int) -> None:
@@ -254,6 +273,50 @@ def _groups(events: list[dict], pos: int):
             end += 1
         yield events[pos]["version"], events[pos].get("cmd"), events[pos:end]
         pos = end
+
+
+def _at_ms(at: Any) -> float:
+    """An event's ``at`` (RFC 3339) in milliseconds since the epoch."""
+    return datetime.fromisoformat(at).timestamp() * 1000
+
+
+def _idle(version: int, group: list[dict], seats: Seats) -> list[dict]:
+    """The server's abort of a game nobody played for its idle limit (``{"shell": "idle"}``,
+    ``service.application.seats``): no clock, and at least ``idle_abort_s`` (when recorded;
+    else any time) after the previous event."""
+    if seats.clock:
+        raise Divergence(version, "idle_abort_not_allowed", {"reason": "clock"})
+    waited = _at_ms(group[0]["at"]) - _at_ms(seats.last_at)
+    if waited < (seats.idle_abort_s or 0) * 1000:
+        raise Divergence(version, "idle_abort_not_allowed",
+                         {"idle_abort_s": seats.idle_abort_s, "waited_ms": waited})
+    seats.aborted = True
+    return [event("GameAborted", {"by": "server", "reason": "idle"})]
+
+
+def _check_cap(version: int, count: int, seats: Seats) -> None:
+    """A command of ``count`` events at ``version`` kept the log within its cap."""
+    if seats.max_events and version - 1 + count > seats.max_events - 1:
+        raise Divergence(version, "event_limit_exceeded", {"max_events": seats.max_events})
+
+
+def _event_limit(version: int, cmd: dict, count: int, seats: Seats) -> list[dict]:
+    """The server's abort at the game's event cap (``{"shell": "event_limit", "refused"}``,
+    ``service.application.commands``): ``count``, the events the refused command would have
+    appended, must take the log past ``max_events - 1``."""
+    if not seats.max_events or version - 1 + count <= seats.max_events - 1:
+        raise Divergence(version, "event_limit_not_reached",
+                         {"max_events": seats.max_events, "refused_events": count})
+    seats.aborted = True
+    return [event("GameAborted", {"by": "server", "reason": "event_limit"})]
+
+
+def _refused(version: int, cmd: dict) -> dict:
+    """The command an ``event_limit`` abort refused, as recorded."""
+    refused = cmd.get("refused")
+    if not isinstance(refused, dict) or refused.get("shell") == "event_limit":
+        raise Divergence(version, "unknown_shell_command", {"refused": "not a command"})
+    return refused
 
 
 def _aborted(version: int, cmd: dict, group: list[dict], seats: Seats) -> list[dict]:
@@ -283,8 +346,20 @@ def _lobby(game, seed: bytes, events: list[dict], seats: Seats):
             break
         if not isinstance(cmd, dict) or "shell" not in cmd:
             raise Divergence(version, "command_before_start")
-        if cmd["shell"] in ("abort", "expire"):
+        if cmd["shell"] == "event_limit":
+            refused = _refused(version, cmd)
+            try:
+                count = _lobby_count(game, seed, copy.deepcopy(lobby), refused,
+                                     data["options"])
+            except SeatUnavailable as exc:
+                raise Divergence(version, "recorded_action_rejected",
+                                 {"error": exc.code}) from None
+            produced = _event_limit(version, cmd, count, seats)
+        elif cmd["shell"] in ("abort", "expire"):
             produced = _aborted(version, cmd, group, seats)
+        else:
+            produced = None
+        if produced is not None:
             lobby.apply(produced[0])
             yield version, produced, group, None
             pos += len(group)
@@ -305,11 +380,28 @@ def _lobby(game, seed: bytes, events: list[dict], seats: Seats):
             setup, state = start(game, game.initial(lobby.seats, data["options"]),
                                  Rng(seed, 1))
             produced = produced + setup
+        _check_cap(version, len(produced), seats)
         yield version, produced, group, state
         pos += len(group)
         if state is not None:
             return pos, state
     return pos, None
+
+
+def _lobby_count(game, seed: bytes, lobby: Lobby, cmd: dict, options: dict) -> int:
+    """How many events the lobby command ``cmd`` appends (``lobby`` is changed): with the
+    rules' setup when it starts the game. SeatUnavailable when it is refused."""
+    if cmd.get("shell") in ("abort", "expire"):
+        return 1
+    if cmd.get("shell") not in LOBBY_COMMANDS:
+        raise SeatUnavailable("unknown_shell_command", "not a lobby command")
+    produced = lobby.decide(cmd)
+    if produced[-1]["type"] != "GameStarted":
+        return len(produced)
+    for ev in produced:
+        lobby.apply(ev)
+    setup, _ = start(game, game.initial(lobby.seats, options), Rng(seed, 1))
+    return len(produced) + len(setup)
 
 
 def _shell(game, seed: bytes, version: int, cmd: dict, group: list[dict], state: dict,
@@ -319,6 +411,22 @@ def _shell(game, seed: bytes, version: int, cmd: dict, group: list[dict], state:
     kind, seat = cmd["shell"], cmd.get("seat")
     if kind in LOBBY_COMMANDS:
         raise Divergence(version, "lobby_command_after_start")
+    if kind == "idle":
+        return _idle(version, group, seats), state
+    if kind == "event_limit":
+        refused = _refused(version, cmd)
+        if "shell" not in refused:
+            count = len(_decided(game, seed, version, refused, state)[0])
+        elif refused["shell"] in ("idle", "abort", "resign"):
+            count = 1
+        elif refused["shell"] == "forfeit" and type(refused.get("seat")) is int and \
+                0 <= refused["seat"] < len(seats.controllers) and seats.policy == "forfeit" \
+                and seats.controllers[refused["seat"]] != "left":
+            left = forfeit(game, state, refused["seat"], Rng(seed, version))
+            count = 1 + (len(left[0]) if left is not None else 0)
+        else:
+            raise Divergence(version, "unknown_shell_command")
+        return _event_limit(version, cmd, count, seats), state
     if kind == "abort":
         if seats.moved:
             raise Divergence(version, "abort_after_start")
@@ -394,6 +502,7 @@ def _commands(game, seed: bytes, events: list[dict], state: dict | None, seats: 
         setup, state = start(game, state, Rng(seed, 1))
         yield 2, setup, events[1:1 + len(setup)], state
         pos = 1 + len(setup)
+    seats.last_at = events[pos - 1].get("at")
     for version, cmd, group in _groups(events, pos):
         if seats.over(game, state):
             raise Divergence(version, "events_after_end")
@@ -404,19 +513,26 @@ def _commands(game, seed: bytes, events: list[dict], state: dict | None, seats: 
             raise Divergence(version, "timeout_flags_inconsistent")
         if "shell" in cmd:
             produced, state = _shell(game, seed, version, cmd, group, state, seats)
-            yield version, produced, group, state
-            continue
-        if flags == {True}:
-            _timed_out(game, state, version, cmd, seats)
-        seats.moved = True
-        try:
-            produced, state = command(game, state, cmd["seat"], cmd["action"],
-                                      Rng(seed, version))
-        except (IllegalAction, NotYourTurn) as exc:
-            raise Divergence(version, "recorded_action_rejected",
-                             {"error": exc.reason if isinstance(exc, NotYourTurn)
-                              else exc.code}) from None
+        else:
+            if flags == {True}:
+                _timed_out(game, state, version, cmd, seats)
+            seats.moved = True
+            produced, state = _decided(game, seed, version, cmd, state)
+        if cmd.get("shell") != "event_limit":
+            _check_cap(version, len(produced), seats)
+        seats.last_at = group[-1].get("at")
         yield version, produced, group, state
+
+
+def _decided(game, seed: bytes, version: int, cmd: dict, state: dict) -> tuple[list[dict], dict]:
+    """The events of the recorded rules command ``cmd`` at ``version``, and the state after
+    them (``state`` is not changed)."""
+    try:
+        return command(game, state, cmd["seat"], cmd["action"], Rng(seed, version))
+    except (IllegalAction, NotYourTurn) as exc:
+        raise Divergence(version, "recorded_action_rejected",
+                         {"error": exc.reason if isinstance(exc, NotYourTurn)
+                          else exc.code}) from None
 
 
 def rederive(doc: dict) -> list[dict]:
@@ -428,7 +544,7 @@ def rederive(doc: dict) -> list[dict]:
     data = events[0]["data"]
     state = (None if any(unfilled(p) for p in data["players"])
              else game.initial(data["players"], data["options"]))
-    seats = Seats(data["players"], data.get("clock"))
+    seats = _seats(data)
     out: list[dict] = []
     for _version, produced, _logged, _state in _commands(game, bytes.fromhex(doc["seed"]),
                                                          events, state, seats):

@@ -55,8 +55,13 @@ def _wait_for(at_ms: int) -> None:
 
 def clock_due(game_id: str, version: int, deadline_ms: int) -> list[int]:
     """Apply overdue timeouts if the game is still at ``version``."""
+    from service.application.errors import NotYourTurn
+
     _wait_for(deadline_ms)
-    return service().settle_timeouts(game_id, version)
+    try:
+        return service().settle_timeouts(game_id, version)
+    except NotYourTurn:
+        return []  # the timeout move met the game's event cap: the game was aborted instead
 
 
 def lobby_due(game_id: str, deadline_ms: int) -> bool:
@@ -108,7 +113,9 @@ def _each(ids: list[str], work) -> None:
 def sweep(limit: int = 10_000) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down): settle the
     overdue clocks of every active game and re-schedule the jobs it needs; expire the tables
-    waiting past their time (the oldest first); expire the seeks past their time, fill the ones
+    waiting past their time (the oldest first); abort the games without a clock idle past
+    their limit (``GameService.abort_idle``: of the oldest active games created before the
+    cutoff); expire the seeks past their time, fill the ones
     whose bots are due, and match the ones whose opening request died before it tried (at most
     ``limit`` of each); archive the games over whose archive job was lost (``sweep_max`` of the
     scheduler at most). Idempotent, like every job here; returns how many games, tables and
@@ -125,10 +132,12 @@ def sweep(limit: int = 10_000) -> int:
     _each(active, settle)
     overdue = svc.overdue_tables(limit)
     _each(overdue, svc.expire_table)
+    idle = svc.idle_games(limit)
+    _each(idle, svc.abort_idle)
     seeks = svc.seeks
     todo = [(seeks.expiring(limit), seeks.expire), (seeks.filling(limit), seeks.fill),
             (seeks.untried(limit), seeks.first_match)]
     todo.append((svc.scheduler.archive_due(), archive_game))
     for ids, work in todo:
         _each(ids, work)
-    return len(active) + len(overdue) + sum(len(ids) for ids, _ in todo)
+    return len(active) + len(overdue) + len(idle) + sum(len(ids) for ids, _ in todo)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import orjson
 
 from .. import clock as clock_mod
-from ..engine import Rng, command
+from ..engine import Rng, command, event
 from ..store.errors import StoreError
 from ..store.events import AppendStatus, EventStore
 from ..store.quota import Quota, QuotaExceeded
@@ -88,8 +88,20 @@ class Appender:
         :class:`QuotaExceeded` is raised.
 
         ``meta``: fields of the stored meta hash the command changes (a table's seats, as
-        strings), written in the same script; ``new_meta`` the table's meta after them."""
-        at = rfc3339(self.now_ms())
+        strings), written in the same script; ``new_meta`` the table's meta after them. Every
+        append also records its time in the meta hash (``last_ms``: what the idle sweep reads).
+
+        The game's event cap (its creation event's ``max_events``): a command whose events
+        would take the log past ``max_events - 1`` is not appended; the game is aborted
+        instead (``GameAborted {"by": "server", "reason": "event_limit"}``, the refused command
+        recorded as ``cmd: {"shell": "event_limit", "refused": cmd}``) and
+        :func:`event_limit_reached` is raised (or the append's Conflict returned when the game
+        moved on meanwhile: the caller decides again, as after any lost race)."""
+        cap = table.created["data"].get("max_events")
+        if cap and table.version + len(events) > cap - 1 and cmd.get("shell") != "event_limit":
+            return self._event_limit(table, cmd)
+        now = self.now_ms()
+        at = rfc3339(now)
         envelopes = [envelope(table.game, e, at) for e in events]
         envelopes[0]["cmd"] = cmd
         stored_shell = envelopes[-1]["shell"] = shell.stored()
@@ -98,7 +110,8 @@ class Appender:
         changed = new.status != table.status
         reads = self.bus.reads()
         result = self.store.append(table.id, table.version, envelopes,
-                                   status=new.status if changed else None, meta=meta,
+                                   status=new.status if changed else None,
+                                   meta={**(meta or {}), "last_ms": str(now)},
                                    idempotency=idem,
                                    reads=[read for _, wanted in reads for read in wanted],
                                    quota=quota)
@@ -127,6 +140,26 @@ class Appender:
         if outcome is AppendStatus.LIMITED:
             raise QuotaExceeded(quota, result.charged)
         raise NotFound.game(table.id)
+
+    def _event_limit(self, table: Table, refused: dict) -> Outcome:
+        """Abort ``table`` at its event cap instead of appending the ``refused`` command."""
+        marker = event("GameAborted", {"by": "server", "reason": "event_limit"})
+        outcome = self.append(table, [marker], table.state,
+                              self.next_shell(table, table.state, set(), aborted=True),
+                              cmd={"shell": "event_limit", "refused": refused})
+        if isinstance(outcome, Appended):
+            raise event_limit_reached(table.created["data"]["max_events"])
+        return outcome
+
+
+def event_limit_reached(cap: int) -> NotYourTurn:
+    """The answer to a command refused at the game's event cap (409 ``not_your_turn``,
+    ``details`` ``{"code": "game_over", "reason": "event_limit", "max_events"}``): the game
+    was aborted instead."""
+    exc = NotYourTurn("game_over", f"the game reached its limit of {cap} events and was "
+                      "aborted")
+    exc.details.update({"reason": "event_limit", "max_events": cap})
+    return exc
 
 
 @dataclass(eq=False)
@@ -206,9 +239,9 @@ class Commands:
                     self.autoplay.settle_timeouts(game_id)
                     raise DeadlinePassed()
                 outcome = self.appender.run(table, seat, action, idem=idem, quota=quota)
-            except (NotYourTurn, IllegalAction, VersionConflict, SeatNotHuman):
-                if table.checked:
-                    raise
+            except (NotYourTurn, IllegalAction, VersionConflict, SeatNotHuman) as exc:
+                if table.checked or exc.details.get("reason") == "event_limit":
+                    raise  # (an abort at the cap was appended, conditional on the version)
                 continue  # decided on a cached table: decide again on the game as stored
             if isinstance(outcome, Appended):
                 return outcome

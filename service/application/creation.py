@@ -35,6 +35,12 @@ ON_DECLINE = ("open", "abort")
 
 #: A waiting table nobody completes is aborted after this long (CARTOUCHE_LOBBY_TTL_S).
 LOBBY_TTL_S = 3600
+#: The most events a game's log may hold (CARTOUCHE_MAX_EVENTS_PER_GAME; 0: no cap). Recorded in
+#: the creation event (``max_events``): ``Appender.append`` enforces the game's own.
+MAX_EVENTS = 20_000
+#: An active game without a clock idle this long is aborted by the sweep
+#: (CARTOUCHE_IDLE_ABORT_S; 0: never). Recorded in the creation event (``idle_abort_s``).
+IDLE_ABORT_S = 30 * 24 * 3600
 
 #: (game type, players, options, seed hex or None): one game of a creation request
 Spec = tuple[str, list[dict], dict, str | None]
@@ -169,6 +175,13 @@ class Creation:
     now_ms: Callable[[], int]
     players: Players
     lobby_ttl_s: int = LOBBY_TTL_S
+    max_events: int = MAX_EVENTS
+    idle_abort_s: int = IDLE_ABORT_S
+
+    def limits(self) -> dict:
+        """The creation event's record of the limits a new game is held to (none when 0)."""
+        return {k: v for k, v in (("max_events", self.max_events),
+                                  ("idle_abort_s", self.idle_abort_s)) if v}
 
     def lobby_deadline(self, created_ms: int) -> int:
         """When a table created at ``created_ms`` is aborted if it is still waiting."""
@@ -271,6 +284,7 @@ class Creation:
             first["data"]["on_decline"] = on_decline or "open"
         if rated:
             first["data"]["rated"] = True
+        first["data"].update(self.limits())
         first["data"].update(shell_fields or {})
         now = self.now_ms()
         at = rfc3339(now)

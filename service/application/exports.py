@@ -68,6 +68,9 @@ class Exports:
         data.pop("rated", None)  # a game continued from another's position is not rated
         data.update({"seed_commitment": commitment(seed), "seed": "server", "setup": "custom",
                      "forked_from": {"id": game_id, "version": at}})
+        data.pop("max_events", None)  # held to this server's limits, like a new game
+        data.pop("idle_abort_s", None)
+        data.update(self.creation.limits())
         envelopes = [{**created, "data": data, "at": rfc3339(now)}]
         envelopes += [dict(s.envelope) for s in stored[1:at]]
         shell = table.shell

@@ -16,7 +16,7 @@ from ..store.quota import Quota
 from ..store.seeks import SeekStore
 from .autoplay import Autoplay
 from .commands import Appender, Commands
-from .creation import LOBBY_TTL_S, Creation, Spec
+from .creation import IDLE_ABORT_S, LOBBY_TTL_S, MAX_EVENTS, Creation, Spec
 from .exports import Exports
 from .identity import Identity
 from .listeners import ListenerBus
@@ -78,7 +78,8 @@ class GameService:
                  now_ms: Callable[[], int] | None = None, lobby_ttl_s: int = LOBBY_TTL_S,
                  player_store: PlayerStore | None = None,
                  rating_store: RatingStore | None = None, signer: Signer | None = None,
-                 seek_limits: SeekLimits | None = None) -> None:
+                 seek_limits: SeekLimits | None = None, max_events_per_game: int = MAX_EVENTS,
+                 idle_abort_s: int = IDLE_ABORT_S) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
         self.scheduler = scheduler or NullScheduler()
@@ -93,11 +94,12 @@ class GameService:
                                rating_types)
         appender = Appender(store, self._loader, self._bus, self.scheduler, self.now_ms,
                             snapshot_every)
-        self._seats = Seats(store, self._loader, appender)
+        self._seats = Seats(store, self._loader, appender, idle_abort_s)
         self._autoplay = Autoplay(store, self._loader, appender, self._seats, self.now_ms)
         self._commands = Commands(store, self._loader, appender, self._autoplay, self.now_ms)
         self._creation = Creation(store, self._loader, self._bus, self.scheduler, self.now_ms,
-                                  self.players, lobby_ttl_s)
+                                  self.players, lobby_ttl_s, max_events_per_game,
+                                  idle_abort_s)
         self._tables = Tables(store, self._loader, appender, self._creation, self.players,
                               self.now_ms)
         #: the key exports are signed with (``service.signing``; None: unsigned)
@@ -117,6 +119,8 @@ class GameService:
                    cache_size=config.cache_size,
                    platform_key_digests=config.platform_key_digests,
                    lobby_ttl_s=config.lobby_ttl_s,
+                   max_events_per_game=config.max_events_per_game,
+                   idle_abort_s=config.idle_abort_s,
                    player_store=PlayerStore(client, stream_max=config.player_stream_max),
                    rating_store=RatingStore(client, min_games=config.rating_min_games),
                    seek_limits=SeekLimits(config.seek_ttl_s, config.seeks_per_player,
@@ -255,6 +259,14 @@ class GameService:
 
     def abort(self, game_id: str, by: Viewer) -> Table:
         return self._seats.abort(game_id, by)
+
+    def idle_games(self, limit: int) -> list[str]:
+        """Active games the idle sweep should look at (``Seats.idle_candidates``)."""
+        return self._seats.idle_candidates(limit)
+
+    def abort_idle(self, game_id: str) -> bool:
+        """Abort a game without a clock idle for its limit (``Seats.abort_idle``)."""
+        return self._seats.abort_idle(game_id)
 
     # -- what happens without a request: clocks and bots ----------------------------------
     def settle_timeouts(self, game_id: str, version: int | None = None) -> list[int]:

@@ -1,10 +1,12 @@
 """Leaving a table: a seat resigns or forfeits, or the whole game is aborted before the first
-move. These are shell commands (``cmd: {"shell": ...}``): their events are about seats and the
+move, or by the server when nothing happened in it for too long (:meth:`Seats.abort_idle`).
+These are shell commands (``cmd: {"shell": ...}``): their events are about seats and the
 table, and the rules see only what a forfeit makes them decide."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..engine import Rng, Viewer, event, forfeit
 from ..store.events import EventStore
@@ -12,6 +14,13 @@ from .commands import MAX_RETRIES, Appender
 from .errors import CannotAbort, NotYourTurn, SeatNotHuman, VersionConflict
 from .loading import Loader
 from .model import AUTO, LEFT, Appended, Controller, Outcome, Table
+
+
+def _ms(last: int | str) -> int:
+    """``EventStore.last_activity``'s answer in epoch milliseconds."""
+    if isinstance(last, int):
+        return last
+    return int(datetime.fromisoformat(last).timestamp() * 1000)
 
 
 def _replaced(table: Table, seat: int, controller: Controller) -> tuple[Controller, ...]:
@@ -24,6 +33,8 @@ class Seats:
     store: EventStore
     loader: Loader
     appender: Appender
+    #: for games whose creation event records none (created before the limit existed)
+    idle_abort_s: int = 0
 
     def forfeit(self, table: Table, seat: int, reason: str) -> Outcome:
         """The rules' consequence of leaving, or (for games that cannot go on without the
@@ -86,3 +97,41 @@ class Seats:
         if not isinstance(outcome, Appended):
             raise CannotAbort("the game has started: a move was made")
         return outcome.table
+
+    def idle_limit_s(self, table: Table) -> int:
+        """How long ``table`` may stay idle (0: for ever): its creation event's
+        ``idle_abort_s``, this server's for a game created before that was recorded."""
+        return table.created["data"].get("idle_abort_s", self.idle_abort_s)
+
+    def idle_candidates(self, limit: int) -> list[str]:
+        """Active games created ``idle_abort_s`` ago or earlier whose last append (``last_ms``
+        in the meta hash, else their last event's ``at``) is that old too: oldest created first, at most
+        ``limit`` looked at. What :meth:`abort_idle` is then asked about (it checks again)."""
+        if not self.idle_abort_s:
+            return []
+        cutoff = self.appender.now_ms() - self.idle_abort_s * 1000
+        ids = self.store.created_before("active", cutoff, limit)
+        return [game_id for game_id, last in zip(ids, self.store.last_activity(ids))
+                if last is not None and _ms(last) <= cutoff]
+
+    def abort_idle(self, game_id: str) -> bool:
+        """Abort an active game without a clock in which nothing was appended for its idle
+        limit (``GameAborted {"by": "server", "reason": "idle"}``, status ``aborted``,
+        unrated). Conditional on the version like any append: a command that lands first
+        keeps the game going. False (nothing done) for any other game."""
+        for _ in range(MAX_RETRIES):
+            table = self.loader.load(game_id)
+            limit_s = self.idle_limit_s(table)
+            if table.status != "active" or table.clock or not limit_s:
+                return False
+            last = self.store.last_activity([game_id])[0]
+            if last is None or self.appender.now_ms() - _ms(last) < limit_s * 1000:
+                return False
+            marker = event("GameAborted", {"by": "server", "reason": "idle"})
+            outcome = self.appender.append(
+                table, [marker], table.state,
+                self.appender.next_shell(table, table.state, set(), aborted=True),
+                cmd={"shell": "idle"})
+            if isinstance(outcome, Appended):
+                return True
+        return False

@@ -139,7 +139,9 @@ class Seeks:
         pools, rating_types = {}, {}
         for n in range(low, high + 1):
             check_seat_count(game, n, MIN_SEATS)
-            settings = Settings.of(game, [{}] * n, options, table=False)
+            # a seek filled with bots must take them (Papyrus' turn_limit 0 does not)
+            seated = [{"bot": {"level": fill_with_bots["level"]}} if fill_with_bots else {}] * n
+            settings = Settings.of(game, seated, options, table=False)
             pools[n] = pool_name(game.type_id, n, settings)
             rating_types[str(n)] = game.rating_type(settings.options)
         if rating_range is not None and rating_range[0] > rating_range[1]:

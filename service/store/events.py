@@ -480,6 +480,21 @@ class EventStore:
         return [i.decode() for i in self.r.zrangebyscore(keys.index_status(status), "-inf",
                                                          before_ms, start=0, num=limit)]
 
+    def last_activity(self, game_ids: list[str]) -> list[int | str | None]:
+        """Per game, when its last append was written, in one round trip: the meta hash's
+        ``last_ms`` (an int), else (a game last written before appends recorded it) its last
+        event's ``at`` (RFC 3339 text); None for a game that is gone."""
+        pipe = self.r.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hget(keys.meta(game_id), "last_ms")
+            pipe.xrevrange(keys.events(game_id), count=1)
+        replies = pipe.execute()
+        out: list[int | str | None] = []
+        for last_ms, rows in zip(replies[0::2], replies[1::2]):
+            out.append(int(last_ms) if last_ms is not None else
+                       orjson.loads(rows[0][1][b"e"]).get("at") if rows else None)
+        return out
+
 
 def _text(flat) -> dict[str, str]:
     """A flat field/value reply (``HGETALL`` through a script) as text."""

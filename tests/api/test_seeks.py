@@ -84,6 +84,9 @@ def test_open_read_list_and_cancel(client):
     ({"type": "diamant", "seats": 3, "rating_range": [5, -5]}, 422, "invalid_rating_range"),
     ({"type": "diamant", "seats": 3, "fill_with_bots": {"after_s": 600, "level": "random"}},
      422, "invalid_fill_with_bots"),
+    # bots may fill it: Papyrus' turn_limit 0 (no cap) is for human tables only
+    ({"type": "papyrus", "seats": 2, "options": {"turn_limit": 0},
+      "fill_with_bots": {"after_s": 5, "level": "random"}}, 422, "invalid_options"),
     ({"type": "diamant", "seats": [3, 4, 5]}, 400, "invalid_request"),
     ({"type": "diamant", "seats": "3"}, 400, "invalid_request"),
     ({"type": "diamant", "seats": 3, "rating_range": [1]}, 400, "invalid_request"),

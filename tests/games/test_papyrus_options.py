@@ -36,7 +36,17 @@ def test_registered():
 def test_defaults():
     assert GAME.normalize_options({}, players(3)) == {
         "variant": "standard", "first_player": 0, "god_deck_size": 36,
-        "board": "nile-rings-v1", "turn_limit": 0}
+        "board": "nile-rings-v1", "turn_limit": 2000}
+
+
+def test_no_turn_limit_only_when_every_seat_is_human():
+    bots = [{"name": "r", "bot": {"level": "random"}}, {"name": "Ann", "bot": None}]
+    assert GAME.normalize_options({"turn_limit": 0}, players(2))["turn_limit"] == 0
+    with pytest.raises(InvalidOptions) as info:
+        GAME.normalize_options({"turn_limit": 0}, bots)
+    assert info.value.details == {"option": "turn_limit", "reason": "bots_need_a_turn_limit",
+                                  "min": 1}
+    assert GAME.normalize_options({}, bots)["turn_limit"] == 2000
 
 
 @pytest.mark.parametrize("options,n,code", [

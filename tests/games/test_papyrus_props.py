@@ -159,7 +159,8 @@ def test_bot_full_game_36_gods():
 
 def test_solo_full_game_ends():
     rnd = random.Random(5)
-    g = LocalGame(GAME, players(1), {"variant": "solo"}, b"solo-full")
+    # the rules' own end, past the default turn cap: no cap (the seat is not a bot's)
+    g = LocalGame(GAME, players(1), {"variant": "solo", "turn_limit": 0}, b"solo-full")
     while not GAME.is_over(g.state):
         seat = GAME.awaiting(g.state)[0]
         g.act(seat, bot(g.state, seat, GAME.legal_actions(g.state, seat), rnd))

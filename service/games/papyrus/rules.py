@@ -34,6 +34,18 @@ Exact sequence of rng calls:
 
 Events are fine grained (see :meth:`Papyrus.apply`); every random outcome is in them.
 
+Turn limit (spec 12.1, ``turn_limit``; not part of the source rules): after that many turns in
+total (every seat's, skipped and interrupted turns included) the game ends as if the final round
+had just finished (``GameEnded{reason: "turn_limit"}``, ranked by the usual section 9 key).
+The default, :data:`DEFAULT_TURN_LIMIT` = 2,000 turns, is 3 times the longest game the built-in
+bots were measured to play (``bench/game_lengths.py``, 2026-12-02: 100 of 102 heuristic games of
+1-5 seats, standard and solo, ended after 298-600 turns, 2 two-seat ones looped past 3,900; 2
+two-seat mcts games at 50 iterations a decision ended after 498 and 670). Without a cap a table
+of ``random`` bots never ends (random play never conquers). 0 (no cap) is refused when a seat
+is a bot's (``invalid_option``, ``details.reason`` ``bots_need_a_turn_limit``). At 2,000 turns
+a game of random bots logs about 8,000 events (standard) or 13,800 (solo), under the server's
+default event cap (``CARTOUCHE_MAX_EVENTS_PER_GAME``, 20,000).
+
 Resignation (spec 12.4; :meth:`Papyrus.resign`, called by the shell when a seat forfeits):
 
 * one ``PlayerResigned`` event (seat = the resigner, data ``gods`` / ``movement`` / ``glyphs`` /
@@ -81,6 +93,8 @@ __all__ = ["GAME", "Papyrus"]
 
 BUILTIN_BOARD_ID = D.BUILTIN_BOARD.id
 MAX_TURN_LIMIT = 1_000_000
+#: ``turn_limit``'s default: every game ends (see the module docstring, "Turn limit").
+DEFAULT_TURN_LIMIT = 2_000
 _board_cache: dict[str, Board] = {}
 
 
@@ -142,7 +156,8 @@ class Papyrus(Game):
                       "if": {"type": "string"}, "then": {"enum": [BUILTIN_BOARD_ID]},
                       "else": BOARD_SCHEMA, "default": BUILTIN_BOARD_ID},
             "turn_limit": {"type": "integer", "minimum": 0, "maximum": MAX_TURN_LIMIT,
-                           "default": 0},
+                           "default": DEFAULT_TURN_LIMIT,
+                           "description": "the game ends after this many turns (0: never)"},
             "setup": {"type": ["object", "null"], "x-error": {"code": "invalid_setup"},
                       "additionalProperties": False, "properties": {
                           "movement_deck": {
@@ -229,6 +244,9 @@ class Papyrus(Game):
         if size < 3 * n:
             raise invalid("invalid_option", "god_deck_size", "must be at least 3 x players",
                           reason="too_few_for_players", min=3 * n)
+        if checked["turn_limit"] == 0 and any(p.get("bot") for p in players):
+            raise invalid("invalid_option", "turn_limit", "0 (no cap) only when every seat is "
+                          "human", reason="bots_need_a_turn_limit", min=1)
         setup = checked.get("setup") or {}
         for key, counts in (("movement_deck", MOVEMENT_COUNTS), ("event_deck", EVENT_COUNTS),
                             ("bag", BAG_COUNTS)):

@@ -1,0 +1,279 @@
+"""Every game ends: the event cap each game records (``CARTOUCHE_MAX_EVENTS_PER_GAME``) aborts a
+game instead of growing it past the cap, and the worker's sweep aborts an active game without a
+clock in which nothing happened for ``CARTOUCHE_IDLE_ABORT_S``. Both are the server's aborts
+(``GameAborted {"by": "server", "reason"}``, status ``aborted``, unrated), told to the players
+like any abort, and verification accepts them only where the limits required them.
+
+In process on real Redis with an injected clock; the sweep is called directly."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import redis
+
+from service.app import create_app
+from service.application import GameService
+from service.application.commands import body_digest
+from service.application.players import PLATFORM
+from service.config import Config
+from service.engine import NotYourTurn
+from service.replay import verify
+from service.store import keys
+from workers import jobs
+
+from tests.api.helpers import act, create, error
+from tests.workers.test_lobby_expiry import Clock
+
+TIDES = "tides-of-time"
+CAP = 40
+
+
+@pytest.fixture(name="clock")
+def injected_clock() -> Clock:
+    return Clock()
+
+
+def service(redis_url: str, clock: Clock, **limits) -> GameService:
+    return GameService.configured(Config(redis_url=redis_url, **limits),
+                                  redis.Redis.from_url(redis_url), now_ms=clock)
+
+
+def humans(svc: GameService, options: dict | None = None) -> tuple[str, list[dict]]:
+    """A Tides of Time game of two human players (their streams hear of it)."""
+    players = [svc.players.create(name, "human") for name in ("Ada", "Bob")]
+    gid = svc.create(TIDES, [{"player": p["id"]} for p in players], options or {}, None,
+                     creator=PLATFORM)["id"]
+    return gid, players
+
+
+def play_one(svc: GameService, gid: str):
+    """The first awaited seat plays its first legal action."""
+    table = svc.load(gid)
+    seat = table.awaiting()[0]
+    action = table.game.legal_actions(table.state, seat)[0]
+    return svc.act(gid, seat, action, None, None, body_digest(action))
+
+
+def types(svc: GameService, gid: str) -> list[str]:
+    return [s.envelope["type"] for s in svc.store.read(gid, 0)]
+
+
+def last(svc: GameService, gid: str) -> dict:
+    return svc.store.read(gid, 0)[-1].envelope
+
+
+def finishes(svc: GameService, gid: str) -> list[dict]:
+    """The ``game_finish`` notices the game's players got."""
+    table = svc.load(gid)
+    return [n.data for p in table.players
+            for n in svc.player_store.notices_after(p["player"], "0-0", 100)
+            if n.type == "game_finish"]
+
+
+# ------------------------------------------------------------------------------ the event cap
+
+def test_a_command_that_would_pass_the_cap_aborts_the_game_instead(redis_url, clock):
+    svc = service(redis_url, clock, max_events_per_game=CAP)
+    gid, _ = humans(svc, {"rated": True})
+    assert svc.load(gid).created["data"]["max_events"] == CAP
+    with pytest.raises(NotYourTurn) as refused:
+        for _ in range(CAP):
+            before = svc.load(gid).version
+            play_one(svc, gid)
+            assert svc.load(gid).version <= CAP - 1  # every command leaves room for the abort
+    assert refused.value.details == {"code": "game_over", "reason": "event_limit",
+                                     "max_events": CAP}
+    table = svc.load(gid)
+    assert table.status == "aborted" and table.version == before + 1 <= CAP
+    assert table.awaiting() == []  # no bot or clock job is scheduled for it any more
+    stored = last(svc, gid)
+    assert stored["type"] == "GameAborted" and \
+        stored["data"] == {"by": "server", "reason": "event_limit"}
+    assert stored["cmd"]["shell"] == "event_limit" and "action" in stored["cmd"]["refused"]
+    assert finishes(svc, gid) == [{"game_id": gid, "status": "aborted", "result": None}] * 2
+    again = stored["cmd"]["refused"]
+    with pytest.raises(NotYourTurn):  # the game stays over
+        svc.act(gid, again["seat"], again["action"], None, None, body_digest(again["action"]))
+    assert svc.load(gid).version == table.version
+    assert svc.rate(gid) is None  # aborted games are never rated
+    assert verify(svc.export(gid))["valid"]
+
+
+def test_over_http_the_command_at_the_cap_is_a_409_naming_the_limit(redis_url, queue_url):
+    client = create_app(Config(redis_url=redis_url, queue_url=queue_url,
+                               max_events_per_game=CAP)).test_client()
+    gid, tokens, _ = create(client, n=3, seed="ab" * 32)
+    answers = [act(client, gid, token) for _ in range(CAP) for token in tokens]
+    refused = [r for r in answers if r.status_code != 201]
+    assert refused and refused[0].status_code == 409
+    assert error(refused[0])["code"] == "not_your_turn" and error(refused[0])["details"] == {
+        "code": "game_over", "reason": "event_limit", "max_events": CAP}
+    assert all(r.status_code == 409 for r in refused)  # after it: over, never a 500
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["status"] == "aborted" and view["version"] <= CAP and view["result"] is None
+
+
+def test_verification_rejects_an_event_limit_abort_the_cap_did_not_require(redis_url, clock):
+    svc = service(redis_url, clock, max_events_per_game=CAP)
+    gid, _ = humans(svc)
+    with pytest.raises(NotYourTurn):
+        for _ in range(CAP):
+            play_one(svc, gid)
+    doc = svc.export(gid)
+    doc.pop("signature", None)
+    assert verify(doc)["valid"]
+
+    # the same abort with a higher recorded cap: the refused command fitted
+    raised = copy.deepcopy(doc)
+    raised["events"][0]["data"]["max_events"] = CAP + 20
+    outcome = verify(raised)
+    assert outcome["reason"] == "event_limit_not_reached" and \
+        outcome["version"] == len(doc["events"])
+
+    # the abort moved earlier: the log cut after an earlier command, the abort appended there
+    abort = doc["events"][-1]
+    starts = [e["version"] for e in doc["events"] if "cmd" in e]
+    cut = starts[-4]
+    earlier = copy.deepcopy(doc)
+    refused = doc["events"][cut - 1]["cmd"]
+    earlier["events"] = earlier["events"][:cut - 1] + [
+        {**abort, "version": cut, "cmd": {"shell": "event_limit", "refused": refused}}]
+    outcome = verify(earlier)
+    assert outcome["reason"] == "event_limit_not_reached" and outcome["version"] == cut
+
+    # a command kept past the cap: the recorded cap lowered under the log's length
+    lowered = copy.deepcopy(doc)
+    lowered["events"][0]["data"]["max_events"] = cut
+    assert verify(lowered)["reason"] == "event_limit_exceeded"
+
+    # an export from before the cap was recorded verifies as before (without the abort)
+    old = copy.deepcopy(doc)
+    del old["events"][0]["data"]["max_events"], old["events"][0]["data"]["idle_abort_s"]
+    old["events"] = old["events"][:-1]
+    old["status"] = "active"
+    assert verify(old)["valid"]
+    old["events"].append(doc["events"][-1])
+    old["status"] = "aborted"
+    assert verify(old)["reason"] == "event_limit_not_reached"
+
+
+def test_bots_stop_at_the_cap(redis_url, clock):
+    svc = service(redis_url, clock, max_events_per_game=CAP)
+    gid = svc.create("papyrus", [{"name": f"r{i}", "bot": {"level": "random"}}
+                                 for i in range(3)], {}, None)["id"]
+    for _ in range(CAP):
+        table = svc.load(gid)
+        if table.over:
+            break
+        try:
+            svc.play_bot(gid, table.awaiting()[0], table.version)
+        except NotYourTurn as exc:
+            assert exc.details["reason"] == "event_limit"
+    table = svc.load(gid)
+    assert table.status == "aborted" and table.version <= CAP and table.awaiting() == []
+    assert last(svc, gid)["data"] == {"by": "server", "reason": "event_limit"}
+    assert verify(svc.export(gid))["valid"]
+
+
+def test_a_table_that_only_churns_seats_is_capped_too(redis_url, clock):
+    svc = service(redis_url, clock, max_events_per_game=8)
+    ada = svc.players.create("Ada", "human")
+    gid = svc.create("diamant", [{"player": ada["id"]}, {"open": True}, {"open": True}], {},
+                     None, creator=ada["id"])["id"]
+    with pytest.raises(NotYourTurn) as refused:
+        for _ in range(10):
+            svc.join(gid, 1, None, "Cyd")
+            svc.leave(gid, 1)
+    assert refused.value.details["reason"] == "event_limit"
+    table = svc.load(gid)
+    assert table.status == "aborted" and table.version <= 8
+    doc = svc.export(gid)
+    assert verify(doc)["valid"]
+    doc.pop("signature", None)
+    doc["events"][0]["data"]["max_events"] = 9  # the refused join would have fitted
+    assert verify(doc)["reason"] == "event_limit_not_reached"
+
+
+# ------------------------------------------------------------------------------- idle aborts
+
+IDLE_S = 60
+
+
+def test_the_sweep_aborts_a_game_without_a_clock_idle_for_its_limit(redis_url, clock,
+                                                                     monkeypatch):
+    svc = service(redis_url, clock, idle_abort_s=IDLE_S)
+    gid, _ = humans(svc, {"rated": True})
+    monkeypatch.setattr(jobs, "_service", svc)
+    clock.t += 30_000
+    play_one(svc, gid)  # a command restarts the wait
+    clock.t += IDLE_S * 1000 - 1
+    assert svc.idle_games(100) == [] and svc.abort_idle(gid) is False
+    jobs.sweep()
+    assert svc.load(gid).status == "active"
+    clock.t += 1
+    assert svc.idle_games(100) == [gid]
+    jobs.sweep()
+    table = svc.load(gid)
+    assert table.status == "aborted" and table.awaiting() == []
+    assert last(svc, gid)["type"] == "GameAborted" and \
+        last(svc, gid)["data"] == {"by": "server", "reason": "idle"}
+    assert svc.abort_idle(gid) is False  # idempotent: the sweeps of every worker may come
+    assert types(svc, gid).count("GameAborted") == 1
+    assert svc.list_games(None, "aborted", 1, 10)["games"][0]["id"] == gid
+    assert finishes(svc, gid) == [{"game_id": gid, "status": "aborted", "result": None}] * 2
+    assert svc.rate(gid) is None
+    assert verify(svc.export(gid))["valid"]
+
+
+def test_a_game_that_keeps_playing_or_has_a_clock_is_never_idle(redis_url, clock):
+    svc = service(redis_url, clock, idle_abort_s=IDLE_S)
+    playing, _ = humans(svc)
+    timed, _ = humans(svc, {"clock": {"initial_ms": 10 * IDLE_S * 1000,
+                                      "timeout": "forfeit"}})
+    for _ in range(5):
+        clock.t += IDLE_S * 1000 - 1
+        play_one(svc, playing)
+        assert svc.abort_idle(playing) is False
+    clock.t += 2 * IDLE_S * 1000
+    assert svc.load(timed).status == "active"
+    assert svc.abort_idle(timed) is False  # its clock ends it instead
+    assert "GameAborted" not in types(svc, timed)
+
+
+def test_verification_rejects_an_idle_abort_before_the_limit(redis_url, clock):
+    svc = service(redis_url, clock, idle_abort_s=IDLE_S)
+    gid, _ = humans(svc)
+    play_one(svc, gid)
+    clock.t += IDLE_S * 1000
+    assert svc.abort_idle(gid) is True
+    doc = svc.export(gid)
+    doc.pop("signature", None)
+    assert verify(doc)["valid"]
+    early = copy.deepcopy(doc)
+    early["events"][-1]["at"] = early["events"][-2]["at"]
+    outcome = verify(early)
+    assert outcome["reason"] == "idle_abort_not_allowed" and \
+        outcome["version"] == len(doc["events"])
+    # without a recorded limit (a game from before): any time after the event before it
+    old = copy.deepcopy(early)
+    del old["events"][0]["data"]["idle_abort_s"]
+    assert verify(old)["valid"]
+    before = copy.deepcopy(old)
+    before["events"][-1]["at"] = "2000-01-01T00:00:00.000Z"
+    assert verify(before)["reason"] == "idle_abort_not_allowed"
+
+
+def test_a_game_last_written_before_appends_kept_their_time_goes_by_its_last_event(
+        redis_url, clock):
+    svc = service(redis_url, clock, idle_abort_s=IDLE_S)
+    gid, _ = humans(svc)
+    clock.t += 30_000
+    play_one(svc, gid)
+    svc.store.r.hdel(keys.meta(gid), "last_ms")  # as written before this change
+    assert svc.store.meta_field(gid, "last_ms") is None
+    clock.t += IDLE_S * 1000 - 1  # past its creation's limit, not its last command's
+    assert svc.idle_games(100) == [] and svc.abort_idle(gid) is False
+    clock.t += 1
+    assert svc.idle_games(100) == [gid] and svc.abort_idle(gid) is True
