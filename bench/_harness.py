@@ -216,6 +216,29 @@ async def open_sse(host: str, port: int, path: str,
     return proto
 
 
+class Workers:
+    """``n`` RQ workers (``python -m workers.main``), the first with RQ's scheduler; ``env``
+    added to this process's environment."""
+
+    def __init__(self, n: int, redis_url: str, queue_url: str, env: dict | None = None) -> None:
+        full_env = dict(os.environ, REDIS_URL=redis_url, QUEUE_URL=queue_url, **(env or {}))
+        self.log = open(tempfile.mktemp(prefix="cartouche-bench-workers-", suffix=".log"), "w")
+        self.procs = [subprocess.Popen(
+            [sys.executable, "-m", "workers.main"] + (["--with-scheduler"] if i == 0 else []),
+            cwd=ROOT, env=full_env, stdout=self.log, stderr=subprocess.STDOUT,
+            preexec_fn=embedded._die_with_parent) for i in range(n)]
+
+    def stop(self) -> None:
+        for p in self.procs:
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        self.log.close()
+
+
 def split_url(url: str) -> tuple[str, int]:
     hostport = url.split("://", 1)[1].rstrip("/")
     host, port = hostport.rsplit(":", 1)

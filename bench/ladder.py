@@ -25,16 +25,12 @@ import argparse
 import itertools
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import requests
 
-from _harness import ROOT, Gunicorn, Redis, machine
-
-from service import embedded  # noqa: E402
+from _harness import Gunicorn, Redis, Workers, machine
 
 LEVELS = ("random", "heuristic", "mcts")
 #: rating type -> (game type, options, seats per game)
@@ -56,26 +52,6 @@ def seatings(seats: int):
         return itertools.cycle(pairs)
     rotations = [LEVELS[i:] + LEVELS[:i] for i in range(len(LEVELS))]
     return itertools.cycle(rotations)
-
-
-class Workers:
-    def __init__(self, n: int, redis_url: str, queue_url: str) -> None:
-        env = dict(os.environ, REDIS_URL=redis_url, QUEUE_URL=queue_url)
-        self.log = open(tempfile.mktemp(prefix="cartouche-ladder-workers-", suffix=".log"), "w")
-        self.procs = [subprocess.Popen(
-            [sys.executable, "-m", "workers.main"] + (["--with-scheduler"] if i == 0 else []),
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-            preexec_fn=embedded._die_with_parent) for i in range(n)]
-
-    def stop(self) -> None:
-        for p in self.procs:
-            p.terminate()
-        for p in self.procs:
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        self.log.close()
 
 
 def play(url: str, rating_type: str, games: int, parallel: int, deadline: float) -> list[dict]:
