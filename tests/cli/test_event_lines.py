@@ -21,7 +21,7 @@ TABLES = {
     "tides-of-time": [(2, {})],
     "scarabya": [(1, {}), (2, {"mode": "duel"}), (3, {})],
     "pharaohs-wall": [(2, {"curse": True, "sphinx": True}), (4, {})],
-    "papyrus": [(3, {"turn_limit": 4})],
+    "papyrus": [(3, {"turn_limit": 40})],
 }
 
 
@@ -114,7 +114,7 @@ def test_diamant_lines_follow_the_rules():
                 {"seats": [1], "share_each": 4, "remainder": 0, "relics_taken": ["R2"],
                  "relic_values": [5]}) == \
         "Bob returns to camp with 4 rubies from the path (0 rubies left there); " \
-        "Bob takes the relics R2 (5 points)"
+        "Bob takes the relic R2 (5 points)"
     # A treasure of 7 among two explorers: 3 each, 1 stays on the path.
     assert line("diamant", "CardRevealed",
                 {"card": "T7a", "kind": "treasure", "value": 7, "share_each": 3,

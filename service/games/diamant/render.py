@@ -54,7 +54,8 @@ def event_text(ev: dict, names: list[str]) -> str | None:
         if d.get("relics_taken"):
             relics = [f"{r} ({plural(v, 'point')})"
                       for r, v in zip(d["relics_taken"], d.get("relic_values") or [])]
-            text += f"; {names_of(names, seats)} takes the relics {listing(relics)}"
+            text += (f"; {names_of(names, seats)} takes the "
+                     f"{'relic' if len(relics) == 1 else 'relics'} {listing(relics)}")
         return text
     if kind == "RoundEndedByTrap":
         lost = [f"{name(names, s)} {_rubies(n)}"

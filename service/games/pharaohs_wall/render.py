@@ -70,7 +70,7 @@ def event_text(ev: dict, names: list[str]) -> str | None:
         pairs = d.get("pairs") or []
         return (f"{who_} inserts {d.get('card')} facing {str(d.get('facing')).lower()} in "
                 f"column {d.get('column')}, row {d.get('row')}: "
-                f"{plural(len(pairs), 'pair')} with {str(d.get('animal')).lower()}s")
+                f"{plural(len(pairs), 'pair')} formed")
     if kind == "ExplorerPlaced":
         source = d.get("from")
         return (f"{who_} places an explorer on {_pillar(d.get('pillar'))}"
