@@ -19,8 +19,8 @@ A game's ``render`` module may define any of::
 ``event_text`` gets the event as the server served it to the viewer: a field hidden from that
 viewer is missing (or replaced by a count), and the sentence says only what is there ("Ann
 commits a choice"). The shell and lobby events every game has are worded once, in
-:mod:`service.cli.render`; :func:`name`, :func:`names_of`, :func:`listing` and :func:`plural`
-are the helpers the sentences share.
+:mod:`service.cli.render`; :func:`name`, :func:`names_of`, :func:`listing`, :func:`plural`,
+:func:`per_seat` and :func:`game_over` are the helpers the sentences share.
 """
 
 from __future__ import annotations
@@ -146,3 +146,15 @@ def names_of(names: list[str], seats: Any) -> str:
 def plural(count: Any, word: str, many: str | None = None) -> str:
     """``1 ruby``, ``4 rubies`` (``many`` when not ``word`` + s)."""
     return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def per_seat(names: list[str], values: Any, word: str = "point", many: str | None = None) -> str:
+    """``Ann 3 points, Bob 1 point``: one count per seat, in seat order."""
+    return ", ".join(f"{name(names, s)} {plural(v, word, many)}"
+                     for s, v in enumerate(values or []))
+
+
+def game_over(names: list[str], scores: Any, winners: Any, word: str = "point",
+              many: str | None = None) -> str:
+    """The line of a game's end: every seat's score, then who won."""
+    return f"Game over: {per_seat(names, scores, word, many)}; {names_of(names, winners)} won"

@@ -6,26 +6,32 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
 from service.cli import render
 from service.engine import ALL
+from service.engine.bots import choose, observe
 from service.engine.local import LocalGame
-from service.games import GAMES
+from service.games import GAMES, PACKAGES
 
 NAMES = ["Ann", "Bob", "Cleo", "Dan", "Eve"]
-#: per game: (seats, options) of the random games played
+#: per game: (seats, options, bot level, seeds) of the games played; Papyrus's random games
+#: seldom conquer a god, its heuristic bots do
 TABLES = {
-    "diamant": [(3, {}), (5, {})],
-    "tides-of-time": [(2, {})],
-    "scarabya": [(1, {}), (2, {"mode": "duel"}), (3, {})],
-    "pharaohs-wall": [(2, {"curse": True, "sphinx": True}), (4, {})],
-    "papyrus": [(3, {"turn_limit": 40})],
+    "diamant": [(3, {}, "random", (1, 2)), (5, {}, "random", (1, 2))],
+    "tides-of-time": [(2, {}, "random", (1, 2))],
+    "scarabya": [(1, {}, "random", (1, 2)), (2, {"mode": "duel"}, "random", (1, 2)),
+                 (3, {}, "random", (1, 2))],
+    "pharaohs-wall": [(2, {"curse": True, "sphinx": True}, "random", (1, 2)),
+                      (4, {}, "random", (1, 2))],
+    "papyrus": [(3, {"turn_limit": 40}, "random", (1,)), (3, {}, "heuristic", (1,))],
 }
 
 
-def random_game(type_id: str, seats: int, options: dict, seed: int) -> LocalGame:
+def played_game(type_id: str, seats: int, options: dict, seed: int,
+                level: str = "random") -> LocalGame:
     game = GAMES[type_id]
     rnd = random.Random(seed)
     g = LocalGame(game, [{"name": NAMES[i], "bot": None} for i in range(seats)], options,
@@ -34,7 +40,8 @@ def random_game(type_id: str, seats: int, options: dict, seed: int) -> LocalGame
         if game.is_over(g.state):
             break
         seat = rnd.choice(g.awaiting())
-        g.act(seat, rnd.choice(g.legal(seat)))
+        obs = observe(game, g.events[0]["data"], g.events[1:], g.state, seat, g.version)
+        g.act(seat, choose(level, obs, rnd))
     return g
 
 
@@ -66,18 +73,68 @@ def hidden_words(type_id: str, full: dict, served: dict) -> set[str]:
     return {h for h in hidden if len(h) > 1}
 
 
+#: Every event type each game emits (its rules module), besides the creation event
+EVENT_TYPES = {
+    "diamant": {"CardRevealed", "ChoiceCommitted", "ChoicesRevealed", "GameEnded",
+                "PlayersReturned", "RoundEnded", "RoundEndedByTrap", "RoundStarted"},
+    "papyrus": {"BagRefilled", "DecisionPending", "DecisionResolved", "DecksShuffled",
+                "EventDeckReshuffled", "EventDiscarded", "EventDrawn", "FinalRoundStarted",
+                "GameEnded", "GlyphBought", "GlyphTakenFromMarket", "GlyphsDiscarded",
+                "GlyphsDrawn", "GlyphsToMarket", "GodConquered", "GodDrawn", "GodFormed",
+                "GodSwapped", "HandDealt", "MovementDiscarded", "MovementDrawn",
+                "MovementReshuffled", "PawnMoved", "PlayerResigned", "SkipNextTurn",
+                "TurnEnded", "TurnSkipped", "TurnStarted"},
+    "pharaohs-wall": {"CardDrawn", "CardInserted", "CurseClaimed", "CurseDiscarded",
+                      "CursePassed", "CurseRevealed", "CurseRoundClosed", "CurseVictimChosen",
+                      "EndDone", "EndPhaseStarted", "ExplorerDisplaced", "ExplorerPlaced",
+                      "GameEnded", "GameSetUp", "SarcophagusGiven", "SarcophagusOpened",
+                      "ScarabMoved", "ScarabPlaced", "ScarabSkipped", "TurnStarted"},
+    "scarabya": {"CampDiscarded", "CampPlaced", "DuelGameEnded", "DuelGameStarted",
+                 "GameEnded", "LayoutCreated", "MissionDeckShuffled", "MissionRevealed",
+                 "PlacementCommitted", "PlacementsRevealed", "RegionsScored"},
+    "tides-of-time": {"CardsDealt", "CardsDrawn", "GameEnded", "HandsExchanged",
+                      "PickCommitted", "PicksRevealed", "RelicCommitted", "RelicsRevealed",
+                      "RoundScored", "RoundStarted"},
+}
+
+
+def test_the_event_types_listed_are_those_the_rules_emit():
+    """EVENT_TYPES is every event type name a game's rules module writes (none forgotten)."""
+    for type_id, types in EVENT_TYPES.items():
+        package = PACKAGES[type_id].replace(".", "/")
+        source = (Path(__file__).resolve().parents[2] / package / "rules.py").read_text()
+        emitted = set(re.findall(r'(?:emit|event)\(\s*"([A-Z]\w+)"', source))
+        assert len(emitted) >= 3 and emitted <= types, (type_id, emitted - types)
+
+
 KEY_VALUE = re.compile(r"\b\w+=\S")
+
+#: Events the games above seldom reach, in the shapes the rules emit (each checked as every
+#: viewer is served it, like the played ones)
+RARE = {"scarabya": [
+    {"type": "CampDiscarded", "seat": 0, "data": {"seat": 0, "piece": "X", "round": 11}},
+], "papyrus": [
+    {"type": "BagRefilled", "seat": None, "data": {"bag": ["reed", "flax", "quail"]}},
+    {"type": "EventDeckReshuffled", "seat": None, "data": {"deck": ["sandstorm", "mirage"]}},
+    {"type": "GlyphBought", "seat": 1, "data": {}},
+    {"type": "GlyphsDiscarded", "seat": 0, "data": {"glyphs": ["viper"], "reason": "capacity"}},
+    {"type": "GodFormed", "seat": 2, "data": {"god": "thoth", "value": 5,
+                                              "spelling": ["ibis", "reed"]}},
+    {"type": "PlayerResigned", "seat": 0, "data": {
+        "gods": ["horus", "seth"], "movement": {"water": 2}, "glyphs": {"reed": 1},
+        "dropped": None}},
+]}
 
 
 @pytest.mark.parametrize("type_id", list(TABLES))
 def test_every_event_served_gets_a_readable_line_without_hidden_fields(type_id):
     game = GAMES[type_id]
     worded: set[str] = set()
-    for seats, options in TABLES[type_id]:
-        for seed in (1, 2):
-            g = random_game(type_id, seats, options, seed)
+    for seats, options, level, seeds in TABLES[type_id]:
+        for seed in seeds:
+            g = played_game(type_id, seats, options, seed, level)
             names = NAMES[:seats]
-            for version, ev in enumerate(g.events, 1):
+            for version, ev in enumerate(g.events + RARE.get(type_id, []), 1):
                 for viewer in (None, 0, seats - 1, ALL):
                     served = game.visible(ev, viewer)
                     if served is None:
@@ -97,7 +154,7 @@ def test_every_event_served_gets_a_readable_line_without_hidden_fields(type_id):
                     assert line.startswith(f"v{version}") and text.split(" (you)")[0][:8] in \
                         line.replace(" (you)", "")
                 worded.add(ev["type"])
-    assert len(worded) >= 8
+    assert worded >= EVENT_TYPES[type_id], EVENT_TYPES[type_id] - worded
 
 
 def line(type_id: str, type_: str, data: dict, seat: int | None = None,

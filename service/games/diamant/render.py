@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from ...engine.text import listing, name, names_of, plural, who
+from ...engine.text import game_over, listing, name, names_of, plural, who
 
 
 def action_label(action: dict) -> str | None:
@@ -71,9 +71,7 @@ def event_text(ev: dict, names: list[str]) -> str | None:
             text += f"; relics left on the path are lost: {listing(d['removed_relics'])}"
         return text
     if kind == "GameEnded":
-        scores = ", ".join(f"{name(names, s)} {_rubies(v)}"
-                           for s, v in enumerate(d.get("scores") or []))
-        return f"Game over: {scores}; {names_of(names, d.get('winners'))} won"
+        return game_over(names, d.get("scores"), d.get("winners"), "ruby", "rubies")
     return None
 
 

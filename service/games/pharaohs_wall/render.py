@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from ...engine.text import compact, listing, name, names_of, plural, who
+from ...engine.text import compact, game_over, listing, name, names_of, plural, who
 
 
 def action_label(action: dict) -> str | None:
@@ -112,9 +112,7 @@ def event_text(ev: dict, names: list[str]) -> str | None:
     if kind == "CurseDiscarded":
         return f"Curse {d.get('card')} is discarded"
     if kind == "GameEnded":
-        scores = ", ".join(f"{name(names, s)} {plural(v, 'point')}"
-                           for s, v in enumerate(d.get("scores") or []))
-        return f"Game over: {scores}; {names_of(names, d.get('winners'))} won"
+        return game_over(names, d.get("scores"), d.get("winners"))
     return None
 
 

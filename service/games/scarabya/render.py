@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from ...engine.text import compact, listing, name, plural, who
+from ...engine.text import compact, game_over, name, per_seat, plural, who
 
 
 def cells_text(cells: Any) -> str:
@@ -20,10 +20,6 @@ def action_label(action: dict) -> str | None:
     if action.get("type") == "place":
         return f"place {action.get('piece')} on {cells_text(action.get('cells', []))}"
     return None
-
-
-def _scores(names: list[str], scores: Any) -> str:
-    return ", ".join(f"{name(names, s)} {plural(v, 'point')}" for s, v in enumerate(scores or []))
 
 
 def event_text(ev: dict, names: list[str]) -> str | None:
@@ -64,11 +60,10 @@ def event_text(ev: dict, names: list[str]) -> str | None:
     if kind == "DuelGameStarted":
         return f"Duel game {d.get('game')} starts; {name(names, d.get('starter'))} begins"
     if kind == "DuelGameEnded":
-        return f"Duel game {d.get('game')} ends: {_scores(names, d.get('scores'))}"
+        return f"Duel game {d.get('game')} ends: {per_seat(names, d.get('scores'))}"
     if kind == "GameEnded":
         result = d.get("result") or {}
-        return (f"Game over: {_scores(names, result.get('scores'))}; "
-                f"{listing([name(names, w) for w in result.get('winners') or []])} won")
+        return game_over(names, result.get("scores"), result.get("winners"))
     return None
 
 

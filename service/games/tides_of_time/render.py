@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from ...engine.text import listing, name, names_of, plural, who
+from ...engine.text import game_over, listing, name, per_seat, plural, who
 
 from .rules import CARDS, objective
 
@@ -67,8 +67,7 @@ def event_text(ev: dict, names: list[str]) -> str | None:
     if kind == "HandsExchanged":
         return f"Hands exchanged after pick {d.get('pick')}: {_hands(d, names)}"
     if kind == "RoundScored":
-        scores = ", ".join(f"{name(names, s)} {plural(v, 'point')}"
-                           for s, v in enumerate(d.get("totals") or []))
+        scores = per_seat(names, d.get("totals"))
         running = ", ".join(f"{name(names, s)} {v}"
                             for s, v in enumerate(d.get("running_totals") or []))
         return (f"Round {d.get('round')} scored: {scores}"
@@ -89,9 +88,7 @@ def event_text(ev: dict, names: list[str]) -> str | None:
     if kind == "RoundStarted":
         return f"Round {d.get('round')} of 3 starts"
     if kind == "GameEnded":
-        totals = ", ".join(f"{name(names, s)} {plural(v, 'point')}"
-                           for s, v in enumerate(d.get("totals") or []))
-        return f"Game over: {totals}; {names_of(names, d.get('winners'))} won"
+        return game_over(names, d.get("totals"), d.get("winners"))
     return None
 
 
