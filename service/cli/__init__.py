@@ -126,7 +126,9 @@ class CliGroup(click.Group):
                 break
             if arg in flags or arg.split("=", 1)[0] in valued and "=" in arg:
                 front.append(arg)
-            elif arg in valued and i + 1 < len(args):
+            elif arg in valued:
+                if i + 1 == len(args):
+                    raise click.UsageError(f"Option '{arg}' requires an argument.", ctx)
                 front += args[i:i + 2]
                 i += 1
             else:

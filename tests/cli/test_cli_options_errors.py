@@ -87,6 +87,10 @@ def test_global_options_after_the_subcommand_and_from_the_environment():
         assert "connection_failed" in line and "127.0.0.1:9" in line, line
     line = one_error_line(cli("lobby", env={"CARTOUCHE_URL": "http://127.0.0.1:8"}), ())
     assert "127.0.0.1:8" in line
+    # A --url without its value is click's usage error (status 2), whichever side it is on.
+    for args in (["lobby", "--url"], ["--url"]):
+        out = cli(*args)
+        assert out.returncode == 2 and "Option '--url' requires an argument." in out.stderr
     # --no-color after the subcommand is accepted too; after "--" everything is the command's.
     assert "no such file" in one_error_line(cli("verify", "nope.json", "--no-color"))
     out = subprocess.run([*CLI, "arena", "--", "--no-color"], capture_output=True, text=True,

@@ -13,6 +13,7 @@ import pytest
 from service.cli import render
 from service.engine import ALL
 from service.engine.bots import choose, observe
+from service.engine.fold import visible
 from service.engine.local import LocalGame
 from service.games import GAMES, PACKAGES
 
@@ -136,7 +137,7 @@ def test_every_event_served_gets_a_readable_line_without_hidden_fields(type_id):
             names = NAMES[:seats]
             for version, ev in enumerate(g.events + RARE.get(type_id, []), 1):
                 for viewer in (None, 0, seats - 1, ALL):
-                    served = game.visible(ev, viewer)
+                    served = visible(game, ev, viewer, False)   # as the server serves it
                     if served is None:
                         continue
                     served = {**served, "version": version}
