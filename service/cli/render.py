@@ -1,8 +1,10 @@
 """Drawing game views, actions, events and results in the terminal (Rich).
 
-Each game draws its own state, menu labels and result details in
-``service/games/<game>/render.py`` (see :mod:`service.engine.text`); anything a game does not
-draw falls back to compact JSON here, so a new field or game never breaks the CLI.
+Each game draws its own state, menu labels, event sentences and result details in
+``service/games/<game>/render.py`` (see :mod:`service.engine.text`); the events every game has
+(creation, lobby, resignations, forfeits, aborts) are worded here, once (:func:`shell_text`).
+Anything a game does not draw falls back to compact JSON here, so a new field or game never
+breaks the CLI.
 
 Everything the CLI prints goes through a console of :func:`make_console`, which escapes every
 piece of text it is given (:func:`service.engine.text.escape`): a name, an event or an error
