@@ -96,7 +96,7 @@ def shell_text(ev: dict, names: list[str]) -> str | None:
     if kind == "SeatLeft":
         return f"{someone} leaves the table"
     if kind == "SeatDeclined":
-        return f"the player invited to seat {seat} declines"
+        return f"The player invited to seat {seat} declines"
     if kind == "GameStarted":
         return "Every seat is taken: the game starts"
     if kind == "SeatResigned":

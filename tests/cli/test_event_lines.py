@@ -225,7 +225,7 @@ def test_shell_and_lobby_events_are_worded_once_for_every_game():
             "Zoe takes seat 2"
         assert line(type_id, "SeatLeft", {}, 1) == "Bob leaves the table"
         assert line(type_id, "SeatDeclined", {"player": "p9"}, 1) == \
-            "the player invited to seat 1 declines"
+            "The player invited to seat 1 declines"
         assert line(type_id, "GameStarted", {"players": []}) == \
             "Every seat is taken: the game starts"
 
