@@ -11,8 +11,11 @@
     cartouche arena -- --games 4 --types diamant
 
 ``--url`` (or ``CARTOUCHE_URL``) selects the server, default http://127.0.0.1:8000; ``--token``
-(or ``CARTOUCHE_TOKEN``) is the player token of ``join`` and ``play --open``. Errors are one line
-on stderr with their code (exit status 1), never a traceback.
+(or ``CARTOUCHE_TOKEN``) is the player token of ``join`` and ``play --open``. The group's options
+(``--url``, ``--no-color``, ``--version``) may come before or after the subcommand. Errors are one
+line on stderr (an API error with its code; a file that is missing, unreadable or not an export
+said in words), exit status 1, never a traceback; a reader that closes the pipe early
+(``cartouche ... | head -1``) ends the command quietly.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ import json
 import os
 import sys
 import uuid
+from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NoReturn
 
 import click
 from rich.text import Text
@@ -45,33 +49,132 @@ class Ctx:
         self.err = render.make_console(no_color, stderr=True)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"error: {render.escape(message)}", err=True)
     sys.exit(1)
 
 
+class FileProblem(Exception):
+    """A file the user named is missing, unreadable or not what the command reads."""
+
+
+def _file_problem(exc: OSError, path: str) -> FileProblem:
+    """``exc`` said in words, with the path (no Python exception text)."""
+    if isinstance(exc, FileNotFoundError):
+        return FileProblem(f"{path}: no such file")
+    if isinstance(exc, IsADirectoryError):
+        return FileProblem(f"{path}: is a directory, not a file")
+    if isinstance(exc, PermissionError):
+        return FileProblem(f"{path}: not allowed to read it (permission denied)")
+    return FileProblem(f"{path}: cannot read it ({(exc.strerror or str(exc)).lower()})")
+
+
+def read_json(path: str, what: str = "a Cartouche export") -> Any:
+    """The JSON document in the file ``path``; :class:`FileProblem` when the file is missing,
+    unreadable, not UTF-8 or not JSON (``what`` names what it should have been)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except OSError as exc:
+        raise _file_problem(exc, path) from None
+    except UnicodeDecodeError:
+        raise FileProblem(f"{path}: not a text file (it should be {what}, in JSON)") from None
+    except json.JSONDecodeError as exc:
+        raise FileProblem(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                          f"{exc.msg.lower()}); it should be {what}") from None
+
+
+def _pipe_closed() -> NoReturn:
+    """Whoever reads stdout went away (``cartouche ... | head -1``): stop quietly. As the Python
+    documentation advises, stdout is pointed at /dev/null so that what is still buffered is
+    dropped, and the interpreter's last flush raises nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(1)
+
+
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    try:
+        version = metadata.version("cartouche")
+    except metadata.PackageNotFoundError:
+        version = "(unknown: the package is not installed)"
+    click.echo(f"cartouche {version}")
+    ctx.exit()
+
+
 class CliGroup(click.Group):
-    """Every command's API or file error becomes one line (and exit status 1)."""
+    """The group's options anywhere on the line; every command's API or file error becomes one
+    line (and exit status 1); a closed pipe ends the command quietly."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Move the group's own options (``--url X``, ``--url=X``, ``--no-color``,
+        ``--version``) found after the subcommand to the front, so they may be given anywhere
+        (up to a ``--``, after which everything is the subcommand's)."""
+        flags, valued = set(), set()
+        for param in self.params:
+            if isinstance(param, click.Option) and param.name != "help":
+                (flags if param.is_flag else valued).update(param.opts + param.secondary_opts)
+        front: list[str] = []
+        rest: list[str] = []
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if arg == "--":
+                rest += args[i:]
+                break
+            if arg in flags or arg.split("=", 1)[0] in valued and "=" in arg:
+                front.append(arg)
+            elif arg in valued:
+                if i + 1 == len(args):
+                    raise click.UsageError(f"Option '{arg}' requires an argument.", ctx)
+                front += args[i:i + 2]
+                i += 1
+            else:
+                rest.append(arg)
+            i += 1
+        return super().parse_args(ctx, front + rest)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            _pipe_closed()
         except ApiError as exc:
             _fail(str(exc))
-        except (OSError, ValueError) as exc:   # unreadable or invalid files
-            _fail(f"{type(exc).__name__}: {exc}")
+        except FileProblem as exc:
+            _fail(str(exc))
+        except OSError as exc:  # a file named in an option (e.g. --key)
+            _fail(str(_file_problem(exc, str(exc.filename or "a file"))))
+        except ValueError as exc:   # a file that is JSON but not what the command reads
+            _fail(str(exc))
         except (KeyboardInterrupt, EOFError):
             click.echo("\ninterrupted", err=True)
             sys.exit(130)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("prog_name", "cartouche")
+        try:
+            try:
+                return super().main(*args, **kwargs)
+            finally:
+                sys.stdout.flush()
+        except BrokenPipeError:
+            _pipe_closed()
 
 
 @click.group(cls=CliGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--url", envvar="CARTOUCHE_URL", default=DEFAULT_URL, show_default=True,
               help="the Cartouche server (env CARTOUCHE_URL)")
 @click.option("--no-color", is_flag=True, envvar="NO_COLOR", help="plain text output")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="print the client's version and exit")
 @click.pass_context
 def main(ctx: click.Context, url: str, no_color: bool) -> None:
-    """Play, watch, replay and verify Cartouche games from the terminal."""
+    """Play, watch, replay and verify Cartouche games from the terminal.
+
+    The options above may also follow the subcommand: cartouche play diamant --url URL."""
     ctx.obj = Ctx(url, bool(no_color))
 
 
@@ -89,8 +192,8 @@ class Follower:
     """One SSE stream kept open for the whole game; prints events as they arrive."""
 
     def __init__(self, c: Ctx, api: Client, game_id: str, after: int, names: list[str],
-                 you: int | None) -> None:
-        self.c, self.names, self.you = c, names, you
+                 you: int | None, game: str) -> None:
+        self.c, self.names, self.you, self.game = c, names, you, game
         self.items: Iterator[StreamItem] = api.stream(game_id, after=after)
         self.last = after
         self.ended: dict | None = None
@@ -107,7 +210,7 @@ class Follower:
             return
         if item.kind == "game_event":
             self.last = max(self.last, int(item.data.get("version", self.last)))
-            self.c.console.print(render.event_line(item.data, self.names, self.you))
+            self.c.console.print(render.event_line(item.data, self.names, self.you, self.game))
 
     def upto(self, version: int) -> None:
         while self.last < version and self.ended is None:
@@ -143,14 +246,14 @@ def _follow(c: Ctx, api: Client, game_id: str, you: int | None, interactive: boo
     names = _names(view)
     game = view["type"]
     c.console.print(render.draw_view(view, names, you))
-    follower = Follower(c, api, game_id, view["version"], names, you)
+    follower = Follower(c, api, game_id, view["version"], names, you, game)
     drawn = view["version"]
     while True:
         follower.upto(view["version"])
         if view["status"] != "active" or follower.ended is not None:
             view = api.get(game_id)
             if view["status"] == "active":           # stream broke off early: keep following
-                follower = Follower(c, api, game_id, follower.last, names, you)
+                follower = Follower(c, api, game_id, follower.last, names, you, game)
                 follower.ended = None
                 continue
             break
@@ -433,14 +536,22 @@ class Replay:
         from ..replay import SHELL_EVENTS
 
         self._all, self._fold, self._shell = ALL, fold, SHELL_EVENTS
-        if not isinstance(export, dict) or export.get("type") not in GAMES:
-            raise ValueError("not a Cartouche export (or an unknown game type)")
+        if not isinstance(export, dict) or "events" not in export:
+            raise ValueError("not a Cartouche export (no events)")
+        if export.get("type") not in GAMES:
+            raise ValueError(f"an export of a game this client does not know "
+                             f"({export.get('type')!r})")
         self.export = export
         self.game = GAMES[export["type"]]
-        self.events = export["events"]
-        self.names = [p.get("name") or f"seat {i}" for i, p in enumerate(export["players"])]
-        created = self.events[0]["data"]
-        self._players, self._options = created["players"], created["options"]
+        try:
+            self.events = list(export["events"])
+            self.names = [p.get("name") or f"seat {i}"
+                          for i, p in enumerate(export["players"])]
+            created = self.events[0]["data"]
+            self._players, self._options = created["players"], created["options"]
+        except (KeyError, TypeError, IndexError, AttributeError):
+            raise ValueError("not a Cartouche export (its players or creation event are "
+                             "missing or malformed)") from None
 
     def view_at(self, version: int) -> dict:
         state = self.game.initial(self._players, self._options)
@@ -457,10 +568,8 @@ class Replay:
 
 
 def _load_export(c: Ctx, target: str) -> dict:
-    path = Path(target)
-    if target.endswith(".json") or path.is_file():
-        with open(path) as fh:
-            return json.load(fh)
+    if target.endswith(".json") or Path(target).is_file():
+        return read_json(target)
     return c.api.export(target)
 
 
@@ -469,7 +578,11 @@ def _load_export(c: Ctx, target: str) -> dict:
 @click.pass_obj
 def replay(c: Ctx, target: str) -> None:
     """Step through a finished game: n next, p previous, j N jump, q quit."""
-    rp = Replay(_load_export(c, target))
+    export = _load_export(c, target)
+    try:
+        rp = Replay(export)
+    except ValueError as exc:
+        raise FileProblem(f"{target}: {exc}") from None
     total = len(rp.events)
     version = 1
     c.console.print(Text(f"Replay of {rp.export['id']} ({rp.export['type']}), {total} events.",
@@ -477,7 +590,7 @@ def replay(c: Ctx, target: str) -> None:
     while True:
         ev = rp.events[version - 1]
         c.console.print(Text(f"— version {version}/{total} —", style="bold"))
-        c.console.print(render.event_line(ev, rp.names))
+        c.console.print(render.event_line(ev, rp.names, None, rp.export["type"]))
         view = rp.view_at(version)
         c.console.print(render.draw_view(view, rp.names, None))
         if version == total:
@@ -509,7 +622,7 @@ def replay(c: Ctx, target: str) -> None:
 
 
 @main.command()
-@click.argument("export_file", metavar="EXPORT.json", type=click.Path(dir_okay=False))
+@click.argument("export_file", metavar="EXPORT.json")
 @click.option("--key", "keys", multiple=True, metavar="KEY",
               help="a server's Ed25519 public key (a PEM file, or the raw key in base64, as "
                    "GET /v1/replays/keys serves it): the export must be signed by it")
@@ -521,9 +634,8 @@ def verify(c: Ctx, export_file: str, keys: tuple[str, ...], as_json: bool) -> No
     from ..replay import verify as verify_export
     from ..signing import read_public_key
 
-    with open(export_file) as fh:
-        doc = json.load(fh)
-    outcome = verify_export(doc, [read_public_key(k) for k in keys] if keys else None)
+    doc = read_json(export_file)
+    outcome = verify_export(doc, [_public_key(read_public_key, k) for k in keys] or None)
     if as_json:
         click.echo(json.dumps(outcome, indent=2))
     elif outcome["valid"]:
@@ -536,6 +648,19 @@ def verify(c: Ctx, export_file: str, keys: tuple[str, ...], as_json: bool) -> No
         c.console.print(Text(f"INVALID at version {outcome['version']}: {outcome['reason']} "
                              f"{render.compact(outcome['details'], 300)}", style="bold red"))
     sys.exit(0 if outcome["valid"] else 1)
+
+
+def _public_key(read: Any, item: str) -> Any:
+    """``--key``'s value read by ``read``; a :class:`FileProblem` naming it when it is neither
+    a readable PEM file nor a key in base64."""
+    try:
+        return read(item)
+    except OSError as exc:
+        raise _file_problem(exc, item) from None
+    except (ValueError, TypeError) as exc:
+        shown = item if len(item) <= 60 else item[:59] + "…"
+        raise FileProblem(f"--key {shown}: neither a PEM file nor an Ed25519 public key in "
+                          f"base64 ({str(exc).rstrip('.').lower()})") from None
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})

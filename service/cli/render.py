@@ -1,8 +1,10 @@
 """Drawing game views, actions, events and results in the terminal (Rich).
 
-Each game draws its own state, menu labels and result details in
-``service/games/<game>/render.py`` (see :mod:`service.engine.text`); anything a game does not
-draw falls back to compact JSON here, so a new field or game never breaks the CLI.
+Each game draws its own state, menu labels, event sentences and result details in
+``service/games/<game>/render.py`` (see :mod:`service.engine.text`); the events every game has
+(creation, lobby, resignations, forfeits, aborts) are worded here, once (:func:`shell_text`).
+Anything a game does not draw falls back to compact JSON here, so a new field or game never
+breaks the CLI.
 
 Everything the CLI prints goes through a console of :func:`make_console`, which escapes every
 piece of text it is given (:func:`service.engine.text.escape`): a name, an event or an error
@@ -19,7 +21,8 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from ..engine.text import SEAT_COLOURS, compact, escape, seat_style, who  # noqa: F401
+from ..engine.text import (SEAT_COLOURS, compact, escape, listing, name,  # noqa: F401
+                           seat_style, who)
 from ..games import render_module
 
 
@@ -59,13 +62,90 @@ def menu(game: str, actions: list[dict]) -> Any:
 
 # --------------------------------------------------------------------------- events
 
-def event_line(ev: dict, names: list[str], you: int | None = None) -> Text:
+ABORTED_BY = {"platform": "the platform", "lobby": "the lobby", "server": "the server"}
+ABORT_REASONS = {"empty": "every player left the table",
+                 "declined": "an invited player declined",
+                 "expired": "nobody filled the table in time",
+                 "event_limit": "it reached the most events a game may have",
+                 "idle": "nobody moved for too long"}
+
+
+def _controller(stored: Any) -> str:
+    kind, _, level = str(stored).partition(":")
+    if kind == "auto":
+        return "automatic moves play the seat on"
+    if kind == "bot":
+        return f"a {level} bot takes the seat" if level else "a bot takes the seat"
+    return f"{kind} takes the seat"
+
+
+def shell_text(ev: dict, names: list[str]) -> str | None:
+    """The events every game has (creation, the lobby, resignations, forfeits, aborts) as one
+    sentence, or None for a game's own event."""
+    kind, d, seat = ev.get("type"), ev.get("data") or {}, ev.get("seat")
+    someone = name(names, seat)
+    if kind == "GameCreated":
+        seats = d.get("players") or []
+        label = [p.get("name") or ("(open)" if p.get("open") else
+                                   "(invited)" if p.get("invited") else f"seat {i}")
+                 for i, p in enumerate(seats)]
+        return (f"A game of {d.get('game_type', '?')} is created for {len(seats)}: "
+                f"{listing(label)}")
+    if kind == "SeatJoined":
+        return f"{d.get('name') or someone} takes seat {seat}"
+    if kind == "SeatLeft":
+        return f"{someone} leaves the table"
+    if kind == "SeatDeclined":
+        return f"The player invited to seat {seat} declines"
+    if kind == "GameStarted":
+        return "Every seat is taken: the game starts"
+    if kind == "SeatResigned":
+        return f"{someone} resigns; {_controller(d.get('replaced_by'))}"
+    if kind == "SeatForfeited":
+        why = {"timeout": "runs out of time", "resigned": "resigns"}.get(d.get("reason"),
+                                                                       "is out")
+        goes = "the game goes on without them" if d.get("game_continues") else "the game ends"
+        return f"{someone} {why} and forfeits; {goes}"
+    if kind == "GameAborted":
+        by = d.get("by")
+        who_ = name(names, by) if isinstance(by, int) else ABORTED_BY.get(by, str(by or "?"))
+        reason = d.get("reason")
+        why = f": {ABORT_REASONS.get(reason, str(reason).replace('_', ' '))}" if reason else ""
+        return f"The game is aborted by {who_}{why}"
+    return None
+
+
+def event_text(game: str | None, ev: dict, names: list[str]) -> str | None:
+    """``ev`` as a sentence: the shell's wording, else the game's ``event_text`` hook (None
+    when neither words it, or the hook cannot read an unexpected shape)."""
+    try:
+        text = shell_text(ev, names)
+        if text is None and game:
+            hook = _hook(game, "event_text")
+            text = hook(ev, names) if hook is not None else None
+    except Exception:  # noqa: BLE001 - an unexpected event shape falls back to compact JSON
+        return None
+    return text
+
+
+def event_line(ev: dict, names: list[str], you: int | None = None,
+               game: str | None = None) -> Text:
+    """One line per event: its version, then the sentence :func:`event_text` makes of it (a
+    compact ``key=value`` line for an event nobody words)."""
     line = Text(f"v{ev.get('version', '?'):<4} ", style="dim")
-    line.append_text(who(names, ev.get("seat"), you))
-    line.append(" " + str(ev.get("type")), style="bold")
-    data = ev.get("data") or {}
-    if data:
-        line.append(" " + " ".join(f"{k}={compact(v, 40)}" for k, v in data.items())[:150])
+    shown = [f"{n} (you)" if i == you and n.lower() != "you" else n
+             for i, n in enumerate(names)]
+    text = event_text(game, ev, shown)
+    if text is not None:
+        line.append(text, style=seat_style(ev.get("seat")) if ev.get("seat") is not None
+                    else "")
+    else:
+        line.append_text(who(names, ev.get("seat"), you))
+        line.append(" " + str(ev.get("type")), style="bold")
+        data = ev.get("data") or {}
+        if data:
+            line.append(" " + " ".join(f"{k}={compact(v, 40)}"
+                                       for k, v in data.items())[:150])
     if ev.get("forced"):
         line.append(" (forced)", style="dim")
     if ev.get("timeout"):

@@ -14,6 +14,13 @@ A game's ``render`` module may define any of::
     action_label(action: dict) -> str | None       # a menu line; None: the generic label
     draw(state: dict, names, you) -> list           # the view's ``state`` as Rich renderables
     details(details: dict, names, you) -> list | None   # a result's details; None: generic
+    event_text(event: dict, names) -> str | None    # one event as a sentence; None: compact
+
+``event_text`` gets the event as the server served it to the viewer: a field hidden from that
+viewer is missing (or replaced by a count), and the sentence says only what is there ("Ann
+commits a choice"). The shell and lobby events every game has are worded once, in
+:mod:`service.cli.render`; :func:`name`, :func:`names_of`, :func:`listing`, :func:`plural`,
+:func:`per_seat` and :func:`game_over` are the helpers the sentences share.
 """
 
 from __future__ import annotations
@@ -114,3 +121,40 @@ def compact(value: Any, limit: int = 90) -> str:
 
 def multiset(counts: dict) -> str:
     return ", ".join(f"{k}×{v}" if v != 1 else k for k, v in counts.items() if v)
+
+
+def name(names: list[str], seat: Any) -> str:
+    """Seat ``seat``'s name (``seat N`` when unknown)."""
+    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(names):
+        return names[seat]
+    return f"seat {seat}"
+
+
+def listing(items: list[str], empty: str = "nobody") -> str:
+    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cleo`` (``empty`` for none)."""
+    items = [str(i) for i in items]
+    if not items:
+        return empty
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def names_of(names: list[str], seats: Any) -> str:
+    """The listed names of ``seats``."""
+    return listing([name(names, s) for s in seats or []])
+
+
+def plural(count: Any, word: str, many: str | None = None) -> str:
+    """``1 ruby``, ``4 rubies`` (``many`` when not ``word`` + s)."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def per_seat(names: list[str], values: Any, word: str = "point", many: str | None = None) -> str:
+    """``Ann 3 points, Bob 1 point``: one count per seat, in seat order."""
+    return ", ".join(f"{name(names, s)} {plural(v, word, many)}"
+                     for s, v in enumerate(values or []))
+
+
+def game_over(names: list[str], scores: Any, winners: Any, word: str = "point",
+              many: str | None = None) -> str:
+    """The line of a game's end: every seat's score, then who won."""
+    return f"Game over: {per_seat(names, scores, word, many)}; {names_of(names, winners)} won"

@@ -7,6 +7,7 @@ The CLI runs as ``python -m service.cli`` (the same entry as the ``cartouche`` s
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -53,7 +54,8 @@ def test_play_diamant_to_the_end_against_random_bots(live_url, worker):
         term.close()
     assert moves >= 5                   # at least one decision in each of the five rounds
     assert "Traceback" not in term.seen
-    assert "ChoicesRevealed" in term.seen      # the bots' moves were followed live
+    # the bots' moves were followed live, one sentence per event
+    assert re.search(r"Ahmose \(random\) (continues|returns)", term.seen)
     view = Client(live_url).get(game_id)
     assert view["status"] == "finished" and view["players"][0]["name"] == "Ann"
 
@@ -74,7 +76,7 @@ def test_replay_steps_next_previous_jump(live_url, finished):
         term.expect([rf"No version 9999 \(1-{total}\)"])
         term.send(f"j {total}")
         term.expect([rf"version {total}/{total}"])
-        term.expect([r"GameEnded"])
+        term.expect([r"Game over: R0 \d+ rub"])     # the last event, as a sentence
         term.expect([r"rank\s.*player\s.*score"])   # the result at the last version
         term.expect([r"\[q\]uit"])
         term.send("q")

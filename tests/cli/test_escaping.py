@@ -44,7 +44,7 @@ def test_renderers_escape_names_events_and_results():
     export = hostile_export()
     names = [p["name"] for p in export["players"]]
     events = export["events"]
-    text = printed(*(render.event_line(ev, names, 0) for ev in events[:12]),
+    text = printed(*(render.event_line(ev, names, 0, "diamant") for ev in events[:12]),
                    render.draw_result("diamant", export["result"], names, 0))
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\u202e\u2066]",
                          SGR.sub("", text)), repr(text)

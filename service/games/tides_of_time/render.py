@@ -1,4 +1,5 @@
-"""Tides of Time in the terminal (the CLI): menu labels, the view's state, the result's details."""
+"""Tides of Time in the terminal (the CLI): menu labels, the view's state, event lines, the
+result's details."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from ...engine.text import who
+from ...engine.text import game_over, listing, name, per_seat, plural, who
 
 from .rules import CARDS, objective
 
@@ -28,6 +29,67 @@ def tides_card(number: Any) -> str:
         return str(number)
     suit = card["suit"] or "no suit"
     return f"{number} {card['name']} [{suit}] {objective(card)}"
+
+
+def card_name(number: Any) -> str:
+    """A card's number and name (``7 The Golden Ziggurat``)."""
+    card = CARDS.get(number)
+    return f"{number} {card['name']}" if card is not None else str(number)
+
+
+def _cards(cards: Any) -> str:
+    return listing([card_name(c) for c in cards or []], "no card")
+
+
+def _hands(d: dict, names: list[str]) -> str:
+    """The hands the viewer may see (others: their sizes only)."""
+    hands = d.get("hands") or []
+    sizes = d.get("hand_sizes") or [len(h) if h is not None else None for h in hands]
+    return "; ".join(f"{name(names, s)} holds {_cards(h)}" if h is not None
+                     else f"{name(names, s)} holds {plural(sizes[s], 'card')}"
+                     if s < len(sizes) and sizes[s] is not None
+                     else f"{name(names, s)}'s hand is hidden"
+                     for s, h in enumerate(hands))
+
+
+def event_text(ev: dict, names: list[str]) -> str | None:
+    kind, d = ev.get("type"), ev.get("data") or {}
+    who_ = name(names, ev.get("seat"))
+    if kind == "CardsDealt":
+        return f"Cards dealt: {_hands(d, names)}; {plural(d.get('pile_size'), 'card')} to draw"
+    if kind == "PickCommitted":
+        return (f"{who_} picks {card_name(d['card'])} (hidden from the other)" if "card" in d
+                else f"{who_} commits a pick")
+    if kind == "PicksRevealed":
+        picks = "; ".join(f"{name(names, s)} plays {card_name(c)}"
+                          for s, c in enumerate(d.get("cards") or []))
+        return f"Round {d.get('round')}, pick {d.get('pick')}: {picks}"
+    if kind == "HandsExchanged":
+        return f"Hands exchanged after pick {d.get('pick')}: {_hands(d, names)}"
+    if kind == "RoundScored":
+        scores = per_seat(names, d.get("totals"))
+        running = ", ".join(f"{name(names, s)} {v}"
+                            for s, v in enumerate(d.get("running_totals") or []))
+        return (f"Round {d.get('round')} scored: {scores}"
+                + (f" (totals: {running})" if running else ""))
+    if kind == "RelicCommitted":
+        if "keep" in d:
+            return (f"{who_} keeps {card_name(d['keep'])} as a relic and removes "
+                    f"{card_name(d.get('remove'))} (hidden from the other)")
+        return f"{who_} commits a relic choice"
+    if kind == "RelicsRevealed":
+        return "; ".join(f"{name(names, s)} keeps {card_name(k)} as a relic and removes "
+                         f"{card_name(r)}" for s, (k, r) in
+                         enumerate(zip(d.get("kept") or [], d.get("removed") or [])))
+    if kind == "CardsDrawn":
+        if "cards" in d:
+            return f"{who_} draws {_cards(d['cards'])}"
+        return f"{who_} draws {plural(d.get('count'), 'card')}"
+    if kind == "RoundStarted":
+        return f"Round {d.get('round')} of 3 starts"
+    if kind == "GameEnded":
+        return game_over(names, d.get("totals"), d.get("winners"))
+    return None
 
 
 def draw(s: dict, names: list[str], you: int | None) -> list:
