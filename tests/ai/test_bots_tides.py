@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from service.engine.bots import observe
 from tests.ai import support
 from service.games.tides_of_time import bots as ai
 from service.engine.ismcts import search

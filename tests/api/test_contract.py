@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import requests
 import yaml
 
 from service.openapi import generate

@@ -227,7 +227,6 @@ def test_health(client):
 
 
 def test_store_down_is_503_with_retry_after():
-    import redis
     from service.app import create_app
     from service.config import Config
     from service import embedded

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-import redis
 import requests
 from redis.crc import key_slot
 

@@ -8,7 +8,7 @@ import pytest
 from service.engine.bots import available
 from service.games import GAMES
 
-from tests.api.helpers import act, auth
+from tests.api.helpers import act
 
 #: Random play wanders in Papyrus; its safety valve keeps bot-only games short.
 EXTRA = {"papyrus": {"turn_limit": 40}}

@@ -4,7 +4,6 @@ when nobody plays (about one second per decision)."""
 import time
 
 import pytest
-import redis
 
 from service.app import create_app
 from service.config import Config
