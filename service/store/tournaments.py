@@ -1,0 +1,63 @@
+"""Tournaments in Redis: each tournament's event stream and the index of those running.
+
+- ``cartouche:{t:<id>}:events`` — list: the tournament's events as JSON, in order (at most
+  the stream limit the caller gives: the tournament's games bound it);
+- ``cartouche:{t:<id>}:meta`` — hash: ``status`` (``running`` or ``finished``);
+- ``cartouche:tournaments:running`` — sorted set of the running tournaments by creation time
+  (the running limit, and the sweep's backstop for lost pairing jobs).
+
+Every write is ``lua/tournament_append.lua``: the events are appended iff the stream holds the
+expected number of events, so two workers pairing the same round cannot both succeed. A
+finished tournament's keys expire after the retention the caller gives.
+"""
+
+from __future__ import annotations
+
+import enum
+from importlib import resources
+from typing import Sequence
+
+import orjson
+import redis
+
+RUNNING_KEY = "cartouche:tournaments:running"
+
+
+def events_key(tid: str) -> str:
+    return f"cartouche:{{t:{tid}}}:events"
+
+
+def meta_key(tid: str) -> str:
+    return f"cartouche:{{t:{tid}}}:meta"
+
+
+class Written(enum.StrEnum):
+    OK = "ok"
+    CONFLICT = "conflict"  # the stream had moved on
+    TOO_LONG = "too_long"  # the stream would hold more events than allowed
+    FULL = "full"  # as many tournaments run as allowed (creation)
+
+
+class TournamentStore:
+    def __init__(self, client: redis.Redis) -> None:
+        self.r = client
+        lua = resources.files(__package__).joinpath("lua/tournament_append.lua").read_text()
+        self._append = client.register_script(lua)
+
+    def append(self, tid: str, expected: int, events: Sequence[dict], *, max_events: int,
+               max_running: int = 0, now_ms: int = 0, status: str = "",
+               keep_s: int = 0) -> Written:
+        """Append ``events`` iff the stream holds ``expected`` events (0: create it, iff
+        fewer than ``max_running`` tournaments run); ``status`` the tournament's status after
+        (``finished``: out of the running index, its keys kept ``keep_s`` more)."""
+        reply = self._append(keys=[events_key(tid), RUNNING_KEY, meta_key(tid)],
+                             args=[expected, max_events, max_running, tid, now_ms, status,
+                                   keep_s, *(orjson.dumps(e) for e in events)])
+        return Written(reply[0].decode())
+
+    def events(self, tid: str) -> list[dict]:
+        return [orjson.loads(raw) for raw in self.r.lrange(events_key(tid), 0, -1)]
+
+    def running(self, limit: int) -> list[str]:
+        """The running tournaments, the oldest first."""
+        return [i.decode() for i in self.r.zrange(RUNNING_KEY, 0, limit - 1)]
