@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from . import GAME_TYPES, JsonInteger, Strict
+from . import GAME_TYPES, ExportSchema, JsonInteger, Strict
 
 
 class CreateTournamentSchema(Strict):
@@ -71,4 +71,5 @@ class TournamentExportSchema(Strict):
     id = fields.String(required=True)
     events = fields.List(fields.Dict(), required=True)
     standings = fields.List(fields.Nested(TournamentStandingSchema), required=True)
-    games = fields.List(fields.Dict(), required=True)
+    games = fields.List(fields.Nested(ExportSchema), required=True, metadata={
+        "description": "every game's export, as GET /v1/games/{id}/export serves it"})

@@ -183,3 +183,59 @@ def test_limits_refuse_what_they_bound(redis_url, queue_url):
     end_round(svc, t)
     assert svc.tournaments.advance(t["id"]) == "finished"  # no longer running: room again
     create(client, bots, rounds=1)
+
+
+def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
+        client, svc, tmp_path):
+    import copy
+    import json
+
+    from tests.cli.terminal import run
+
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy", "Di")]
+    t = create(client, ids, rounds=1, duplicate=True)  # one deal of 3 rotations, one bye
+    end_round(svc, t)
+    assert svc.tournaments.advance(t["id"]) == "finished"
+    r = client.get(f"/v1/tournaments/{t['id']}/export")
+    assert r.status_code == 200
+    doc = r.get_json()
+    assert len(doc["games"]) == 3 and doc["events"][-1]["type"] == "TournamentFinished"
+    assert doc["standings"] == client.get(f"/v1/tournaments/{t['id']}").get_json()["standings"]
+    verdict = client.post("/v1/replays/verify", json=doc).get_json()
+    assert verdict["valid"] is True, verdict
+    assert verdict["details"]["signature"] == "valid" and verdict["details"]["games"] == 3
+
+    def tampered(change):
+        bad = copy.deepcopy(doc)
+        change(bad)
+        return client.post("/v1/replays/verify", json=bad).get_json()
+
+    recorded = next(i for i, e in enumerate(doc["events"]) if e["type"] == "GameRecorded")
+
+    def other_ranks(d):
+        d["events"][recorded]["data"]["ranks"] = [9, 9, 9]
+
+    def bye_to_another(d):
+        paired = d["events"][1]["data"]
+        seated = paired["games"][0]["seats"]
+        paired["byes"], seated[0] = [seated[0]], paired["byes"][0]
+
+    for change, reason in [
+        (other_ranks, "result_differs"),
+        (lambda d: d["standings"].reverse(), "standings_differ"),
+        (bye_to_another, "pairing_differs"),
+        (lambda d: d["games"].pop(), "game_missing"),
+        (lambda d: d["games"][0]["events"][0]["data"].update(round=2), "game_invalid"),
+        (lambda d: d["events"].pop(), "not_finished"),
+    ]:
+        verdict = tampered(change)
+        assert verdict["valid"] is False and verdict["reason"] == reason, verdict
+
+    good, bad = tmp_path / "t.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(doc))
+    broken = copy.deepcopy(doc)
+    broken["standings"].reverse()
+    bad.write_text(json.dumps(broken))
+    assert run("verify", str(good)).returncode == 0
+    out = run("verify", str(bad))
+    assert out.returncode == 1 and "standings_differ" in out.stdout
