@@ -27,6 +27,7 @@ import secrets
 from typing import Any, Callable, Sequence
 
 from ..engine.tournament import FORMATS, Tournament, created, games_count, rotations
+from ..store.errors import StoreError, is_full
 from ..store.tournaments import TournamentStore, Written
 from .creation import Creation, Settings, check_bot_level, check_seat_count, game_of
 from .errors import GameNotFinished, InvalidRequest, NotFound, TournamentsFull
@@ -125,7 +126,12 @@ class Tournaments:
                                     status="running")
         if written is Written.FULL:
             raise TournamentsFull(self.limits.running)
-        self.advance(tid)
+        try:
+            self.advance(tid)
+        except StoreError as exc:  # created: the sweep pairs round 1 once the store has room
+            if not is_full(exc):
+                raise
+            log.warning("tournament %s: round 1 not paired, the store is full", tid)
         return self.show(tid)
 
     # -- reading --------------------------------------------------------------------------
@@ -192,10 +198,13 @@ class Tournaments:
                 return "finished" if did == "playing" else did
             new: list[dict] = []
             for game_id in t.pending():
-                table = self.loader.load(game_id)
-                if not table.over:
+                try:
+                    table = self.loader.load(game_id)
+                except NotFound:  # gone from the store: it scores nothing, as if aborted
+                    table = None
+                if table is not None and not table.over:
                     continue
-                result = table.result() if table.status == "finished" else None
+                result = table.result() if table and table.status == "finished" else None
                 for ev in t.record(game_id, result["ranks"] if result else None):
                     t.apply(ev)
                     new.append(ev)

@@ -239,3 +239,15 @@ def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
     assert run("verify", str(good)).returncode == 0
     out = run("verify", str(bad))
     assert out.returncode == 1 and "standings_differ" in out.stdout
+
+
+def test_a_game_gone_from_the_store_scores_nothing_and_the_tournament_goes_on(client, svc):
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
+    t = create(client, ids, rounds=1)
+    [game] = t["rounds"][0]["games"]
+    svc.store.delete_game(game["id"])
+    svc.drop_caches()
+    assert svc.tournaments.advance(t["id"]) == "finished"
+    done = client.get(f"/v1/tournaments/{t['id']}").get_json()
+    assert done["rounds"][0]["games"][0]["status"] == "aborted"
+    assert {s["points"] for s in done["standings"]} == {0}
