@@ -1,7 +1,9 @@
 """Tournaments in Redis: each tournament's event stream and the index of those running.
 
-- ``cartouche:{t:<id>}:events`` — list: the tournament's events as JSON, in order (at most
-  the stream limit the caller gives: the tournament's games bound it);
+- ``cartouche:{t:<id>}:events`` — stream: the tournament's events, the n-th as entry ``<n>-0``
+  (field ``e``, JSON), so that positions are versions as in a game's stream and SSE hubs
+  follow it with ``XREAD`` (at most the stream limit the caller gives: the tournament's games
+  bound it);
 - ``cartouche:{t:<id>}:meta`` — hash: ``status`` (``running`` or ``finished``);
 - ``cartouche:tournaments:running`` — sorted set of the running tournaments by creation time
   (the running limit, and the sweep's backstop for lost pairing jobs).
@@ -56,7 +58,26 @@ class TournamentStore:
         return Written(reply[0].decode())
 
     def events(self, tid: str) -> list[dict]:
-        return [orjson.loads(raw) for raw in self.r.lrange(events_key(tid), 0, -1)]
+        return [e for _, e in self.read(tid, 0)]
+
+    def read(self, tid: str, after: int, upto: int | None = None,
+             count: int | None = None) -> list[tuple[int, dict]]:
+        """(version, event) of the events after version ``after`` (up to ``upto``)."""
+        found = self.r.xrange(events_key(tid), f"{after}-1",
+                              "+" if upto is None else f"{upto}-0", count=count)
+        return entries(found)
+
+    def length(self, tid: str) -> int:
+        return self.r.xlen(events_key(tid))
+
+    def status(self, tid: str) -> str | None:
+        raw = self.r.hget(meta_key(tid), "status")
+        return raw.decode() if raw is not None else None
+
+
+def entries(found) -> list[tuple[int, dict]]:
+    """(version, event) of stream entries as XRANGE and XREAD return them."""
+    return [(int(i.split(b"-")[0]), orjson.loads(f[b"e"])) for i, f in found]
 
     def running(self, limit: int) -> list[str]:
         """The running tournaments, the oldest first."""

@@ -251,3 +251,50 @@ def test_a_game_gone_from_the_store_scores_nothing_and_the_tournament_goes_on(cl
     done = client.get(f"/v1/tournaments/{t['id']}").get_json()
     assert done["rounds"][0]["games"][0]["status"] == "aborted"
     assert {s["points"] for s in done["standings"]} == {0}
+
+
+def sse_messages(client, url, headers=None):
+    """Every SSE message of a stream until it closes: (event, id, data)."""
+    import json
+
+    r = client.get(url, headers=headers or {}, buffered=False)
+    assert r.status_code == 200 and r.mimetype == "text/event-stream"
+    text = b"".join(r.response).decode()
+    out = []
+    for block in text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines()
+                      if line and not line.startswith(":"))
+        if "event" in fields:
+            out.append((fields["event"], fields.get("id"), json.loads(fields["data"])))
+    return out
+
+
+def test_the_live_stream_follows_the_tournament_to_its_end(client, svc):
+    import threading
+
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
+    t = create(client, ids, rounds=1)
+    got = []
+    reader = threading.Thread(target=lambda: got.extend(
+        sse_messages(client, f"/v1/tournaments/{t['id']}/events/stream")))
+    reader.start()
+    end_round(svc, t)
+    svc.tournaments.advance(t["id"])
+    reader.join(10)
+    assert not reader.is_alive()
+    done = client.get(f"/v1/tournaments/{t['id']}").get_json()
+    assert [(e, i) for e, i, _ in got] == [
+        ("tournament_event", "1"), ("tournament_event", "2"), ("tournament_event", "3"),
+        ("tournament_event", "4"), ("end", "4")]
+    assert [d["type"] for _, _, d in got[:4]] == ["TournamentCreated", "RoundPaired",
+                                                  "GameRecorded", "TournamentFinished"]
+    assert got[2][2]["standings"] == got[-1][2]["standings"] == done["standings"]
+    # resumed after version 2: the rest only
+    again = sse_messages(client, f"/v1/tournaments/{t['id']}/events/stream",
+                         {"Last-Event-ID": "2"})
+    assert [(e, i) for e, i, _ in again] == [("tournament_event", "3"),
+                                             ("tournament_event", "4"), ("end", "4")]
+    r = client.get("/v1/tournaments/t-0000000000000000/events/stream")
+    assert r.status_code == 404 and error(r)["code"] == "tournament_not_found"
+    r = client.get(f"/v1/tournaments/{t['id']}/events/stream", headers={"Last-Event-ID": "x"})
+    assert r.status_code == 400 and error(r)["code"] == "invalid_last_event_id"

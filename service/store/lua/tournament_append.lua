@@ -1,5 +1,5 @@
 -- Append events to a tournament's stream iff it holds exactly the expected number of events.
--- KEYS[1] the stream (a list of JSON events), KEYS[2] the running index (sorted set), KEYS[3]
+-- KEYS[1] the stream (a Redis stream: entry <n>-0 holds the n-th event as JSON, field e), KEYS[2] the running index (sorted set), KEYS[3]
 -- the tournament's record (a hash).
 -- ARGV[1] expected length (0: the tournament is being created), ARGV[2] the most events a
 -- stream may hold, ARGV[3] the most running tournaments (creation only), ARGV[4] the
@@ -7,7 +7,7 @@
 -- ('' = unchanged), ARGV[7] seconds a finished tournament is kept, ARGV[8..] events.
 -- Returns {'ok', length} | {'conflict', length} | {'too_long', length} | {'full', running}.
 local expected = tonumber(ARGV[1])
-local length = redis.call('LLEN', KEYS[1])
+local length = redis.call('XLEN', KEYS[1])
 if length ~= expected then
   return {'conflict', length}
 end
@@ -23,7 +23,7 @@ if expected == 0 then
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[4])
 end
 for i = 8, #ARGV do
-  redis.call('RPUSH', KEYS[1], ARGV[i])
+  redis.call('XADD', KEYS[1], (length + i - 7) .. '-0', 'e', ARGV[i])
 end
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[3], 'status', ARGV[6])
