@@ -550,6 +550,30 @@ class Client:
                 if item.kind == "end":
                     return
 
+    def create_tournament(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``POST /v1/tournaments``: the tournament, its first round paired."""
+        return self.request("POST", "/v1/tournaments", body)
+
+    def tournament(self, tid: str) -> dict[str, Any]:
+        return self.request("GET", f"/v1/tournaments/{_q(tid)}")
+
+    def tournament_export(self, tid: str) -> dict[str, Any]:
+        return self.request("GET", f"/v1/tournaments/{_q(tid)}/export")
+
+    def tournament_stream(self, tid: str, after: int = 0, reconnect: bool = True,
+                          read_timeout: float = 60.0,
+                          max_retries: int = 20) -> Iterator[StreamItem]:
+        """Follow ``GET /v1/tournaments/{id}/events/stream`` as :meth:`stream` does a game's:
+        each event (its data: the event and the standings after it), then ``end``."""
+        messages = self._follow_sse(f"/v1/tournaments/{_q(tid)}/events/stream", str(after),
+                                    reconnect, read_timeout, max_retries)
+        with closing(messages):
+            for message in messages:
+                item = StreamItem(message.event, _version(message.id), message.data)
+                yield item
+                if item.kind == "end":
+                    return
+
     def player_events(self, last_event_id: str | None = None, reconnect: bool = True,
                       read_timeout: float = 60.0,
                       max_retries: int = 20) -> Iterator[PlayerEvent]:
