@@ -10,12 +10,13 @@ from ..engine import Viewer
 from ..engine.tournament import Tournament
 from ..schemas import tournaments as s
 from ..store.events import StreamFollower
-from ..store.tournaments import entries, events_key
+from ..store.tournaments import read_blocking
 from . import Blueprint
 from .errors import STORE_DOC, alt_errors
 from .games import _require_creator, service
 from .hub import sse
-from .stream import CAPPED, _version, app_hubs, event_stream, resume_after
+from .stream import (CAPPED, RESUME_AFTER_VERSION, _version, app_hubs, event_stream,
+                     resume_after)
 
 blp = Blueprint("tournaments", __name__, url_prefix="/v1/tournaments",
                 description="Tournaments: rounds paired by the server, duplicate deals")
@@ -99,9 +100,8 @@ class TournamentSource:
 
     def read_blocking(self, tid: str, after: int, *, count: int,
                       block_ms: int) -> Entries | None:
-        found = self.follower.r.xread({events_key(tid): f"{after}-0"}, count=count,
-                                      block=block_ms)
-        return self._folded(tid, entries(found[0][1]) if found else [])
+        return self._folded(tid, read_blocking(self.follower, tid, after, count=count,
+                                               block_ms=block_ms))
 
     def _folded(self, tid: str, read: list[tuple[int, dict]]) -> Entries | None:
         if not read:
@@ -140,11 +140,7 @@ class TournamentSource:
     "description": "text/event-stream: `event: tournament_event` (id = version; data: the "
                    "event and the standings after it) ... `event: end` (the final standings)",
     "content": {"text/event-stream": {"schema": {"type": "object"}}}}},
-    parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
-                 "schema": {"type": "string", "pattern": "^[0-9]{1,16}$"},
-                 "description": "resume after this version"},
-                {"in": "query", "name": "after", "required": False,
-                 "schema": {"type": "integer", "minimum": 0}}])
+    parameters=RESUME_AFTER_VERSION)
 @blp.alt_response(400, schema="Error", description="bad Last-Event-ID")
 @blp.alt_response(404, schema="Error", description="`tournament_not_found`")
 @blp.alt_response(429, schema="Error", description=CAPPED[429])

@@ -75,6 +75,14 @@ class TournamentStore:
         return raw.decode() if raw is not None else None
 
 
+def read_blocking(follower, tid: str, after: int, *, count: int,
+                  block_ms: int) -> list[tuple[int, dict]]:
+    """(version, event) of the events after ``after``, waiting up to ``block_ms`` for one on
+    the connections of ``follower`` (``events.StreamFollower``: the hubs' blocking reads)."""
+    found = follower.r.xread({events_key(tid): f"{after}-0"}, count=count, block=block_ms)
+    return entries(found[0][1]) if found else []
+
+
 def entries(found) -> list[tuple[int, dict]]:
     """(version, event) of stream entries as XRANGE and XREAD return them."""
     return [(int(i.split(b"-")[0]), orjson.loads(f[b"e"])) for i, f in found]
