@@ -70,9 +70,9 @@ class TournamentStore:
     def length(self, tid: str) -> int:
         return self.r.xlen(events_key(tid))
 
-    def status(self, tid: str) -> str | None:
-        raw = self.r.hget(meta_key(tid), "status")
-        return raw.decode() if raw is not None else None
+    def running(self, limit: int) -> list[str]:
+        """The running tournaments, the oldest first."""
+        return [i.decode() for i in self.r.zrange(RUNNING_KEY, 0, limit - 1)]
 
 
 def read_blocking(follower, tid: str, after: int, *, count: int,
@@ -86,7 +86,3 @@ def read_blocking(follower, tid: str, after: int, *, count: int,
 def entries(found) -> list[tuple[int, dict]]:
     """(version, event) of stream entries as XRANGE and XREAD return them."""
     return [(int(i.split(b"-")[0]), orjson.loads(f[b"e"])) for i, f in found]
-
-    def running(self, limit: int) -> list[str]:
-        """The running tournaments, the oldest first."""
-        return [i.decode() for i in self.r.zrange(RUNNING_KEY, 0, limit - 1)]
