@@ -13,6 +13,18 @@ from service.store.tournaments import TournamentStore
 from .helpers import error, player
 
 
+@pytest.fixture
+def app(redis_url, queue_url):
+    """The app without jobs: these tests play and advance everything in this process (a
+    worker's queue is left empty for the tests that run one)."""
+    from service.app import create_app
+    from service.application import NullScheduler
+    from service.config import Config
+
+    return create_app(Config(redis_url=redis_url, queue_url=queue_url, snapshot_every=10),
+                      scheduler=NullScheduler())
+
+
 def create(client, participants, status=201, **body):
     r = client.post("/v1/tournaments", json={
         "name": "Cup", "type": "diamant", "format": "swiss", "rounds": 2, "seats_per_game": 3,
@@ -155,11 +167,12 @@ def test_unknown_tournament(client):
 
 def test_limits_refuse_what_they_bound(redis_url, queue_url):
     from service.app import create_app
+    from service.application import NullScheduler
     from service.config import Config
 
     app = create_app(Config(redis_url=redis_url, queue_url=queue_url, tournaments_max=1,
                             tournament_players_max=4, tournament_games_max=6,
-                            tournament_rounds_max=3))
+                            tournament_rounds_max=3), scheduler=NullScheduler())
     client, svc = app.test_client(), app.extensions["cartouche"]
     bots = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
     r = client.post("/v1/tournaments", json={
