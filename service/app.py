@@ -11,7 +11,7 @@ from flask import Flask, request
 from . import api as api_pkg
 from . import logs, metrics
 from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, replays,
-                  seeks, stream, streamcaps, viewer)
+                  seeks, stream, streamcaps, tournaments, viewer)
 from .api import metrics as metrics_api
 from .api import webhooks as webhooks_api
 from .application import GameService
@@ -73,6 +73,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     api.register_blueprint(players.blp)
     api.register_blueprint(ratings.blp)
     api.register_blueprint(seeks.blp)
+    api.register_blueprint(tournaments.blp)
     api.register_blueprint(stream.blp)
     api.register_blueprint(health.blp)
     api.register_blueprint(metrics_api.blp)

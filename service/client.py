@@ -541,14 +541,37 @@ class Client:
         and in order, then the ``end`` item, and returns. A dropped connection is resumed with
         ``Last-Event-ID`` (up to ``max_retries`` consecutive failures), so nothing is missed or
         repeated. Keep-alive comments are swallowed."""
-        messages = self._follow_sse(f"/v1/games/{_q(game_id)}/events/stream", str(after),
-                                    reconnect, read_timeout, max_retries)
+        return self._versioned(f"/v1/games/{_q(game_id)}/events/stream", after, reconnect,
+                               read_timeout, max_retries)
+
+    def _versioned(self, path: str, after: int, reconnect: bool, read_timeout: float,
+                   max_retries: int) -> Iterator[StreamItem]:
+        """The items of a stream whose ids are versions, up to its ``end`` item."""
+        messages = self._follow_sse(path, str(after), reconnect, read_timeout, max_retries)
         with closing(messages):
             for message in messages:
                 item = StreamItem(message.event, _version(message.id), message.data)
                 yield item
                 if item.kind == "end":
                     return
+
+    def create_tournament(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``POST /v1/tournaments``: the tournament, its first round paired."""
+        return self.request("POST", "/v1/tournaments", body)
+
+    def tournament(self, tid: str) -> dict[str, Any]:
+        return self.request("GET", f"/v1/tournaments/{_q(tid)}")
+
+    def tournament_export(self, tid: str) -> dict[str, Any]:
+        return self.request("GET", f"/v1/tournaments/{_q(tid)}/export")
+
+    def tournament_stream(self, tid: str, after: int = 0, reconnect: bool = True,
+                          read_timeout: float = 60.0,
+                          max_retries: int = 20) -> Iterator[StreamItem]:
+        """Follow ``GET /v1/tournaments/{id}/events/stream`` as :meth:`stream` does a game's:
+        each event (its data: the event and the standings after it), then ``end``."""
+        return self._versioned(f"/v1/tournaments/{_q(tid)}/events/stream", after, reconnect,
+                               read_timeout, max_retries)
 
     def player_events(self, last_event_id: str | None = None, reconnect: bool = True,
                       read_timeout: float = 60.0,

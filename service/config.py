@@ -93,6 +93,13 @@ class Config:
     #: Waiting seeks per player, and on the whole server.
     seeks_per_player: int = 20
     seeks_max: int = 10_000
+    #: Tournaments: participants, games (every rotation counted) and Swiss rounds of one;
+    #: tournaments running at once; seconds a finished one is kept.
+    tournament_players_max: int = 64
+    tournament_games_max: int = 2000
+    tournament_rounds_max: int = 30
+    tournaments_max: int = 1000
+    tournament_keep_s: int = 30 * 24 * 3600
     #: Archive finished and aborted games (CARTOUCHE_ARCHIVE=0: never), this many seconds
     #: after they end (live spectators finish first; 0: at once).
     archive: bool = True
@@ -145,6 +152,12 @@ class Config:
             seek_ttl_s=_int("CARTOUCHE_SEEK_TTL_S", 600),
             seeks_per_player=_int("CARTOUCHE_SEEKS_PER_PLAYER", 20),
             seeks_max=_int("CARTOUCHE_SEEKS_MAX", 10_000),
+            tournament_players_max=env_count(os.environ, "CARTOUCHE_TOURNAMENT_PLAYERS_MAX", 64),
+            tournament_games_max=env_count(os.environ, "CARTOUCHE_TOURNAMENT_GAMES_MAX", 2000),
+            tournament_rounds_max=env_count(os.environ, "CARTOUCHE_TOURNAMENT_ROUNDS_MAX", 30),
+            tournaments_max=env_count(os.environ, "CARTOUCHE_TOURNAMENTS_MAX", 1000),
+            tournament_keep_s=env_count(os.environ, "CARTOUCHE_TOURNAMENT_KEEP_S",
+                                        30 * 24 * 3600),
             archive=env_count(os.environ, "CARTOUCHE_ARCHIVE", 1) != 0,
             archive_after_s=env_count(os.environ, "CARTOUCHE_ARCHIVE_AFTER_S", 300),
             archive_cache=env_count(os.environ, "CARTOUCHE_ARCHIVE_CACHE", 256),

@@ -59,6 +59,8 @@ class RqScheduler:
         if table.over:
             if table.status == "finished" and table.created["data"].get("rated"):
                 self._enqueue_rating(table.id)
+            if table.created["data"].get("tournament"):
+                self._enqueue_tournament(table.created["data"]["tournament"], table.id)
             if self.archive_after_s is not None:
                 self._enqueue_archive(table.id)
             return
@@ -102,6 +104,18 @@ class RqScheduler:
                                retry=Retry(max=5, interval=[1, 2, 4, 8, 16]))
         except redis.RedisError:
             log.exception("could not schedule the rating of game %s", game_id)
+
+    def _enqueue_tournament(self, tid: str, game_id: str) -> None:
+        """A game of a tournament is over: the job that records it and pairs the next round
+        once the round is over (idempotent: ``Tournaments.advance``; the sweep makes up for
+        a lost one)."""
+        try:
+            self.queue.enqueue("workers.jobs.tournament_advance", tid,
+                               job_id=f"tournament-{tid}-{game_id}", result_ttl=60,
+                               failure_ttl=24 * 3600, job_timeout=120,
+                               retry=Retry(max=5, interval=[1, 2, 4, 8, 16]))
+        except redis.RedisError:
+            log.exception("could not schedule tournament %s after game %s", tid, game_id)
 
     def _enqueue_archive(self, game_id: str) -> None:
         """The archive job of a game that just ended, and its entry in the due set (the

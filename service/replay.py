@@ -39,7 +39,7 @@ FORMAT = "cartouche-export/1"
 SHELL_EVENTS = frozenset({"SeatResigned", "SeatForfeited", "GameAborted"}) | LOBBY_EVENTS
 #: Creation-event fields the shell adds around what the rules decide.
 SHELL_CREATED_FIELDS = ("clock", "forked_from", "on_decline", "rematch_of", "rated",
-                        "seeks", "max_events", "idle_abort_s")
+                        "seeks", "max_events", "idle_abort_s", "tournament", "round")
 #: The shell commands of a table before its game starts (``engine.lobby``).
 LOBBY_COMMANDS = frozenset({"join", "leave", "decline"})
 #: The members of an export (``signature`` is added by a server that signs: ``signing``).
@@ -104,7 +104,14 @@ def verify(doc: Any, keys: Sequence[Any] | None = None,
     ``details.signature`` is ``"unchecked"``: the names, the times and the game's id are then
     not proven. With ``keys`` (Ed25519 public keys, ``service.signing``) the export must also
     carry a valid signature by one of them (checked first): then every byte is the server's.
-    ``tick`` is called once per command (the server bounds the work with it)."""
+    ``tick`` is called once per command (the server bounds the work with it).
+
+    A tournament's export (``service.tournament_verify``) is verified game by game, then its
+    own events and standings."""
+    if isinstance(doc, dict) and doc.get("format") == "cartouche-tournament":
+        from .tournament_verify import verify_tournament
+
+        return verify_tournament(doc, keys, tick or (lambda: None), verify)
     try:
         signature = "unchecked"
         if keys is not None:

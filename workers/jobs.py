@@ -100,6 +100,12 @@ def archive_game(game_id: str) -> str:
     return outcome
 
 
+def tournament_advance(tid: str) -> str:
+    """Record a tournament's games that are over and pair its next round once the round is
+    over (``Tournaments.advance``: a duplicate or a retry pairs nothing twice)."""
+    return service().tournaments.advance(tid)
+
+
 def _each(ids: list[str], work) -> None:
     """``work(id)`` for every id; one broken game or seek must not stop the sweep of the
     others."""
@@ -138,6 +144,7 @@ def sweep(limit: int = 10_000) -> int:
     todo = [(seeks.expiring(limit), seeks.expire), (seeks.filling(limit), seeks.fill),
             (seeks.untried(limit), seeks.first_match)]
     todo.append((svc.scheduler.archive_due(), archive_game))
+    todo.append((svc.tournaments.running(limit), tournament_advance))
     for ids, work in todo:
         _each(ids, work)
     return len(active) + len(overdue) + len(idle) + sum(len(ids) for ids, _ in todo)

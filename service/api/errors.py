@@ -19,10 +19,12 @@ from ..application.errors import (CannotAbort, CannotRematch, DeadlinePassed, Fo
                                   SeatUnavailable, IllegalAction, InvalidOptions,
                                   InvalidRequest, InvalidToken, NotFound, NotYourTurn,
                                   SeatNotHuman, SeekEnded, SeeksFull, TooManySeeks,
+                                  TournamentsFull,
                                   VersionConflict)
 from ..clock import ClockError
 from ..engine import CodedError
 from ..engine.text import InvalidText
+from ..engine.tournament import TournamentRefused
 from ..schemas import NotAnInteger
 from ..store.errors import UNAVAILABLE, StoreFull, StoreUnavailable, is_full
 from ..store.quota import QuotaExceeded
@@ -98,6 +100,7 @@ ANSWERS: dict[type[CodedError], Answer] = {
     GameNotFinished: Answer(409),  # game_not_finished
     SeekEnded: Answer(409),  # seek_matched (details.game_id), seek_expired
     TooManySeeks: Answer(409),  # too_many_seeks (details.max)
+    TournamentRefused: Answer(409),  # round_not_finished, tournament_finished, ...
     IllegalAction: Answer(422, "illegal_action"),  # the rule's code in details.code
     InvalidOptions: Answer(422, "invalid_options"),
     ClockError: Answer(422, "invalid_options"),  # details.code: invalid_clock
@@ -110,6 +113,7 @@ ANSWERS: dict[type[CodedError], Answer] = {
     StoreUnavailable: Answer(503, headers=lambda exc: {"Retry-After": "1"}),
     StoreFull: Answer(503, headers=_retry_after),  # store_full: at its memory limit
     SeeksFull: Answer(503, headers=_retry_after),  # seeks_full (details.max)
+    TournamentsFull: Answer(503, headers=_retry_after),  # tournaments_full (details.max)
     StreamsFull: Answer(503, headers=_retry_after),  # streams_full (details.max)
 }
 #: Failures of the store itself (``service.store.errors.UNAVAILABLE``) answer as

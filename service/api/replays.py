@@ -58,7 +58,7 @@ class Verifier:
 
 
 @replays.route("/verify", methods=["POST"])
-@replays.arguments(s.ExportSchema, error_status_code=400)
+@replays.arguments(s.VerifiableSchema, error_status_code=400)
 @replays.response(200, s.VerifyResultSchema)
 @alt_errors(replays, ERRORS, 400, 413, 429, 503)
 @replays.doc(operationId="verifyReplay")
@@ -66,7 +66,8 @@ def verify_replay(body):
     """Check an export: its signature by one of this server's keys (`GET /v1/replays/keys`),
     then every random draw re-derived from its revealed seed, every command replayed through
     the rules, and its own fields (players, options, status, result) against its events.
-    `valid: true` means every byte is what this server recorded; otherwise the reason, and the
+    A tournament's export (`GET /v1/tournaments/{id}/export`) is verified game by game, then
+    its pairings, results and standings. `valid: true` means every byte is what this server recorded; otherwise the reason, and the
     first version that diverges."""
     verifier: Verifier = current_app.extensions["cartouche_verifier"]
     # the document as sent (the schema checked its shape): the signature covers those bytes

@@ -85,17 +85,21 @@ def _version(raw: str) -> int:
     return after
 
 
+#: The resume parameters of a stream whose positions are versions.
+RESUME_AFTER_VERSION = [{"in": "header", "name": "Last-Event-ID", "required": False,
+                         "schema": {"type": "string", "pattern": "^[0-9]{1,16}$"},
+                         "description": "resume after this version"},
+                        {"in": "query", "name": "after", "required": False,
+                         "schema": {"type": "integer", "minimum": 0}}]
+
+
 @blp.route("/games/<gid:game_id>/events/stream")
 @blp.doc(operationId="streamEvents", responses={"200": {
     "description": "text/event-stream: `event: game_event` (id = version) ... `event: end`",
     "content": {"text/event-stream": {"schema": {
         "type": "object", "description": "each event's data: an event (game_event) or "
                                          "{status, version, result} (end)"}}}}},
-    parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
-                 "schema": {"type": "string", "pattern": "^[0-9]{1,16}$"},
-                 "description": "resume after this version"},
-                {"in": "query", "name": "after", "required": False,
-                 "schema": {"type": "integer", "minimum": 0}}])
+    parameters=RESUME_AFTER_VERSION)
 @blp.alt_response(400, schema="Error", description="bad Last-Event-ID")
 @blp.alt_response(401, schema="Error", description="bad token")
 @blp.alt_response(404, schema="Error", description="unknown game")

@@ -106,6 +106,14 @@ class SeeksFull(CodedError):
                          "later", {"max": limit, "retry_after_s": retry_after_s})
 
 
+class TournamentsFull(CodedError):
+    """The server runs as many tournaments as it may (``tournaments_full``)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__("tournaments_full", "the server runs as many tournaments as it may; "
+                         "try again later", {"max": limit, "retry_after_s": 60})
+
+
 class IdempotencyKeyReused(CodedError):
     def __init__(self) -> None:
         super().__init__("idempotency_key_reused",
@@ -115,4 +123,4 @@ class IdempotencyKeyReused(CodedError):
 __all__ = ["CannotAbort", "CannotRematch", "CodedError", "InvalidSeat", "SeatUnavailable", "DeadlinePassed", "Forbidden", "GameNotFinished",
            "IdempotencyKeyReused", "IllegalAction", "InvalidOptions", "InvalidRequest",
            "InvalidToken", "NotFound", "NotYourTurn", "SeatNotHuman", "SeekEnded", "SeeksFull",
-           "TooManySeeks", "VersionConflict"]
+           "TooManySeeks", "TournamentsFull", "VersionConflict"]

@@ -14,6 +14,7 @@ from ..store.players import PlayerStore
 from ..store.ratings import RatingStore
 from ..store.quota import Quota
 from ..store.seeks import SeekStore
+from ..store.tournaments import TournamentStore
 from .autoplay import Autoplay
 from .commands import Appender, Commands
 from .creation import IDLE_ABORT_S, LOBBY_TTL_S, MAX_EVENTS, Creation, Spec
@@ -30,6 +31,7 @@ from .reads import Reads
 from .seats import Seats
 from .seeks import SeekLimits, Seeks
 from .tables import Tables
+from .tournaments import TournamentLimits, Tournaments, limits_of as tournament_limits_of
 
 if TYPE_CHECKING:
     import redis
@@ -79,7 +81,8 @@ class GameService:
                  player_store: PlayerStore | None = None,
                  rating_store: RatingStore | None = None, signer: Signer | None = None,
                  seek_limits: SeekLimits | None = None, max_events_per_game: int = MAX_EVENTS,
-                 idle_abort_s: int = IDLE_ABORT_S) -> None:
+                 idle_abort_s: int = IDLE_ABORT_S,
+                 tournament_limits: TournamentLimits | None = None) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
         self.scheduler = scheduler or NullScheduler()
@@ -108,6 +111,9 @@ class GameService:
         self._reads = Reads(store, self.now_ms)
         self.seeks = Seeks(SeekStore(store.r), store, self._creation, self.ratings,
                            self.scheduler, self.now_ms, seek_limits or SeekLimits())
+        self.tournaments = Tournaments(TournamentStore(store.r), self._creation, self._loader,
+                                       self.players, self.ratings, self.now_ms, self.export,
+                                       tournament_limits or TournamentLimits())
 
     @classmethod
     def configured(cls, config: Config, client: redis.Redis, **parts: Any) -> GameService:
@@ -125,6 +131,7 @@ class GameService:
                    rating_store=RatingStore(client, min_games=config.rating_min_games),
                    seek_limits=SeekLimits(config.seek_ttl_s, config.seeks_per_player,
                                           config.seeks_max),
+                   tournament_limits=tournament_limits_of(config),
                    **parts)
 
     # -- identity -------------------------------------------------------------------------

@@ -9,6 +9,7 @@
     cartouche replay GAME_ID | EXPORT.json
     cartouche verify EXPORT.json            # offline: no server needed
     cartouche arena -- --games 4 --types diamant
+    cartouche tournament create|show|watch  # round robin and Swiss, paired by the server
 
 ``--url`` (or ``CARTOUCHE_URL``) selects the server, default http://127.0.0.1:8000; ``--token``
 (or ``CARTOUCHE_TOKEN``) is the player token of ``join`` and ``play --open``. The group's options
@@ -684,3 +685,8 @@ def arena(c: Ctx, args: tuple[str, ...]) -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+from .tournament import tournament as _tournament  # noqa: E402
+
+main.add_command(_tournament)

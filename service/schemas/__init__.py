@@ -413,6 +413,18 @@ class ExportSchema(Strict):
         "description": "the server's Ed25519 signature (keys: GET /v1/replays/keys)"})
 
 
+class VerifiableSchema(ExportSchema):
+    """What ``POST /v1/replays/verify`` takes: a game's export, or a tournament's (format
+    ``cartouche-tournament``: ``schemas.tournaments.TournamentExportSchema``)."""
+
+    def load(self, data, *args, **kwargs):
+        if isinstance(data, dict) and data.get("format") == "cartouche-tournament":
+            from .tournaments import TournamentExportSchema
+
+            return TournamentExportSchema().load(data, *args, **kwargs)
+        return super().load(data, *args, **kwargs)
+
+
 class SigningKeySchema(Strict):
     key_id = fields.String(required=True)
     alg = fields.String(required=True)

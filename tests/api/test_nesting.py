@@ -24,7 +24,7 @@ ENDPOINTS = ["games.create_game", "games.create_games_bulk", "games.post_action"
              "games.resign", "games.abort", "games.fork_game", "games.join_game",
              "games.leave_game", "games.decline_game", "games.rematch_game",
              "replays.verify_replay", "players.create_player", "seeks.create_seek",
-             "webhooks.create_webhook"]
+             "tournaments.create_tournament", "webhooks.create_webhook"]
 
 
 def nested(depth: int, width: int, objects: bool) -> str:
@@ -88,6 +88,11 @@ def endpoints(client) -> dict[str, tuple[str, object, dict]]:
         "players.create_player": ("/v1/players", {"name": "p", "kind": "human"}, {}),
         "seeks.create_seek": ("/v1/seeks", {"type": "tides-of-time", "seats": 2,
                                             "options": {"rated": True}}, seeker),
+        "tournaments.create_tournament": ("/v1/tournaments", {
+            "name": "c", "type": "diamant", "format": "swiss", "rounds": 1,
+            "seats_per_game": 3, "options": {},
+            "participants": [client.post("/v1/players", json={"name": n}).get_json()["id"]
+                             for n in "abc"]}, {}),
         "webhooks.create_webhook": ("/v1/webhooks", {"url": "http://127.0.0.1:9/h"}, {}),
     }
 

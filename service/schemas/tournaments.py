@@ -1,0 +1,75 @@
+"""The wire of /v1/tournaments (``service.api.tournaments``)."""
+
+from __future__ import annotations
+
+from marshmallow import fields, validate
+
+from . import GAME_TYPES, ExportSchema, JsonInteger, Strict
+
+
+class CreateTournamentSchema(Strict):
+    name = fields.String(required=True, validate=validate.Length(1, 100))
+    type = fields.String(required=True, validate=validate.OneOf(GAME_TYPES))
+    options = fields.Dict(keys=fields.String(), load_default=dict, metadata={
+        "description": "game options (see GET /v1/game-types) and `clock`, as for a "
+                       "creation; every game of the tournament is created with them"})
+    format = fields.String(required=True, validate=validate.OneOf(["round_robin", "swiss"]))
+    rounds = JsonInteger(metadata={"description": "Swiss: the number of rounds"})
+    seats_per_game = JsonInteger(required=True)
+    participants = fields.List(fields.String(validate=validate.Length(1, 64)),
+                               required=True, validate=validate.Length(2, 1000),
+                               metadata={"description": "player ids (bots: `bot-<level>`)"})
+    duplicate = fields.Boolean(load_default=False, metadata={
+        "description": "every deal (one seed) played once per seat rotation by its group"})
+    rated = fields.Boolean(load_default=False)
+
+
+class TournamentGameSchema(Strict):
+    id = fields.String(required=True)
+    seats = fields.List(fields.String(), required=True)
+    deal = JsonInteger(required=True)
+    status = fields.String(required=True)
+    result = fields.List(JsonInteger(), required=True, allow_none=True, metadata={
+        "description": "each seat's rank once recorded (null: not yet, or aborted)"})
+
+
+class TournamentRoundSchema(Strict):
+    number = JsonInteger(required=True)
+    games = fields.List(fields.Nested(TournamentGameSchema), required=True)
+    byes = fields.List(fields.String(), required=True)
+
+
+class TournamentStandingSchema(Strict):
+    rank = JsonInteger(required=True)
+    player = fields.String(required=True)
+    points = fields.Float(required=True)
+    tiebreak = fields.Float(required=True, metadata={
+        "description": "Buchholz (Swiss) or head-to-head points (round robin)"})
+    rating = fields.Float(required=True)
+    games = JsonInteger(required=True)
+
+
+class TournamentSchema(Strict):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    type = fields.String(required=True)
+    options = fields.Dict(required=True)
+    format = fields.String(required=True)
+    rounds_total = JsonInteger(required=True)
+    seats_per_game = JsonInteger(required=True)
+    duplicate = fields.Boolean(required=True)
+    rated = fields.Boolean(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["running", "finished"]))
+    participants = fields.List(fields.Dict(), required=True)
+    rounds = fields.List(fields.Nested(TournamentRoundSchema), required=True)
+    standings = fields.List(fields.Nested(TournamentStandingSchema), required=True)
+    version = JsonInteger(required=True, metadata={"description": "events in its stream"})
+
+
+class TournamentExportSchema(Strict):
+    format = fields.String(required=True)
+    id = fields.String(required=True)
+    events = fields.List(fields.Dict(), required=True)
+    standings = fields.List(fields.Nested(TournamentStandingSchema), required=True)
+    games = fields.List(fields.Nested(ExportSchema), required=True, metadata={
+        "description": "every game's export, as GET /v1/games/{id}/export serves it"})

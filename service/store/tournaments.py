@@ -1,0 +1,88 @@
+"""Tournaments in Redis: each tournament's event stream and the index of those running.
+
+- ``cartouche:{t:<id>}:events`` — stream: the tournament's events, the n-th as entry ``<n>-0``
+  (field ``e``, JSON), so that positions are versions as in a game's stream and SSE hubs
+  follow it with ``XREAD`` (at most the stream limit the caller gives: the tournament's games
+  bound it);
+- ``cartouche:{t:<id>}:meta`` — hash: ``status`` (``running`` or ``finished``);
+- ``cartouche:tournaments:running`` — sorted set of the running tournaments by creation time
+  (the running limit, and the sweep's backstop for lost pairing jobs).
+
+Every write is ``lua/tournament_append.lua``: the events are appended iff the stream holds the
+expected number of events, so two workers pairing the same round cannot both succeed. A
+finished tournament's keys expire after the retention the caller gives.
+"""
+
+from __future__ import annotations
+
+import enum
+from importlib import resources
+from typing import Sequence
+
+import orjson
+import redis
+
+RUNNING_KEY = "cartouche:tournaments:running"
+
+
+def events_key(tid: str) -> str:
+    return f"cartouche:{{t:{tid}}}:events"
+
+
+def meta_key(tid: str) -> str:
+    return f"cartouche:{{t:{tid}}}:meta"
+
+
+class Written(enum.StrEnum):
+    OK = "ok"
+    CONFLICT = "conflict"  # the stream had moved on
+    TOO_LONG = "too_long"  # the stream would hold more events than allowed
+    FULL = "full"  # as many tournaments run as allowed (creation)
+
+
+class TournamentStore:
+    def __init__(self, client: redis.Redis) -> None:
+        self.r = client
+        lua = resources.files(__package__).joinpath("lua/tournament_append.lua").read_text()
+        self._append = client.register_script(lua)
+
+    def append(self, tid: str, expected: int, events: Sequence[dict], *, max_events: int,
+               max_running: int = 0, now_ms: int = 0, status: str = "",
+               keep_s: int = 0) -> Written:
+        """Append ``events`` iff the stream holds ``expected`` events (0: create it, iff
+        fewer than ``max_running`` tournaments run); ``status`` the tournament's status after
+        (``finished``: out of the running index, its keys kept ``keep_s`` more)."""
+        reply = self._append(keys=[events_key(tid), RUNNING_KEY, meta_key(tid)],
+                             args=[expected, max_events, max_running, tid, now_ms, status,
+                                   keep_s, *(orjson.dumps(e) for e in events)])
+        return Written(reply[0].decode())
+
+    def events(self, tid: str) -> list[dict]:
+        return [e for _, e in self.read(tid, 0)]
+
+    def read(self, tid: str, after: int, upto: int | None = None,
+             count: int | None = None) -> list[tuple[int, dict]]:
+        """(version, event) of the events after version ``after`` (up to ``upto``)."""
+        found = self.r.xrange(events_key(tid), f"{after}-1",
+                              "+" if upto is None else f"{upto}-0", count=count)
+        return entries(found)
+
+    def length(self, tid: str) -> int:
+        return self.r.xlen(events_key(tid))
+
+    def running(self, limit: int) -> list[str]:
+        """The running tournaments, the oldest first."""
+        return [i.decode() for i in self.r.zrange(RUNNING_KEY, 0, limit - 1)]
+
+
+def read_blocking(follower, tid: str, after: int, *, count: int,
+                  block_ms: int) -> list[tuple[int, dict]]:
+    """(version, event) of the events after ``after``, waiting up to ``block_ms`` for one on
+    the connections of ``follower`` (``events.StreamFollower``: the hubs' blocking reads)."""
+    found = follower.r.xread({events_key(tid): f"{after}-0"}, count=count, block=block_ms)
+    return entries(found[0][1]) if found else []
+
+
+def entries(found) -> list[tuple[int, dict]]:
+    """(version, event) of stream entries as XRANGE and XREAD return them."""
+    return [(int(i.split(b"-")[0]), orjson.loads(f[b"e"])) for i, f in found]

@@ -1,0 +1,106 @@
+"""Offline verification of a tournament's export (``GET /v1/tournaments/{id}/export``), as
+``service.replay.verify`` does a game's: every game's export verified on its own (its signature
+too, given keys); the tournament's events decided again by the pure ``engine.tournament`` — each
+round's pairing, each game recorded, the end — against the games: each game of a round names
+the tournament and the round in its creation event and seats the paired participants in order,
+with the tournament's type and options; the games of a deal of a duplicate tournament share one
+seed; each recorded result is the game's own; and the standings, the final event's and the
+export's, are what the results give. Not proven: the participants' ratings at creation (the
+last tie-break and the Swiss order before any points), which the server read from its store.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .engine.game import CodedError
+from .engine.tournament import Tournament
+
+FORMAT = "cartouche-tournament"
+FIELDS = frozenset({"format", "id", "events", "standings", "games"})
+
+
+class Refused(Exception):
+    def __init__(self, index: int | None, reason: str, details: dict | None = None) -> None:
+        super().__init__(reason)
+        self.index, self.reason, self.details = index, reason, details or {}
+
+
+def verify_tournament(doc: dict, keys: Sequence[Any] | None,
+                      tick: Callable[[], None], verify_game: Callable[..., dict]) -> dict:
+    """The verdict in the shape of a game's (``version``: the index of the first tournament
+    event that diverges, 1-based; None for the document as a whole)."""
+    try:
+        checked = _verify(doc, keys, tick, verify_game)
+    except Refused as exc:
+        return {"valid": False, "version": exc.index, "reason": exc.reason,
+                "details": exc.details}
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        return {"valid": False, "version": None, "reason": "malformed_export",
+                "details": {"error": type(exc).__name__}}
+    return {"valid": True, "version": None, "reason": None,
+            "details": {"checked": checked, "games": len(doc["games"]),
+                        "signature": "valid" if keys is not None else "unchecked"}}
+
+
+def _verify(doc: dict, keys, tick, verify_game) -> int:
+    unknown = sorted(set(doc) - FIELDS)
+    if unknown:
+        raise Refused(None, "unknown_field", {"field": unknown[0][:64]})
+    games = {}
+    for g in doc["games"]:
+        verdict = verify_game(g, keys, tick)
+        if not verdict["valid"]:
+            raise Refused(None, "game_invalid", {"game": str(g.get("id"))[:64], **verdict})
+        games[g["id"]] = g
+    events = doc["events"]
+    if not events or events[0]["type"] != "TournamentCreated":
+        raise Refused(1, "first_event_not_creation")
+    t = Tournament.of(events[:1])
+    used: set[str] = set()
+    seeds: dict[tuple[int, int], str] = {}
+    for index, ev in enumerate(events[1:], start=2):
+        try:
+            t.check(ev)
+        except CodedError as exc:
+            raise Refused(index, exc.code, exc.details) from None
+        if ev["type"] == "RoundPaired":
+            for g in ev["data"]["games"]:
+                _check_game(index, doc["id"], t, ev["data"]["number"], g, games, seeds)
+                used.add(g["id"])
+        elif ev["type"] == "GameRecorded":
+            game = games[ev["data"]["id"]]
+            ranks = game["result"]["ranks"] if game["status"] == "finished" else None
+            if ranks != ev["data"]["ranks"]:
+                raise Refused(index, "result_differs", {"game": game["id"],
+                                                        "expected": ranks,
+                                                        "logged": ev["data"]["ranks"]})
+        t.apply(ev)
+    if not t.finished:
+        raise Refused(len(events), "not_finished")
+    if set(games) != used:
+        raise Refused(None, "games_differ", {"unpaired": sorted(set(games) - used)[:10]})
+    if doc["standings"] != t.standings():
+        raise Refused(None, "standings_differ", {"expected": t.standings()})
+    return len(events)
+
+
+def _check_game(index: int, tid: str, t: Tournament, number: int, paired: dict,
+                games: dict, seeds: dict) -> None:
+    game = games.get(paired["id"])
+    if game is None:
+        raise Refused(index, "game_missing", {"game": paired["id"]})
+    created = game["events"][0]["data"]
+    seats = [p.get("player") for p in created["players"]]
+    config = t.config
+    expected = {"tournament": tid, "round": number, "seats": paired["seats"],
+                "type": config["type"]}
+    have = {"tournament": created.get("tournament"), "round": created.get("round"),
+            "seats": seats, "type": game["type"]}
+    if have != expected:
+        raise Refused(index, "game_differs", {"game": game["id"], "expected": expected,
+                                              "logged": have})
+    if config["duplicate"]:
+        deal = (number, paired["deal"])
+        if seeds.setdefault(deal, game["seed"]) != game["seed"]:
+            raise Refused(index, "deal_seeds_differ", {"game": game["id"]})

@@ -1,0 +1,313 @@
+"""Tournaments over HTTP in one process: creation and its refusals, round 1 paired at once,
+the next round paired by ``advance`` once the round's games end (resignations here), exactly
+once when advanced twice or raced, duplicate deals sharing a seed over rotated seats."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.engine.tournament import Tournament
+from service.store import keys
+from service.store.tournaments import TournamentStore
+
+from .helpers import error, player
+
+
+@pytest.fixture
+def app(redis_url, queue_url):
+    """The app without jobs: these tests play and advance everything in this process (a
+    worker's queue is left empty for the tests that run one)."""
+    from service.app import create_app
+    from service.application import NullScheduler
+    from service.config import Config
+
+    return create_app(Config(redis_url=redis_url, queue_url=queue_url, snapshot_every=10),
+                      scheduler=NullScheduler())
+
+
+def create(client, participants, status=201, **body):
+    r = client.post("/v1/tournaments", json={
+        "name": "Cup", "type": "diamant", "format": "swiss", "rounds": 2, "seats_per_game": 3,
+        "participants": participants, **body})
+    assert r.status_code == status, r.get_json()
+    return r.get_json()
+
+
+def finish(svc, game_id):
+    """Play a game to its end in this process: every human seat resigns (the clock's
+    automatic move plays it from then on), every seat is played as the bot jobs would."""
+    table = svc.load(game_id)
+    for seat, c in enumerate(table.shell.controllers):
+        if c.human:
+            svc.resign(game_id, seat)
+    while not (table := svc.load(game_id)).over:
+        for seat in table.awaiting():
+            svc.play_bot(game_id, seat, table.version)
+    return table.result()["ranks"]
+
+
+def end_round(svc, shown):
+    """Every game of the last round played to its end; each game's ranks."""
+    return {g["id"]: finish(svc, g["id"]) for g in shown["rounds"][-1]["games"]}
+
+
+def independent_points(rounds, ranks):
+    """Points by hand: n seats, places worth n-1 .. 0, tied seats share; a bye a win."""
+    points = {}
+    for rnd in rounds:
+        for p in rnd["byes"]:
+            points[p] = points.get(p, 0) + 2
+        for g in rnd["games"]:
+            n = len(g["seats"])
+            for seat, p in enumerate(g["seats"]):
+                mine = ranks[g["id"]][seat]
+                tied = ranks[g["id"]].count(mine)
+                share = sum(n - place for place in range(mine, mine + tied)) / tied
+                points[p] = points.get(p, 0) + share
+    return points
+
+
+def test_swiss_round_one_paired_at_creation_then_advanced_once(client, svc):
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy", "Di", "Ed", "Flo")] + \
+        ["bot-random"]
+    t = create(client, ids)
+    assert t["status"] == "running" and t["rounds_total"] == 2
+    [first] = t["rounds"]
+    assert len(first["games"]) == 2 and len(first["byes"]) == 1
+    table = svc.load(first["games"][0]["id"])
+    assert table.created["data"]["tournament"] == t["id"]
+    assert [p["player"] for p in table.players] == first["games"][0]["seats"]
+    assert client.get(f"/v1/tournaments/{t['id']}").get_json() == t
+    r = client.get(f"/v1/tournaments/{t['id']}/export")
+    assert r.status_code == 409 and error(r)["code"] == "game_not_finished"
+
+    assert svc.tournaments.advance(t["id"]) == "playing"  # nothing over yet
+    ranks = end_round(svc, t)
+    assert svc.tournaments.advance(t["id"]) == "paired"
+    assert svc.tournaments.advance(t["id"]) == "playing"  # the job again: nothing more
+    shown = client.get(f"/v1/tournaments/{t['id']}").get_json()
+    assert len(shown["rounds"]) == 2
+    assert all(g["status"] == "finished" and g["result"] == ranks[g["id"]]
+               for g in shown["rounds"][0]["games"])
+    # nobody sits out twice, and the first round's bye is not the second's
+    assert shown["rounds"][0]["byes"] != shown["rounds"][1]["byes"]
+    ranks.update(end_round(svc, shown))
+    assert svc.tournaments.advance(t["id"]) == "finished"
+    done = client.get(f"/v1/tournaments/{t['id']}").get_json()
+    assert done["status"] == "finished" and len(done["rounds"]) == 2
+    expected = independent_points(done["rounds"], ranks)
+    assert {s["player"]: s["points"] for s in done["standings"]} == pytest.approx(expected)
+    assert [s["points"] for s in done["standings"]] == sorted(expected.values(), reverse=True)
+    events = TournamentStore(svc.store.r).events(t["id"])
+    assert [e["type"] for e in events].count("RoundPaired") == 2
+    assert events[-1]["type"] == "TournamentFinished"
+    assert events[-1]["data"]["standings"] == done["standings"]
+
+
+def test_a_raced_pairing_pairs_once_and_deletes_the_losers_games(client, svc):
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy", "Di")]
+    t = create(client, ids, type="tides-of-time", seats_per_game=2, format="round_robin")
+    end_round(svc, t)
+    tournaments = svc.tournaments
+    tournaments.advance(t["id"])  # records the round and pairs round 2
+    store = TournamentStore(svc.store.r)
+    events = store.events(t["id"])
+    # a second worker that read the stream before round 2 was paired loses its append
+    stale = [e for e in events if e["type"] != "RoundPaired" or e["data"]["number"] == 1]
+    before = svc.store.list_ids(None, None, 0, 100)[1]
+    assert tournaments._pair(t["id"], stale, Tournament.of(stale)) is False
+    assert store.events(t["id"]) == events
+    assert svc.store.list_ids(None, None, 0, 100)[1] == before  # its games are gone
+
+
+def test_duplicate_deals_share_a_seed_over_rotated_seats(client, svc):
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
+    t = create(client, ids, duplicate=True, rounds=1)
+    games = t["rounds"][0]["games"]
+    assert len(games) == 3 and {g["deal"] for g in games} == {0}
+    first = games[0]["seats"]
+    assert [g["seats"] for g in games] == [first, first[1:] + first[:1],
+                                           first[2:] + first[:2]]
+    assert [[p["player"] for p in svc.load(g["id"]).players] for g in games] == \
+        [g["seats"] for g in games]
+    seeds = {svc.store.r.get(keys.seed(g["id"])) for g in games}
+    assert len(seeds) == 1 and None not in seeds
+    # a second deal draws another seed
+    other = create(client, ids, duplicate=True, rounds=1)["rounds"][0]["games"][0]
+    assert svc.store.r.get(keys.seed(other["id"])) not in seeds
+
+
+@pytest.mark.parametrize("body,status,code", [
+    ({"type": "chess"}, 400, "invalid_request"),
+    ({"seats_per_game": 9}, 422, "invalid_player_count"),
+    ({"rounds": 0}, 422, "invalid_rounds"),
+    ({"format": "swiss", "rounds": None}, 400, "invalid_request"),
+    ({"options": {"colour": "red"}}, 422, "invalid_options"),
+    ({"participants": ["bot-random", "bot-random", "bot-heuristic"]}, 422,
+     "duplicate_participant"),
+    ({"participants": ["bot-random", "bot-heuristic"]}, 422, "invalid_participant_count"),
+    ({"participants": ["bot-random", "bot-heuristic", "p-0000000000000000"]}, 422,
+     "player_not_found"),
+    ({"participants": ["bot-random", "bot-heuristic", "bot-nonsense"]}, 422,
+     "player_not_found"),
+])
+def test_refusals(client, body, status, code):
+    r = client.post("/v1/tournaments", json={
+        "name": "Cup", "type": "diamant", "format": "swiss", "rounds": 2, "seats_per_game": 3,
+        "participants": ["bot-random", "bot-heuristic", "bot-mcts"], **body})
+    assert r.status_code == status, r.get_json()
+    assert error(r)["code"] == code
+
+
+def test_unknown_tournament(client):
+    for tid in ("t-0000000000000000", "nonsense"):
+        r = client.get(f"/v1/tournaments/{tid}")
+        assert r.status_code == 404 and error(r)["code"] == "tournament_not_found"
+
+
+def test_limits_refuse_what_they_bound(redis_url, queue_url):
+    from service.app import create_app
+    from service.application import NullScheduler
+    from service.config import Config
+
+    app = create_app(Config(redis_url=redis_url, queue_url=queue_url, tournaments_max=1,
+                            tournament_players_max=4, tournament_games_max=6,
+                            tournament_rounds_max=3), scheduler=NullScheduler())
+    client, svc = app.test_client(), app.extensions["cartouche"]
+    bots = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
+    r = client.post("/v1/tournaments", json={
+        "name": "Cup", "type": "diamant", "format": "swiss", "rounds": 4, "seats_per_game": 3,
+        "participants": bots})
+    assert r.status_code == 422 and error(r)["details"] == {"min": 1, "max": 3}
+    r = client.post("/v1/tournaments", json={
+        "name": "Cup", "type": "diamant", "format": "swiss", "rounds": 3, "seats_per_game": 3,
+        "participants": bots, "duplicate": True})  # 3 rounds of 3 rotations: 9 games
+    assert r.status_code == 422 and error(r)["code"] == "too_many_games"
+    r = client.post("/v1/tournaments", json={
+        "name": "Cup", "type": "diamant", "format": "swiss", "rounds": 1, "seats_per_game": 3,
+        "participants": [*bots, "bot-random", "bot-heuristic"]})
+    assert r.status_code == 422 and error(r)["code"] == "invalid_participant_count"
+    t = create(client, bots, rounds=1)
+    r = client.post("/v1/tournaments", json={
+        "name": "Cup", "type": "diamant", "format": "swiss", "rounds": 1, "seats_per_game": 3,
+        "participants": bots})
+    assert r.status_code == 503 and error(r)["code"] == "tournaments_full"
+    assert r.headers["Retry-After"] == "60"
+    end_round(svc, t)
+    assert svc.tournaments.advance(t["id"]) == "finished"  # no longer running: room again
+    create(client, bots, rounds=1)
+
+
+def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
+        client, svc, tmp_path):
+    import copy
+    import json
+
+    from tests.cli.terminal import run
+
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy", "Di")]
+    t = create(client, ids, rounds=1, duplicate=True)  # one deal of 3 rotations, one bye
+    end_round(svc, t)
+    assert svc.tournaments.advance(t["id"]) == "finished"
+    r = client.get(f"/v1/tournaments/{t['id']}/export")
+    assert r.status_code == 200
+    doc = r.get_json()
+    assert len(doc["games"]) == 3 and doc["events"][-1]["type"] == "TournamentFinished"
+    assert doc["standings"] == client.get(f"/v1/tournaments/{t['id']}").get_json()["standings"]
+    verdict = client.post("/v1/replays/verify", json=doc).get_json()
+    assert verdict["valid"] is True, verdict
+    assert verdict["details"]["signature"] == "valid" and verdict["details"]["games"] == 3
+
+    def tampered(change):
+        bad = copy.deepcopy(doc)
+        change(bad)
+        return client.post("/v1/replays/verify", json=bad).get_json()
+
+    recorded = next(i for i, e in enumerate(doc["events"]) if e["type"] == "GameRecorded")
+
+    def other_ranks(d):
+        d["events"][recorded]["data"]["ranks"] = [9, 9, 9]
+
+    def bye_to_another(d):
+        paired = d["events"][1]["data"]
+        seated = paired["games"][0]["seats"]
+        paired["byes"], seated[0] = [seated[0]], paired["byes"][0]
+
+    for change, reason in [
+        (other_ranks, "result_differs"),
+        (lambda d: d["standings"].reverse(), "standings_differ"),
+        (bye_to_another, "pairing_differs"),
+        (lambda d: d["games"].pop(), "game_missing"),
+        (lambda d: d["games"][0]["events"][0]["data"].update(round=2), "game_invalid"),
+        (lambda d: d["events"].pop(), "not_finished"),
+    ]:
+        verdict = tampered(change)
+        assert verdict["valid"] is False and verdict["reason"] == reason, verdict
+
+    good, bad = tmp_path / "t.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(doc))
+    broken = copy.deepcopy(doc)
+    broken["standings"].reverse()
+    bad.write_text(json.dumps(broken))
+    assert run("verify", str(good)).returncode == 0
+    out = run("verify", str(bad))
+    assert out.returncode == 1 and "standings_differ" in out.stdout
+
+
+def test_a_game_gone_from_the_store_scores_nothing_and_the_tournament_goes_on(client, svc):
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
+    t = create(client, ids, rounds=1)
+    [game] = t["rounds"][0]["games"]
+    svc.store.delete_game(game["id"])
+    svc.drop_caches()
+    assert svc.tournaments.advance(t["id"]) == "finished"
+    done = client.get(f"/v1/tournaments/{t['id']}").get_json()
+    assert done["rounds"][0]["games"][0]["status"] == "aborted"
+    assert {s["points"] for s in done["standings"]} == {0}
+
+
+def sse_messages(client, url, headers=None):
+    """Every SSE message of a stream until it closes: (event, id, data)."""
+    import json
+
+    r = client.get(url, headers=headers or {}, buffered=False)
+    assert r.status_code == 200 and r.mimetype == "text/event-stream"
+    text = b"".join(r.response).decode()
+    out = []
+    for block in text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines()
+                      if line and not line.startswith(":"))
+        if "event" in fields:
+            out.append((fields["event"], fields.get("id"), json.loads(fields["data"])))
+    return out
+
+
+def test_the_live_stream_follows_the_tournament_to_its_end(client, svc):
+    import threading
+
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
+    t = create(client, ids, rounds=1)
+    got = []
+    reader = threading.Thread(target=lambda: got.extend(
+        sse_messages(client, f"/v1/tournaments/{t['id']}/events/stream")))
+    reader.start()
+    end_round(svc, t)
+    svc.tournaments.advance(t["id"])
+    reader.join(10)
+    assert not reader.is_alive()
+    done = client.get(f"/v1/tournaments/{t['id']}").get_json()
+    assert [(e, i) for e, i, _ in got] == [
+        ("tournament_event", "1"), ("tournament_event", "2"), ("tournament_event", "3"),
+        ("tournament_event", "4"), ("end", "4")]
+    assert [d["type"] for _, _, d in got[:4]] == ["TournamentCreated", "RoundPaired",
+                                                  "GameRecorded", "TournamentFinished"]
+    assert got[2][2]["standings"] == got[-1][2]["standings"] == done["standings"]
+    # resumed after version 2: the rest only
+    again = sse_messages(client, f"/v1/tournaments/{t['id']}/events/stream",
+                         {"Last-Event-ID": "2"})
+    assert [(e, i) for e, i, _ in again] == [("tournament_event", "3"),
+                                             ("tournament_event", "4"), ("end", "4")]
+    r = client.get("/v1/tournaments/t-0000000000000000/events/stream")
+    assert r.status_code == 404 and error(r)["code"] == "tournament_not_found"
+    r = client.get(f"/v1/tournaments/{t['id']}/events/stream", headers={"Last-Event-ID": "x"})
+    assert r.status_code == 400 and error(r)["code"] == "invalid_last_event_id"
