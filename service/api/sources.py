@@ -65,8 +65,9 @@ class GameSource:
 
     def read_blocking(self, game_id: str, after: int, *, count: int,
                       block_ms: int) -> Events | None:
-        stored = self.follower.read_after(game_id, after, count=count, block_ms=block_ms)
-        if not stored:  # nothing came: the stream may be gone, the game over and archived
+        stored, archived = self.follower.read_after(game_id, after, count=count,
+                                                    block_ms=block_ms)
+        if not stored and archived:  # the stream is gone: the game over and archived
             stored = self.svc.store.read_archived(game_id, after, count)
         return self._loaded(game_id, stored)
 

@@ -513,11 +513,16 @@ class StreamFollower:
         self.r = client
 
     def read_after(self, game_id: str, after: int, *, count: int,
-                   block_ms: int) -> list[StoredEvent]:
+                   block_ms: int) -> tuple[list[StoredEvent], bool]:
         """The events after version ``after`` (at most ``count``), waiting up to ``block_ms``
-        for one to arrive; [] when none did."""
-        found = self.r.xread({keys.events(game_id): f"{after}-0"}, count=count, block=block_ms)
-        return EventStore.entries(found[0][1]) if found else []
+        for one to arrive ([] when none did), and whether the game is archived (its stream gone:
+        what is left is read from its document). One round trip: the archive check is
+        pipelined behind the blocking read, and runs when it returns."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.xread({keys.events(game_id): f"{after}-0"}, count=count, block=block_ms)
+        pipe.exists(keys.archive(game_id))
+        found, archived = pipe.execute()
+        return (EventStore.entries(found[0][1]) if found else []), bool(archived)
 
     def read_notices(self, player_id: str, after: str, *, count: int,
                      block_ms: int) -> list[StoredNotice]:
