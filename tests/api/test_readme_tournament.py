@@ -20,16 +20,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import redis
 import requests
 
-from service import embedded
-
 from tests.api.test_readme_lobby import shell_blocks
-from tests.reliability.procs import ROOT
+from tests.reliability.procs import ROOT, Proc, db, flush, start_gunicorn
 
 SECTION = "#### Walkthrough: a 3-round Swiss of Diamant with duplicate deals"
 WORKER = ("import sys; import service.engine.bots as b; b.DEFAULT_BUDGET_MS = 20; "
@@ -43,46 +41,19 @@ def sh_blocks(title: str) -> list[str]:
     return re.findall(r"```sh\n(.*?)```", section, re.S)
 
 
-def _db(url: str, db: int) -> str:
-    return url.rsplit("/", 1)[0] + f"/{db}"
-
-
 @pytest.fixture
 def served(redis_server):
     """A gunicorn and a worker on databases of their own (10: the store, 11: the queues), so
     that no other test's worker takes these jobs at the full mcts budget."""
-    for db in (10, 11):
-        redis.Redis.from_url(_db(redis_server.url, db)).flushdb()
-    env = dict(os.environ, REDIS_URL=_db(redis_server.url, 10),
-               QUEUE_URL=_db(redis_server.url, 11), WEB_CONCURRENCY="2")
-    log = open(tempfile.mktemp(prefix="cartouche-readme-tournament-", suffix=".log"), "w")
-    port = embedded.free_port()
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER], cwd=ROOT, env=env, stdout=log,
-                              stderr=subprocess.STDOUT, preexec_fn=embedded._die_with_parent),
-             subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "gunicorn"),
-                               "--config", "python:service.gunicorn_conf", "--bind",
-                               f"127.0.0.1:{port}", "service.app:wsgi()"], cwd=ROOT, env=env,
-                              stdout=log, stderr=subprocess.STDOUT,
-                              preexec_fn=embedded._die_with_parent)]
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if requests.get(url + "/readyz", timeout=1).status_code == 200:
-                break
-        except requests.RequestException:
-            pass
-        assert time.monotonic() < deadline and procs[1].poll() is None, "gunicorn did not start"
-        time.sleep(0.1)
+    store, queues = db(redis_server.url, 10), db(redis_server.url, 11)
+    flush(store), flush(queues)
+    web, url = start_gunicorn(store, queues)
+    log = Path(tempfile.mkdtemp(prefix="cartouche-readme-tournament-")) / "worker.log"
+    worker = Proc([sys.executable, "-c", WORKER],
+                  dict(os.environ, REDIS_URL=store, QUEUE_URL=queues), log)
     yield url
-    for p in procs:
-        p.terminate()
-    for p in procs:
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-    log.close()
+    worker.stop()
+    web.stop()
 
 
 def run(url, folder, script):
@@ -120,7 +91,7 @@ def play_game(url, gid, tokens, rnd, deadline):
                 assert r.status_code in (201, 409), r.text  # 409: the game moved on
                 acted = True
         if not acted:
-            time.sleep(0.02)
+            time.sleep(0.15)  # the bots (the worker) move meanwhile: few polls
 
 
 def play_people(url, tid, tokens, seed, deadline):
