@@ -10,7 +10,7 @@ from marshmallow import fields, validate
 from ..application import GameService
 from ..engine import Viewer
 from ..engine.tournament import Tournament
-from ..schemas import JsonInteger, Query, Strict
+from ..schemas import GamesQuerySchema, JsonInteger, Query, Strict
 from ..schemas import tournaments as s
 from ..store.events import StreamFollower
 from ..store.tournaments import read_blocking
@@ -35,10 +35,13 @@ ERRORS = {400: "invalid request, or a bad `Last-Event-ID`", 401: "invalid token"
           503: STORE_DOC + "; or `tournaments_full` (see Retry-After)"}
 
 
-class TournamentsQuerySchema(Query):
+class TournamentsQuerySchema(GamesQuerySchema):
+    """``GET /v1/games``' paging; no type filter, the tournaments' statuses."""
+
+    class Meta(Query.Meta):
+        exclude = ("type",)
+
     status = fields.String(validate=validate.OneOf(["running", "finished"]))
-    page = fields.Integer(load_default=1, validate=validate.Range(1, 100_000))
-    per_page = fields.Integer(load_default=20, validate=validate.Range(1, 100))
 
 
 class TournamentSummarySchema(Strict):
