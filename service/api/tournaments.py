@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from marshmallow import fields, validate
+
 from ..application import GameService
 from ..engine import Viewer
 from ..engine.tournament import Tournament
+from ..schemas import GamesQuerySchema, JsonInteger, Query, Strict
 from ..schemas import tournaments as s
 from ..store.events import StreamFollower
 from ..store.tournaments import read_blocking
@@ -30,6 +33,53 @@ ERRORS = {400: "invalid request, or a bad `Last-Event-ID`", 401: "invalid token"
                "`duplicate_participant`, `invalid_participant_count`, `too_many_games`, "
                "`player_not_found` (`details.index`)",
           503: STORE_DOC + "; or `tournaments_full` (see Retry-After)"}
+
+
+class TournamentsQuerySchema(GamesQuerySchema):
+    """``GET /v1/games``' paging; no type filter, the tournaments' statuses."""
+
+    class Meta(Query.Meta):
+        exclude = ("type",)
+
+    status = fields.String(validate=validate.OneOf(["running", "finished"]))
+
+
+class TournamentSummarySchema(Strict):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    type = fields.String(required=True)
+    format = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["running", "finished"]))
+    rounds_total = JsonInteger(required=True)
+    participants = JsonInteger(required=True, metadata={"description": "how many"})
+    duplicate = fields.Boolean(required=True)
+    created_ms = JsonInteger(required=True)
+
+
+class TournamentListSchema(Strict):
+    tournaments = fields.List(fields.Nested(TournamentSummarySchema), required=True)
+    page = JsonInteger(required=True)
+    per_page = JsonInteger(required=True)
+    total = JsonInteger(required=True)
+
+
+@blp.route("", methods=["GET"])
+@blp.arguments(TournamentsQuerySchema, location="query", error_status_code=400)
+@blp.response(200, TournamentListSchema)
+@alt_errors(blp, ERRORS, 400, 503)
+@blp.doc(operationId="listTournaments")
+def list_tournaments(query):
+    """List tournaments, newest first, filtered by status (the index keeps the newest
+    10 000; an older one is still read by its id)."""
+    page, per_page = query["page"], query["per_page"]
+    found, total = service().tournaments.store.listed(query.get("status"),
+                                                      (page - 1) * per_page, per_page)
+    return {"tournaments": [
+        {"id": tid, "name": c["name"], "type": c["type"], "format": c["format"],
+         "status": status, "rounds_total": c["rounds"], "participants": len(c["participants"]),
+         "duplicate": c["duplicate"], "created_ms": created_ms}
+        for tid, created_ms, first, status in found for c in (first["data"],)],
+        "page": page, "per_page": per_page, "total": total}
 
 
 @blp.route("", methods=["POST"])

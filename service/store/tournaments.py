@@ -6,7 +6,11 @@
   bound it);
 - ``cartouche:{t:<id>}:meta`` — hash: ``status`` (``running`` or ``finished``);
 - ``cartouche:tournaments:running`` — sorted set of the running tournaments by creation time
-  (the running limit, and the sweep's backstop for lost pairing jobs).
+  (the running limit, and the sweep's backstop for lost pairing jobs);
+- ``cartouche:tournaments:index`` — sorted set of tournaments by creation time, for
+  ``GET /v1/tournaments`` (derived data, added after a creation's append succeeds): the newest
+  :data:`INDEX_MAX` are kept, and a tournament whose stream has expired is dropped when a
+  listing meets it.
 
 Every write is ``lua/tournament_append.lua``: the events are appended iff the stream holds the
 expected number of events, so two workers pairing the same round cannot both succeed. A
@@ -23,6 +27,9 @@ import orjson
 import redis
 
 RUNNING_KEY = "cartouche:tournaments:running"
+INDEX_KEY = "cartouche:tournaments:index"
+#: Tournaments the listing index keeps (the newest; older ones stay readable by id).
+INDEX_MAX = 10_000
 
 
 def events_key(tid: str) -> str:
@@ -55,7 +62,13 @@ class TournamentStore:
         reply = self._append(keys=[events_key(tid), RUNNING_KEY, meta_key(tid)],
                              args=[expected, max_events, max_running, tid, now_ms, status,
                                    keep_s, *(orjson.dumps(e) for e in events)])
-        return Written(reply[0].decode())
+        written = Written(reply[0].decode())
+        if expected == 0 and written is Written.OK:
+            pipe = self.r.pipeline(transaction=False)
+            pipe.zadd(INDEX_KEY, {tid: now_ms})
+            pipe.zremrangebyrank(INDEX_KEY, 0, -INDEX_MAX - 1)
+            pipe.execute()
+        return written
 
     def events(self, tid: str) -> list[dict]:
         return [e for _, e in self.read(tid, 0)]
@@ -69,6 +82,39 @@ class TournamentStore:
 
     def length(self, tid: str) -> int:
         return self.r.xlen(events_key(tid))
+
+    def listed(self, status: str | None, offset: int,
+               limit: int) -> tuple[list[tuple[str, int, dict, str]], int]:
+        """Newest first: (id, created ms, creation event, status) of a page of the indexed
+        tournaments (``status`` ``running`` or ``finished``: only those), and how many there
+        are. Ids whose stream has expired are dropped from the index on the way."""
+        if status == "running":
+            total = self.r.zcard(RUNNING_KEY)
+            ids = self.r.zrevrange(RUNNING_KEY, offset, offset + limit - 1, withscores=True)
+        else:
+            ids = self.r.zrevrange(INDEX_KEY, 0, -1, withscores=True)  # at most INDEX_MAX
+            if status == "finished":
+                pipe = self.r.pipeline(transaction=False)
+                for i, _ in ids:
+                    pipe.zscore(RUNNING_KEY, i)
+                ids = [x for x, run in zip(ids, pipe.execute()) if run is None]
+            total = len(ids)
+            ids = ids[offset:offset + limit]
+        pipe = self.r.pipeline(transaction=False)
+        for i, _ in ids:
+            pipe.xrange(events_key(i.decode()), "1-0", "1-0")
+            pipe.hget(meta_key(i.decode()), "status")
+        replies = pipe.execute()
+        out, gone = [], []
+        for (i, score), first, st in zip(ids, replies[0::2], replies[1::2]):
+            if not first:
+                gone.append(i)
+                continue
+            out.append((i.decode(), int(score), entries(first)[0][1],
+                        st.decode() if st else "running"))
+        if gone:
+            self.r.zrem(INDEX_KEY, *gone)
+        return out, total
 
     def running(self, limit: int) -> list[str]:
         """The running tournaments, the oldest first."""

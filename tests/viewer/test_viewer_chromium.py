@@ -22,6 +22,7 @@ import os
 import random
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -351,3 +352,72 @@ def test_static_files_are_served_with_their_types(viewer_url):
         assert requests.get(viewer_url + path, timeout=5).status_code == 404, path
     page_text = requests.get(viewer_url + "/viewer", timeout=5).text
     assert "http://" not in page_text and "https://" not in page_text  # no CDN, no fonts
+
+
+def play_tournament_game(url, gid, tokens, rnd):
+    """Random legal actions until the game is over, each seat acting with its player's token
+    (``tokens``: player id -> token)."""
+    http = requests.Session()
+    seats = http.get(f"{url}/v1/games/{gid}", timeout=10).json()["players"]
+    by_seat = [tokens[p["player"]] for p in seats]
+    return play(url, gid, by_seat, rnd)
+
+
+def test_tournaments_are_listed_with_their_standings_and_games(vpage, viewer_url, worker,
+                                                                shots):
+    live = Live(viewer_url)
+    people = [player(live, name) for name in ("<i>Ada</i>", "Bob", "Cy")]
+    tokens = {p["id"]: p["token"] for p in people}
+    r = requests.post(f"{viewer_url}/v1/tournaments", json={
+        "name": "<b>Viewer Cup</b>", "type": "diamant", "format": "swiss", "rounds": 1,
+        "seats_per_game": 3, "participants": [p["id"] for p in people], "duplicate": True},
+        timeout=10)
+    assert r.status_code == 201, r.text
+    tid = r.json()["id"]
+    games = [g["id"] for g in r.json()["rounds"][0]["games"]]
+    assert len(games) == 3  # one deal, three seat rotations
+    rnd = random.Random("viewer/tournament")
+    for gid in games:
+        assert play_tournament_game(viewer_url, gid, tokens, rnd)["status"] == "finished"
+    deadline = time.monotonic() + 15
+    while (shown := requests.get(f"{viewer_url}/v1/tournaments/{tid}",
+                                 timeout=10).json())["status"] != "finished":
+        assert time.monotonic() < deadline, shown  # the worker records the games
+        time.sleep(0.1)
+    listed = {s: [t["id"] for t in requests.get(f"{viewer_url}/v1/tournaments?status={s}",
+                                                timeout=10).json()["tournaments"]]
+              for s in ("running", "finished")}
+    assert tid in listed["finished"] and tid not in listed["running"]
+    assert requests.get(f"{viewer_url}/v1/tournaments?per_page=101",
+                        timeout=10).status_code == 400
+
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer")
+    row = pg.locator(f'#tournaments tbody tr[data-id="{tid}"]')
+    row.wait_for(timeout=10000)
+    expect(row.locator("td").first).to_have_text("<b>Viewer Cup</b>")  # text, not markup
+    expect(row.locator("td.status")).to_have_text("finished")
+    row.click()
+    expect(pg.locator("#tournament-title")).to_have_text("<b>Viewer Cup</b>")
+    names = {p["id"]: p["name"] for p in people}
+    rows = pg.locator("#standings tbody tr")
+    expect(rows).to_have_count(3)
+    assert [rows.nth(i).get_attribute("data-player") for i in range(3)] == [
+        s["player"] for s in shown["standings"]]
+    for i, s in enumerate(shown["standings"]):
+        cells = rows.nth(i).locator("td").all_inner_texts()
+        assert cells[:2] == [str(s["rank"]), names[s["player"]]]
+        assert float(cells[2]) == s["points"] and cells[4] == "3"
+    assert pg.locator("#standings b, #standings i, #tournament-title b").count() == 0
+    assert "?tournament=" in pg.url
+    links = pg.locator("#tournament-rounds a.game-link")
+    expect(links).to_have_count(3)
+    assert [links.nth(i).get_attribute("data-game") for i in range(3)] == games
+    pg.screenshot(path=str(shots / "tournament.png"), full_page=True)
+
+    last = requests.get(f"{viewer_url}/v1/games/{games[1]}", timeout=10).json()["version"]
+    links.nth(1).click()
+    wait_version(vpage, last)
+    assert pg.get_attribute("#board", "data-type") == "diamant"
+    assert pg.locator("#tournament-pane").is_hidden()
+    assert vpage.errors == [], vpage.errors

@@ -4,7 +4,8 @@
  * the lobby: tables still waiting for players, their open seats and who sits), GET /v1/games/{id}
  * (the head), GET /v1/games/{id}/states/{v} (time travel), GET /v1/games/{id}/events (the log),
  * and follows a live game through GET /v1/games/{id}/events/stream (SSE) when the server has it,
- * else by polling GET /v1/games/{id} every second.
+ * else by polling GET /v1/games/{id} every second. Tournaments: GET /v1/tournaments (the list)
+ * and GET /v1/tournaments/{id} (standings and rounds; each game links to its page here).
  *
  * Every string that comes from the server (player names, ids) is inserted as text, never as HTML.
  */
@@ -118,6 +119,77 @@
     }
   }
 
+  // ------------------------------------------------------------------ tournaments
+  async function loadTournaments() {
+    const err = $("#tournament-list-error");
+    try {
+      const data = await api("/v1/tournaments?per_page=20");
+      err.hidden = true;
+      const tbody = $("#tournaments tbody");
+      tbody.replaceChildren(...data.tournaments.map((t) => h("tr", {
+        "data-id": t.id, onclick: () => openTournament(t.id),
+      },
+        h("td", { title: t.id, text: t.name }),
+        h("td", { text: typeName(t.type) }),
+        h("td", { text: `${t.format === "swiss" ? "Swiss" : "round robin"}, ${t.rounds_total} rounds${t.duplicate ? ", duplicate" : ""}` }),
+        h("td", { class: `status st-${t.status}`, text: t.status }),
+        h("td", { class: "version", text: t.participants }),
+      )));
+      if (!data.tournaments.length) tbody.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "muted", text: "no tournaments" })));
+    } catch (e) {
+      err.hidden = false;
+      err.textContent = `Could not list tournaments: ${e.message}`;
+    }
+  }
+
+  const gameHref = (id) => `/viewer?game=${encodeURIComponent(id)}`;
+
+  async function openTournament(id) {
+    stopLive();
+    const seq = ++app.seq;
+    app.id = null; app.head = null;
+    $("#empty-pane").hidden = true;
+    $("#game-pane").hidden = true;
+    $("#tournament-pane").hidden = false;
+    $("#tournament-error").hidden = true;
+    const url = new URL(location.href);
+    url.search = "";
+    url.searchParams.set("tournament", id);
+    history.replaceState(null, "", url);
+    let t;
+    try {
+      t = await api(`/v1/tournaments/${encodeURIComponent(id)}`);
+    } catch (e) {
+      if (seq !== app.seq) return;
+      const err = $("#tournament-error");
+      err.hidden = false; err.textContent = `Could not open tournament ${id}: ${e.message}`;
+      return;
+    }
+    if (seq !== app.seq) return;
+    const names = new Map(t.participants.map((p) => [p.player, p.name]));
+    const who = (pid) => names.get(pid) || pid;
+    $("#tournament-title").textContent = t.name;
+    $("#tournament-meta").textContent = `${typeName(t.type)} · ${t.format === "swiss" ? "Swiss" : "round robin"} · ` +
+      `round ${t.rounds.length} of ${t.rounds_total} · ${t.seats_per_game} seats a game` +
+      `${t.duplicate ? " · duplicate deals" : ""} · ${t.status}`;
+    $("#standings tbody").replaceChildren(...t.standings.map((r) => h("tr", { "data-player": r.player },
+      h("td", { class: "version", text: r.rank }),
+      h("td", { title: r.player, text: who(r.player) }),
+      h("td", { class: "version", text: r.points }),
+      h("td", { class: "version", text: r.tiebreak }),
+      h("td", { class: "version", text: r.games }),
+    )));
+    $("#tournament-rounds").replaceChildren(...t.rounds.map((rnd) => h("div", { class: "round", "data-round": rnd.number },
+      h("h4", { text: `Round ${rnd.number}` + (rnd.byes.length ? ` · bye: ${rnd.byes.map(who).join(", ")}` : "") }),
+      h("ul", { class: "round-games" }, rnd.games.map((g) => h("li", {},
+        h("a", { class: "game-link mono", href: gameHref(g.id), "data-game": g.id, text: g.id.slice(0, 10) }),
+        ` deal ${g.deal} · `,
+        g.seats.map((pid, i) => seatTag(i, who(pid) + (g.result ? ` (#${g.result[i]})` : ""))),
+        h("span", { class: `status st-${g.status}`, text: ` ${g.status}` }),
+      ))),
+    )));
+  }
+
   // ------------------------------------------------------------------ opening a game
   async function fetchEvents(after) {
     // every event after `after`, as a spectator sees it, paged by the server's limit
@@ -136,6 +208,7 @@
     const seq = ++app.seq;
     app.id = id; app.head = null; app.events = []; app.states = new Map(); app.shownView = null;
     $("#empty-pane").hidden = true;
+    $("#tournament-pane").hidden = true;
     $("#game-pane").hidden = false;
     $("#game-error").hidden = true;
     $("#board").replaceChildren(h("p", { class: "muted", text: "loading…" }));
@@ -209,6 +282,7 @@
     renderEvent(v);
     highlightLog(v);
     const url = new URL(location.href);
+    url.searchParams.delete("tournament");
     url.searchParams.set("game", app.id); url.searchParams.set("v", String(v));
     history.replaceState(null, "", url);
     let view;
@@ -951,7 +1025,7 @@
   function init() {
     $("#f-type").addEventListener("change", () => { app.list.page = 1; loadList(); });
     $("#f-status").addEventListener("change", () => { app.list.page = 1; loadList(); });
-    $("#f-refresh").addEventListener("click", loadList);
+    $("#f-refresh").addEventListener("click", () => { loadList(); loadTournaments(); });
     $("#prev-page").addEventListener("click", () => { app.list.page = Math.max(1, app.list.page - 1); loadList(); });
     $("#next-page").addEventListener("click", () => { app.list.page += 1; loadList(); });
     const slider = $("#slider");
@@ -973,11 +1047,13 @@
     window.addEventListener("popstate", () => routeFromUrl());
     api("/viewer/games.json").then((body) => { GAME_DATA = (body && body.types) || {}; })
       .catch(() => { GAME_DATA = {}; })
-      .then(() => { loadList(); routeFromUrl(); });
+      .then(() => { loadList(); loadTournaments(); routeFromUrl(); });
   }
 
   function routeFromUrl() {
     const params = new URLSearchParams(location.search);
+    const tournament = params.get("tournament");
+    if (tournament && !params.get("game")) { openTournament(tournament); return; }
     let id = params.get("game"), v = Number(params.get("v")) || null;
     if (!id && location.hash.length > 1) {
       const m = /^#\/?(?:games\/)?([^/]+)(?:\/(\d+))?$/.exec(location.hash);
@@ -987,7 +1063,7 @@
   }
 
   // exposed for tests and the console
-  window.cartoucheViewer = { openGame, show, state: app };
+  window.cartoucheViewer = { openGame, openTournament, show, state: app };
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
