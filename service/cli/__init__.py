@@ -642,9 +642,11 @@ def verify(c: Ctx, export_file: str, keys: tuple[str, ...], as_json: bool) -> No
     elif outcome["valid"]:
         signed = ("signed by the key given" if keys else
                   "signature not checked (--key): names, times and the id are not proven")
-        c.console.print(Text(f"valid: {outcome['details'].get('checked')} events of "
-                             f"{doc.get('type')} game {doc.get('id')} re-derived and replayed; "
-                             f"{signed}", style="bold green"))
+        what = (f"tournament {doc.get('id')} ({outcome['details'].get('games')} games, "
+                f"every pairing and the standings)" if doc.get("format") == "cartouche-tournament"
+                else f"{doc.get('type')} game {doc.get('id')}")
+        c.console.print(Text(f"valid: {outcome['details'].get('checked')} events of {what} "
+                             f"re-derived and replayed; {signed}", style="bold green"))
     else:
         c.console.print(Text(f"INVALID at version {outcome['version']}: {outcome['reason']} "
                              f"{render.compact(outcome['details'], 300)}", style="bold red"))

@@ -249,7 +249,9 @@ def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
     broken = copy.deepcopy(doc)
     broken["standings"].reverse()
     bad.write_text(json.dumps(broken))
-    assert run("verify", str(good)).returncode == 0
+    out = run("verify", str(good))
+    assert out.returncode == 0
+    assert f"of tournament {doc['id']} ({len(doc['games'])} games, every pairing" in out.stdout
     out = run("verify", str(bad))
     assert out.returncode == 1 and "standings_differ" in out.stdout
 
