@@ -299,6 +299,12 @@ def test_the_lobby_lists_waiting_tables_and_follows_one_to_its_start(vpage, view
     pg = vpage.page
     pg.goto(f"{viewer_url}/viewer")
     pg.select_option("#f-status", "waiting")
+    # the filtered list replaces the whole list (which holds other tests' games) when it comes
+    statuses = pg.locator("#games tbody td.status")
+    deadline = time.monotonic() + 10
+    while set(statuses.all_inner_texts()) != {"waiting"}:
+        assert time.monotonic() < deadline, statuses.all_inner_texts()
+        time.sleep(0.05)
     row = pg.locator(f'#games tbody tr[data-id="{duel}"]')
     row.wait_for(timeout=10000)
     expect(row.locator("td.status")).to_have_text("waiting")
@@ -307,7 +313,7 @@ def test_the_lobby_lists_waiting_tables_and_follows_one_to_its_start(vpage, view
     expect(seats).to_have_text("2 open · Ada")  # Cy's reserved seat is not filled yet
     assert seats.get_attribute("data-open") == "2"
     assert "seat 1: invited" in seats.get_attribute("title")
-    assert set(pg.locator("#games tbody td.status").all_inner_texts()) == {"waiting"}
+    assert set(statuses.all_inner_texts()) == {"waiting"}
 
     row.click()
     wait_version(vpage, 1)
