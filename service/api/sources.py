@@ -39,12 +39,13 @@ class Events:
         return len(self.stored)
 
 
-def _end(current: Table, version: int) -> bytes | None:
-    """The end event, for a subscriber at ``version`` of a game that is over there."""
+def _end(current: Table, version: int, withheld: bool) -> bytes | None:
+    """The end event, for a subscriber at ``version`` of a game that is over there (without
+    its result while the game is ``withheld``: ``GameService.withheld``)."""
     if not current.over or version < current.version:
         return None
     return sse("end", {"status": current.status, "version": current.version,
-                       "result": current.result()}, current.version)
+                       "result": None if withheld else current.result()}, current.version)
 
 
 class GameSource:
@@ -85,12 +86,12 @@ class GameSource:
         return b""
 
     def ending(self, batch: Events) -> bytes | None:
-        return _end(batch.current, batch.last)
+        return _end(batch.current, batch.last, self.svc.withheld(batch.current))
 
     def settle(self, game_id: str, after: int,
                last: Events | None) -> tuple[bytes | None, int]:
         current = last.current if last is not None else self.svc.load(game_id)
-        return _end(current, after), min(after, current.version)
+        return _end(current, after, self.svc.withheld(current)), min(after, current.version)
 
 
 # -- players -------------------------------------------------------------------------------

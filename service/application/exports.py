@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .. import clock as clock_mod
 from ..engine import commitment
 from ..signing import Signer
+
+if TYPE_CHECKING:
+    from .model import Table
 from ..store.events import EventStore
 from .creation import Creation, new_game, stored_size
 from .envelopes import rfc3339
@@ -25,13 +28,16 @@ class Exports:
     now_ms: Callable[[], int]
     #: signs every export (None: exports are not signed)
     signer: Signer | None = None
+    #: a game over whose secrets must stay hidden a while (``Reads.withheld``): no export, no
+    #: fork (both would reveal them)
+    withheld: Callable[[Table], bool] = lambda table: False
 
     def export(self, game_id: str) -> dict:
         """The self-contained record of a finished (or aborted) game, seed revealed, signed."""
         from ..replay import export_document
 
         table = self.loader.load(game_id)
-        if not table.over:
+        if not table.over or self.withheld(table):
             raise GameNotFinished()
         stored = self.store.read(game_id, 0, table.version)
         doc = export_document(table.meta, table.players, self.loader.seed(game_id),
@@ -45,6 +51,8 @@ class Exports:
         ``charge``: called with the bytes the new game stores just before it is written; it
         raises to refuse it."""
         parent = self.loader.load(game_id)
+        if parent.over and self.withheld(parent):
+            raise GameNotFinished()
         if not 1 <= at <= parent.version:
             raise NotFound.version(at)
         stored = self.store.read(game_id, 0, min(at + 1, parent.version))

@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..engine import Viewer
+from ..memo import Memo
 from ..signing import Signer
 from ..store.events import EventStore
 from ..store.players import PlayerStore
@@ -107,8 +108,11 @@ class GameService:
                               self.now_ms)
         #: the key exports are signed with (``service.signing``; None: unsigned)
         self.signer = signer
-        self._exports = Exports(store, self._loader, self._creation, self.now_ms, signer)
-        self._reads = Reads(store, self.now_ms)
+        self._exports = Exports(store, self._loader, self._creation, self.now_ms, signer,
+                                self.withheld)
+        self._reads = Reads(store, self.now_ms, self.withheld)
+        #: games over whose deal was found complete (they stay so)
+        self._revealed: Memo[bool] = Memo(cache_size)
         self.seeks = Seeks(SeekStore(store.r), store, self._creation, self.ratings,
                            self.scheduler, self.now_ms, seek_limits or SeekLimits())
         self.tournaments = Tournaments(TournamentStore(store.r), self._creation, self._loader,
@@ -220,6 +224,17 @@ class GameService:
         return self._tables.rematch(game_id, seat, player, charge)
 
     # -- loading --------------------------------------------------------------------------
+    def withheld(self, table: Table) -> bool:
+        """``table`` is over but another game of its duplicate deal is still played (a
+        tournament's rotations of one seed): it is served as a running game until that ends."""
+        tid = table.created["data"].get("tournament")
+        if tid is None or not table.over or self._revealed.get(table.id):
+            return False
+        if self.tournaments.deal_running(tid, table.id):
+            return True
+        self._revealed.put(table.id, True)
+        return False
+
     def load(self, game_id: str, version: int | None = None) -> Table:
         return self._loader.load(game_id, version)
 

@@ -36,12 +36,15 @@ def _seat(seat: int, entry: dict, controller: str) -> dict:
 class Reads:
     store: EventStore
     now_ms: Callable[[], int]
+    #: a game over whose secrets must stay hidden a while (a duplicate deal still being played
+    #: elsewhere): its events are served as while it ran
+    withheld: Callable[[Table], bool] = lambda table: False
 
     def served_events(self, table: Table, envelopes: Sequence[dict], first_version: int,
                       viewer: Viewer) -> list[dict]:
         """Envelopes numbered from ``first_version`` as ``viewer`` may see them now."""
         out = []
-        over = table.over
+        over = table.over and not self.withheld(table)
         for offset, env in enumerate(envelopes):
             ev = {"type": env["type"], "seat": env.get("seat"), "data": env.get("data", {})}
             if env["type"] in SHELL_EVENTS:
@@ -73,6 +76,9 @@ class Reads:
     def view(self, table: Table, viewer: Viewer, now_ms: int | None = None) -> dict:
         game, state = table.game, table.state
         over = table.over
+        # a game over that is withheld shows neither its final state nor its result (both
+        # reveal everything) until the rest of its deal is over
+        withheld = over and self.withheld(table)
         created = table.created["data"]
         clock, clock_state = table.clock, table.shell.clock
         now = self.now_ms() if now_ms is None else now_ms
@@ -105,8 +111,8 @@ class Reads:
                                  if clock_state is not None else None),
                 "per_decision_ms": clock["per_decision_ms"],
                 "increment_ms": clock["increment_ms"], "timeout": clock["timeout"]},
-            "state": game.view(state, viewer) if state is not None else None,
-            "result": table.result() if over else None,
+            "state": game.view(state, viewer) if state is not None and not withheld else None,
+            "result": table.result() if over and not withheld else None,
         }
         if created.get("rematch_of"):
             view["rematch_of"] = created["rematch_of"]

@@ -27,6 +27,7 @@ import secrets
 from typing import Any, Callable, Sequence
 
 from ..engine.tournament import FORMATS, Tournament, created, games_count, rotations
+from ..store.archive import OVER
 from ..store.errors import StoreError, is_full
 from ..store.tournaments import TournamentStore, Written
 from .creation import Creation, Settings, check_bot_level, check_seat_count, game_of
@@ -135,6 +136,17 @@ class Tournaments:
         return self.show(tid)
 
     # -- reading --------------------------------------------------------------------------
+    def deal_running(self, tid: str, game_id: str) -> bool:
+        """Another game of ``game_id``'s duplicate deal (the same seed, the seats rotated) is
+        still being played: until it ends, ``game_id`` reveals nothing a running game would
+        not (its own end would give the others' deal away)."""
+        found = self.store.events(tid) if _ID.fullmatch(tid) else []
+        if not found or not found[0]["data"].get("duplicate"):
+            return False
+        siblings = [g for g in Tournament.of(found).deal_of(game_id) if g != game_id]
+        return any(self.loader.store.meta_field(g, "status") not in OVER
+                   for g in siblings)
+
     def events(self, tid: str) -> list[dict]:
         found = self.store.events(tid) if _ID.fullmatch(tid) else []
         if not found:

@@ -164,6 +164,15 @@ class Tournament:
         return [] if now is None else [g["id"] for g in now["games"]
                                        if g["id"] not in self.results]
 
+    def deal_of(self, game_id: str) -> list[str]:
+        """The ids of the games of ``game_id``'s deal: its round's games with its deal number
+        (with duplicate deals, the same seed played once per seat rotation)."""
+        for rnd in self.rounds:
+            for g in rnd["games"]:
+                if g["id"] == game_id:
+                    return [o["id"] for o in rnd["games"] if o["deal"] == g["deal"]]
+        return []
+
     def round_of(self, game_id: str) -> dict | None:
         for rnd in self.rounds:
             for g in rnd["games"]:

@@ -137,6 +137,36 @@ def test_duplicate_deals_share_a_seed_over_rotated_seats(client, svc):
     assert svc.store.r.get(keys.seed(other["id"])) not in seeds
 
 
+def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client, svc):
+    """The rotations of a deal share its seed: the first to end keeps its secrets (seed,
+    unredacted log, final state, result) until the last one ends."""
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
+    games = create(client, ids, duplicate=True, rounds=1)["rounds"][0]["games"]
+    done, running = games[0]["id"], [g["id"] for g in games[1:]]
+    playing = svc.load(done)
+    while_running = client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"]
+    finish(svc, done)
+    assert svc.load(done).over and not svc.load(running[0]).over
+
+    r = client.get(f"/v1/games/{done}/export")
+    assert r.status_code == 409 and error(r)["code"] == "game_not_finished"
+    r = client.post(f"/v1/games/{done}/fork", json={"at": playing.version})
+    assert r.status_code == 409 and error(r)["code"] == "game_not_finished"
+    view = client.get(f"/v1/games/{done}").get_json()
+    assert view["status"] == "finished" and view["state"] is None and view["result"] is None
+    served = client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"]
+    assert served[:len(while_running)] == while_running  # redacted as while it ran
+    assert svc.withheld(svc.load(done))
+
+    for gid in running:
+        finish(svc, gid)
+    assert client.get(f"/v1/games/{done}/export").status_code == 200
+    view = client.get(f"/v1/games/{done}").get_json()
+    assert view["state"] is not None and view["result"] is not None
+    public = client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"]
+    assert public[:len(while_running)] != while_running  # now everything is public
+
+
 @pytest.mark.parametrize("body,status,code", [
     ({"type": "chess"}, 400, "invalid_request"),
     ({"seats_per_game": 9}, 422, "invalid_player_count"),
