@@ -101,6 +101,12 @@ class Game:
     variants: list[dict] = []
     #: JSON Schema per action type (served by GET /v1/game-types).
     action_schemas: dict[str, dict] = {}
+    #: JSON Schema (2020-12) of the ``state`` :meth:`view` serves, for every viewer (each seat,
+    #: a spectator, ``ALL``) in every phase; the contract's ``<Name>State``.
+    state_schema: dict = {"type": "object"}
+    #: JSON Schema of the ``data`` of each event type this game writes, as every viewer is
+    #: served it (the redacted forms of :meth:`visible` included).
+    event_schemas: dict[str, dict] = {}
     #: Place in the catalog (GET /v1/game-types lists games by it, then by id).
     catalog_position: int = 1000
     #: The bot hooks (:class:`service.engine.bots.BotHooks`) for the ``heuristic`` and ``mcts``

@@ -1,0 +1,93 @@
+"""Every game's declared schemas describe what the server serves: the ``state`` of the view of
+each seat, a spectator and ``ALL`` after every step, and the ``data`` of every event as each of
+them is served it while the game runs (redacted forms included) and once it is over, in random
+games of every variant and seat count. The contract (openapi.yaml) is built from these schemas,
+so a client generated from it parses what the server sends."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from service.engine import ALL, InvalidOptions, visible
+from service.engine.local import LocalGame
+from service.engine.schemas import SHELL_EVENT_SCHEMAS
+from service.games import GAMES
+
+#: options that keep a random game short where the default would let it wander
+SHORT = {"papyrus": {"turn_limit": 40}}
+SEEDS = (1, 2)
+
+
+def tables():
+    out = []
+    for type_id, game in sorted(GAMES.items()):
+        for variant in game.variants or [{"id": "default", "options": {}}]:
+            options = {**variant["options"], **SHORT.get(type_id, {})}
+            for n in range(game.min_players, game.max_players + 1):
+                players = [{"name": f"p{i}", "bot": None} for i in range(n)]
+                try:
+                    game.normalize_options(dict(options), players)
+                except InvalidOptions:
+                    continue
+                for seed in SEEDS:
+                    out.append(pytest.param(type_id, n, options, seed,
+                                            id=f"{type_id}-{variant['id']}-{n}-{seed}"))
+    return out
+
+
+_validators: dict[int, Draft202012Validator] = {}
+
+
+def check(schema: dict, value, where: str) -> None:
+    validator = _validators.get(id(schema))
+    if validator is None:
+        Draft202012Validator.check_schema(schema)
+        validator = _validators[id(schema)] = Draft202012Validator(schema)
+    error = next(iter(sorted(validator.iter_errors(value), key=lambda e: e.path)), None)
+    assert error is None, f"{where}: {error.message} at {list(error.absolute_path)}"
+
+
+def event_schema(game, type_: str) -> dict:
+    schema = game.event_schemas.get(type_) or SHELL_EVENT_SCHEMAS.get(type_)
+    assert schema is not None, f"{game.type_id} serves {type_} events without a schema"
+    return schema
+
+
+@pytest.mark.parametrize("type_id,n,options,seed", tables())
+def test_served_states_and_events_match_the_declared_schemas(type_id, n, options, seed):
+    game = GAMES[type_id]
+    players = [{"name": f"p{i}", "bot": None} for i in range(n)]
+    g = LocalGame(game, players, dict(options), f"schemas-{type_id}-{seed}".encode())
+    viewers = [*range(n), None, ALL]
+    rnd = random.Random(seed)
+    seen = 0
+    for _ in range(5_000):
+        for ev in g.events[seen:]:
+            for viewer in viewers:
+                served = visible(game, ev, viewer, False)
+                if served is not None:
+                    check(event_schema(game, served["type"]), served["data"],
+                          f"{served['type']} as {viewer!r} sees it")
+        seen = len(g.events)
+        for viewer in viewers:
+            check(game.state_schema, game.view(g.state, viewer),
+                  f"state at version {g.version} as {viewer!r} sees it")
+        if game.is_over(g.state):
+            break
+        seat = rnd.choice(game.awaiting(g.state))
+        g.act(seat, rnd.choice(game.legal_actions(g.state, seat)))
+    assert game.is_over(g.state)
+    for ev in g.events:
+        check(event_schema(game, ev["type"]), ev["data"], f"{ev['type']} after the end")
+
+
+@pytest.mark.parametrize("type_id", sorted(GAMES))
+def test_every_game_declares_its_state_and_events(type_id):
+    game = GAMES[type_id]
+    assert game.state_schema.get("properties"), "the state schema names the state's fields"
+    for type_, schema in game.event_schemas.items():
+        Draft202012Validator.check_schema(schema)
+        assert type_ not in SHELL_EVENT_SCHEMAS, f"{type_} is a shell event"
