@@ -99,6 +99,8 @@ def test_the_guide_lives_in_the_game_folder_and_docs_links_to_it(type_id):
 @pytest.mark.parametrize("type_id", TYPES)
 def test_every_action_example_is_valid_and_every_action_type_has_one(type_id):
     game = GAMES[type_id]
+    fences = [line for line in guide(type_id).splitlines() if line.startswith("```")]
+    assert len(fences) % 2 == 0, "a fence is left open"
     examples = blocks(type_id, "action")
     for example in examples:
         assert example.get("type") in game.action_schemas, example
@@ -118,7 +120,9 @@ def test_every_refusal_code_of_the_rules_is_named(type_id):
 
 @pytest.mark.parametrize("type_id", TYPES)
 def test_the_worked_turn_is_a_real_one(type_id):
-    [turn] = blocks(type_id, "worked-turn")
+    turns = blocks(type_id, "worked-turn")
+    assert len(turns) == 1, "one worked turn per guide"
+    turn = turns[0]
     game = GAMES[type_id]
     create = turn["create"]
     assert create["type"] == type_id
