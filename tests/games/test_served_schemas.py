@@ -68,6 +68,30 @@ def event_schema(game, type_: str) -> dict:
     return schema
 
 
+def check_events(game, events: list, viewers: list) -> None:
+    """``events`` as each of ``viewers`` is served them while the game runs."""
+    for ev in events:
+        for viewer in viewers:
+            served = visible(game, ev, viewer, False)
+            if served is not None:
+                check(event_schema(game, served["type"]), served["data"],
+                      f"{served['type']} as {viewer!r} sees it")
+
+
+def check_views(game, g: LocalGame, viewers: list) -> None:
+    """The current state as each of ``viewers`` is served it."""
+    for viewer in viewers:
+        check(game.state_schema, game.view(g.state, viewer),
+              f"state at version {g.version} as {viewer!r} sees it")
+
+
+def check_ended(game, g: LocalGame) -> None:
+    """Every event of an ended game as it is served to everybody: unredacted."""
+    assert game.is_over(g.state)
+    for ev in g.events:
+        check(event_schema(game, ev["type"]), ev["data"], f"{ev['type']} after the end")
+
+
 @pytest.mark.parametrize("type_id,n,options,seed", tables())
 def test_served_states_and_events_match_the_declared_schemas(type_id, n, options, seed):
     game = GAMES[type_id]
@@ -77,23 +101,14 @@ def test_served_states_and_events_match_the_declared_schemas(type_id, n, options
     rnd = random.Random(seed)
     seen = 0
     for _ in range(5_000):
-        for ev in g.events[seen:]:
-            for viewer in viewers:
-                served = visible(game, ev, viewer, False)
-                if served is not None:
-                    check(event_schema(game, served["type"]), served["data"],
-                          f"{served['type']} as {viewer!r} sees it")
+        check_events(game, g.events[seen:], viewers)
         seen = len(g.events)
-        for viewer in viewers:
-            check(game.state_schema, game.view(g.state, viewer),
-                  f"state at version {g.version} as {viewer!r} sees it")
+        check_views(game, g, viewers)
         if game.is_over(g.state):
             break
         seat = rnd.choice(game.awaiting(g.state))
         g.act(seat, rnd.choice(game.legal_actions(g.state, seat)))
-    assert game.is_over(g.state)
-    for ev in g.events:
-        check(event_schema(game, ev["type"]), ev["data"], f"{ev['type']} after the end")
+    check_ended(game, g)
 
 
 @pytest.mark.parametrize("type_id", sorted(GAMES))
