@@ -17,7 +17,8 @@ Policy = Callable[[object, dict, int, list, random.Random], dict]
 
 
 def walk(game, n: int, options: dict, seed: int, policy: Policy, *,
-         resign_at: dict[int, int] | None = None, max_steps: int = 5_000) -> tuple[LocalGame, Counter]:
+         resign_at: dict[int, int] | None = None,
+         max_steps: int = 5_000) -> tuple[LocalGame, Counter]:
     """Play ``policy`` to the end; ``resign_at`` maps a step to the seat that forfeits there.
     Every event is checked as each seat, a spectator and ``ALL`` are served it (and unredacted
     after the end), and so is the state after every step. Returns the game and the event types
