@@ -9,9 +9,9 @@ import random
 from collections import Counter
 from typing import Callable
 
-from service.engine import ALL, Rng, forfeit
+from service.engine import ALL, Rng, clone, forfeit
 from service.engine.local import LocalGame
-from tests.games.test_served_schemas import check_ended, check_events, check_views
+from tests.games.test_served_schemas import check, check_ended, check_events, check_views
 
 Policy = Callable[[object, dict, int, list, random.Random], dict]
 
@@ -46,3 +46,15 @@ def walk(game, n: int, options: dict, seed: int, policy: Policy, *,
         g.act(seat, policy(game, g.state, seat, game.legal_actions(g.state, seat), rnd))
     check_ended(game, g)
     return g, types
+
+
+def check_history(game, g: LocalGame, viewers: list) -> None:
+    """The state at every version, as ``GET /v1/games/{id}/states/{version}`` serves it to each
+    of ``viewers``: inside commands too (between two events of one command)."""
+    created = g.events[0]["data"]
+    state = game.initial(created["players"], clone(created["options"]))
+    for version, ev in enumerate(g.events[1:], 2):
+        game.apply(state, clone(ev))
+        for viewer in viewers:
+            check(game.state_schema, game.view(state, viewer),
+                  f"state at version {version} as {viewer!r} sees it")
