@@ -13,7 +13,7 @@ from service.games.papyrus import bots
 from service.games.papyrus.data import COLOURS, GODS
 from service.games.papyrus.rules import GAME
 from service.games.papyrus.schemas import EVENTS, STATE
-from tests.games.schema_walk import walk
+from tests.games.schema_walk import check_history, walk
 
 #: a client map where every move lands on an Event space or a pyramid: the 40 Event cards run
 #: out and are reshuffled within a short game
@@ -44,6 +44,17 @@ def test_a_solo_game_serves_every_solo_event_as_declared():
     g, types = walk(GAME, 2, {"variant": "solo"}, 1, bots.rollout, resign_at={30: 0})
     assert SOLO_EVENTS | {"PlayerResigned", "FinalRoundStarted"} <= set(types)
     assert g.state["over"]
+
+
+def test_every_version_is_served_as_declared():
+    """``/states/{version}`` serves the state between two events of a command too (before the
+    setup, between a conquest and its draws, ...): every version of a short standard game and
+    a short solo game matches, as every viewer sees it."""
+    for options, policy in (({"turn_limit": 60}, bots.rollout),
+                            ({"variant": "solo", "turn_limit": 40}, bots.rollout)):
+        g, types = walk(GAME, 2, options, 1, policy)
+        check_history(GAME, g, [0, 1, None, ALL])
+        assert types["GodConquered"] + types["GodFormed"], "the games conquer"
 
 
 def test_the_schemas_refuse_what_is_never_served():
