@@ -12,8 +12,8 @@ served to others with a count in place of the list. Codes are taken from the gam
 
 from __future__ import annotations
 
-from .data import (BAG_COUNTS, BOARD_SCHEMA, CAPACITY, EVENT, EVENT_COUNTS, EVENTS, GLYPHS, GODS,
-                   KINDS, MAX_ID_LEN, MOVEMENT_COUNTS, SONS)
+from .data import (BAG_COUNTS, BOARD_SCHEMA, CAPACITY, COLOURS, EVENT, EVENT_COUNTS, EVENTS,
+                   GLYPHS, GODS, KINDS, MAX_ID_LEN, MOVEMENT_COUNTS, SONS)
 
 MAX_SEATS = 5
 #: Event effects that stop for a choice of the drawer (``DecisionPending``, section 6).
@@ -60,7 +60,8 @@ def _counts(keys: list[str], what: str, every: bool) -> dict:
     codes with a count of at least 1."""
     low = 0 if every else 1
     return {"type": "object", "description": what,
-            "properties": {k: {"type": "integer", "minimum": low} for k in keys},
+            "properties": {k: {"type": "integer", "minimum": low, "description": f"how many {k}"}
+                           for k in keys},
             "required": list(keys) if every else [], "additionalProperties": False}
 
 
@@ -94,11 +95,44 @@ N_TILES = sum(BAG_COUNTS.values())
 SCORE = _int("points")
 EMPTY = _object("no data: the event's type, seat and version say it all", {})
 
-BOARD = {k: v for k, v in BOARD_SCHEMA.items() if k != "x-error"}
-BOARD.update(description="the board played on (the built-in nile-rings-v1 or the map given at "
-                         "creation, normalised: names filled in, colours listed, empty square "
-                         "colours left out)",
-             required=["id", "name", "colours", "nodes", "paths"])
+
+def _described(schema: dict, descriptions: dict[str, str], **changes) -> dict:
+    """A copy of the object schema ``schema`` whose properties carry ``descriptions``."""
+    props = {k: {**v, "description": descriptions[k]} for k, v in schema["properties"].items()}
+    return {**schema, "properties": props, **changes}
+
+
+_NODE = BOARD_SCHEMA["properties"]["nodes"]["items"]
+_PATH = BOARD_SCHEMA["properties"]["paths"]["items"]
+BOARD = _described(
+    {k: v for k, v in BOARD_SCHEMA.items() if k != "x-error"}, {
+        "id": "the board's id",
+        "name": "its display name",
+        "colours": "the square colours it uses",
+        "nodes": "its spaces",
+        "paths": "its paths",
+    }, required=["id", "name", "colours", "nodes", "paths"],
+    description="the board played on (the built-in nile-rings-v1 or the map given at "
+                "creation, normalised: names filled in, colours listed, empty square colours "
+                "left out)")
+BOARD["properties"]["nodes"]["items"] = _described(_NODE, {
+    "id": "the space's id (what pawn, PawnMoved and EventDrawn name)",
+    "name": "its display name",
+    "kind": "start (where pawns begin), pyramid (a god's) or event (draws an Event card)",
+    "god": "pyramid spaces only: the God card conquered there",
+    "ring": "a drawing hint: the ring it lies on",
+    "x": "a drawing hint: its x coordinate",
+    "y": "a drawing hint: its y coordinate",
+}, required=["id", "name", "kind"])
+BOARD["properties"]["paths"]["items"] = _described(_PATH, {
+    "id": "the path's id (what move and PawnMoved name)",
+    "a": "one end (a space id)",
+    "b": "the other end",
+    "squares": "its squares by colour (the colours present): one movement card each to cross",
+})
+_SQUARES = BOARD["properties"]["paths"]["items"]["properties"]
+_SQUARES["squares"] = _described(_SQUARES["squares"], {c: f"{c} squares" for c in COLOURS},
+                                 description=_SQUARES["squares"]["description"])
 
 PENDING = _object("the decision the game waits for before the turn goes on", {
     "seat": SEAT,
