@@ -130,14 +130,15 @@ BOARD["properties"]["paths"]["items"] = _described(_PATH, {
     "b": "the other end",
     "squares": "its squares by colour (the colours present): one movement card each to cross",
 })
-_SQUARES = BOARD["properties"]["paths"]["items"]["properties"]
-_SQUARES["squares"] = _described(_SQUARES["squares"], {c: f"{c} squares" for c in COLOURS},
-                                 description=_SQUARES["squares"]["description"])
+_PATH_FIELDS = BOARD["properties"]["paths"]["items"]["properties"]
+_PATH_FIELDS["squares"] = _described(_PATH_FIELDS["squares"],
+                                     {c: f"{c} squares" for c in COLOURS},
+                                     description=_PATH_FIELDS["squares"]["description"])
 
 PENDING = _object("the decision the game waits for before the turn goes on", {
     "seat": SEAT,
-    "kind": _enum(DECISION_KINDS, "capacity (holder above 20 tiles: discard the excess) or the "
-                                  "Event card whose choice is pending"),
+    "kind": _enum(DECISION_KINDS, f"capacity (holder above {CAPACITY} tiles: discard the "
+                                  "excess) or the Event card whose choice is pending"),
     "count": _int("how many tiles / cards the choice involves (the excess for capacity)", 1),
     "card": _or_null(EVENT_CARD, "the Event card being resolved (null for capacity)"),
 })
@@ -162,7 +163,8 @@ SEAT_VIEW = _object("a seat as the viewer sees it", {
     "paid": _int("solo variant only: movement (element) cards paid to buy tiles"),
     "movement": _counts(list(KINDS), "standard variant: the movement cards in hand by kind; "
                                      "absent for other seats and spectators while the game runs "
-                                     "(secret, section 11)", every=True),
+                                     "(secret, section 11). ALL is also served it, all zeros, "
+                                     "in a running solo game", every=True),
     "gods": {**GOD_LIST, "description": "the God cards in hand; absent for other seats and "
                                         "spectators while the game runs (secret)"},
     "holder": _counts(GLYPHS, "the holder's tiles by hieroglyph type (every type, zeros "
@@ -242,7 +244,7 @@ STATE = {
                                        "included)"),
                   "turn_limit": _int("the game ends after this many turns (0: no cap)"),
                   "current": _or_null(SEAT, "the seat whose turn it is (null once over)"),
-                  "first_player": SEAT,
+                  "first_player": {**SEAT, "description": "the seat that played first"},
                   "god_deck_size": _int("God cards in play", 3, len(GODS)),
                   "setup": _enum(["standard", "custom"],
                                  "custom when options.setup fixed the orders"),
@@ -374,8 +376,10 @@ EVENTS: dict[str, dict] = {
                               "and tiles go to the discard piles", {
                                   "gods": _secret(GOD_LIST, "its God cards in hand (out of the "
                                                             "game)"),
-                                  "movement": CARDS_PLAYED,
-                                  "glyphs": GLYPH_COUNTS,
+                                  "movement": {**CARDS_PLAYED, "description": "its movement "
+                                                "cards by kind, now on the discard pile"},
+                                  "glyphs": {**GLYPH_COUNTS, "description": "its tiles by type, "
+                                             "now on the glyph discard pile"},
                                   "dropped": _or_null(PENDING["properties"]["kind"],
                                                       "the seat's pending decision dropped, "
                                                       "or null"),
