@@ -15,8 +15,8 @@ is served to everybody once the game is over. Codes come from the component tabl
 
 from __future__ import annotations
 
-from .data import (ANIMALS, CARD_IDS, CURSE_IDS, EXPLORERS, HAND_SIZE, HEIGHT,
-                   MAX_END_MOVES, PHARAOHS, SARC_IDS, SARCOPHAGI, SCARABS, START_PILE, WIDTH)
+from .data import (ANIMALS, CARD_IDS, CURSE_IDS, EXPLORERS, HAND_SIZE, HEIGHT, MAX_END_MOVES,
+                   PHARAOH_BONUS, PHARAOHS, SARC_IDS, SARCOPHAGI, SCARABS, START_PILE, WIDTH)
 
 MAX_SEATS = 4
 PHASES = ["setup", "play", "curse", "curse_victim", "curse_closed", "curse_give", "draw", "end",
@@ -115,7 +115,8 @@ PILE_SIZES = fields("cards left in each pile: draw (base game), or start and mai
 PILE_ORDERS = fields("each pile's cards, top first (served to ALL alone while the game runs)",
                      {}, {"draw": array(CARD, PILES["draw"]),
                           "start": array(CARD, PILES["start"], 0, START_PILE),
-                          "main": array({"anyOf": [CARD, CURSE]}, PILES["main"])})
+                          "main": array({"anyOf": [CARD, CURSE]}, PILES["main"], 0,
+                                        len(CARD_IDS) - START_PILE + len(CURSE_IDS))})
 TOP_IS_CURSE = {"type": "boolean",
                 "description": "curse variant only: the main pile's top card is a curse card "
                                "(curse cards have a different back: public)"}
@@ -133,9 +134,9 @@ RESULT = fields("the final result (once the game is over)", {
             "sarcophagus_points": count("their values added up"),
             "sarcophagus_count": count("how many (the tie-break)"),
             "pharaoh": PHARAOH,
-            "pharaoh_bonus": {"enum": [0, 7], "type": "integer",
-                              "description": "7 when its explorer stands at its pharaoh's "
-                                             "pillar at the end"},
+            "pharaoh_bonus": {"enum": [0, PHARAOH_BONUS], "type": "integer",
+                              "description": f"{PHARAOH_BONUS} when its explorer stands at its "
+                                             "pharaoh's pillar at the end"},
             "total": count("sarcophagus points + pharaoh bonus")}), "the breakdown"),
         "tie_break": {"const": "number of sarcophagi", "type": "string",
                       "description": "what breaks equal totals"}}),
@@ -243,15 +244,18 @@ EVENTS: dict[str, dict] = {
             fields("the full setup (ALL, and everybody once the game is over)", {
                 "pillar_order": STATE["properties"]["pillar_order"],
                 "stacks": fields("each pillar's stack of sarcophagus ids, front first",
-                                 {a: array(SARC_ID, a, 3, 3) for a in ANIMALS}),
-                "hands": by_seat(array(CARD, "", HAND_SIZE, HAND_SIZE), "the hands dealt"),
+                                 {a: array(SARC_ID, f"the {a} pillar's", 3, 3)
+                                  for a in ANIMALS}),
+                "hands": by_seat(array(CARD, "a seat's cards", HAND_SIZE, HAND_SIZE),
+                                 "the hands dealt"),
                 "piles": PILE_ORDERS,
                 "pharaohs": by_seat(PHARAOH, "the pharaoh cards"),
                 "unused_pharaohs": array(PHARAOH, "the pharaoh cards no seat holds", 3, 5)}),
             fields("the setup as a seat or a spectator is served it while the game runs", {
                 "pillar_order": STATE["properties"]["pillar_order"],
                 "stack_eyes": fields("each pillar's stack as eye counts, front first",
-                                     {a: array(EYES, a, 3, 3) for a in ANIMALS}),
+                                     {a: array(EYES, f"the {a} pillar's", 3, 3)
+                                      for a in ANIMALS}),
                 "hand_sizes": by_seat(count("cards", HAND_SIZE), "cards dealt"),
                 "hands": STATE["properties"]["hands"],
                 "pile_sizes": PILE_SIZES,
@@ -319,5 +323,5 @@ EVENTS: dict[str, dict] = {
         "unused_pharaohs": array(PHARAOH, "the pharaoh cards no seat held"),
         "owned": by_seat(array(SARC_ID, "in the order won"), "the sarcophagi each seat owns"),
         "stacks": fields("the sarcophagi left at each pillar, front first",
-                         {a: array(SARC_ID, a, 0, 3) for a in ANIMALS})}),
+                         {a: array(SARC_ID, f"the {a} pillar's", 0, 3) for a in ANIMALS})}),
 }
