@@ -54,7 +54,7 @@ def test_refusals_still_come_from_the_schema(client):
     res = act(client, gid, tokens[0], expected_version=True)
     assert res.status_code == 400
     assert res.get_json()["error"]["code"] == "invalid_request"
-    assert "expected_version" in res.get_json()["error"]["details"]["fields"]["json"]
+    assert "expected_version" in res.get_json()["error"]["details"]["fields"]
     res = act(client, gid, tokens[0], expected_version=2.0)  # an integer is written as one
     assert res.status_code == 422, res.get_json()
     assert res.get_json()["error"]["code"] == "not_an_integer"

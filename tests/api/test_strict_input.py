@@ -31,7 +31,8 @@ def test_a_float_is_not_an_integer(client, extra):
     gid, tokens, data = create(client, 3)
     r = act(client, gid, tokens[0], **extra)
     assert r.status_code == 422 and code(r) == "not_an_integer", r.get_json()
-    assert r.get_json()["error"]["details"] == {"field": "expected_version"}
+    assert list(r.get_json()["error"]["details"]) == ["fields"]
+    assert list(r.get_json()["error"]["details"]["fields"]) == ["expected_version"]
     assert client.get(f"/v1/games/{gid}").get_json()["version"] == data["version"]
     assert act(client, gid, tokens[0], expected_version=3.5).status_code == 400
 

@@ -309,5 +309,5 @@ def test_a_tables_clock_starts_with_the_game(client):
     join(client, gid, bob)
     view = client.get(f"/v1/games/{gid}").get_json()
     assert view["status"] == "active"
-    assert all(a["deadline"] is not None for a in view["awaiting"]) and view["awaiting"]
+    assert all(a["deadline_at"] is not None for a in view["awaiting"]) and view["awaiting"]
     assert all(ms is not None and ms > 590_000 for ms in view["clock"]["remaining_ms"])

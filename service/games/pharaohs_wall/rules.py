@@ -72,7 +72,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
-                       Viewer, is_int, sees, standard_result)
+                       Viewer, fields_detail, is_int, sees, standard_result)
 from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.options import invalid
 
@@ -794,7 +794,8 @@ class PharaohsWall(Game):
                 raise invalid_field(name, f"{name} must be an animal id")
             if value not in ANIMALS:
                 raise IllegalAction("unknown_pillar", "unknown pillar",
-                                    {"field": name, "allowed": ANIMALS})
+                                    {**fields_detail(name, "unknown pillar"),
+                                     "allowed": ANIMALS})
         if src == dst:
             raise IllegalAction("same_pillar", "from and to must differ")
         pillars = work["pillars"]
