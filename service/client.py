@@ -411,8 +411,8 @@ class Client:
     def abort(self, game_id: str) -> GameView:
         return self.request("POST", f"/v1/games/{_q(game_id)}/abort")
 
-    def fork(self, game_id: str, at: int) -> CreatedGame:
-        return self.request("POST", f"/v1/games/{_q(game_id)}/fork", {"at": at})
+    def fork(self, game_id: str, version: int) -> CreatedGame:
+        return self.request("POST", f"/v1/games/{_q(game_id)}/fork", {"version": version})
 
     # -- players
 

@@ -270,14 +270,14 @@ def export_game(game_id):
 @_alts(401, 403, 404, 422, 429, 503)
 @blp.doc(operationId="forkGame")
 def fork_game(body, game_id):
-    """A new game continuing from version ``at`` (finished games; running games with a
+    """A new game continuing from ``version`` (finished games; running games with a
     platform key), with new seat tokens."""
     table = load(game_id)
     viewer = caller(table)
     if not table.over and viewer != ALL:
         raise Forbidden("fork_forbidden", "only platform keys may fork a running game")
     _require_creator()  # a fork creates a game: the same rule as POST /v1/games
-    return service().fork(game_id, body["at"], charge=ratelimit.charge_stored)
+    return service().fork(game_id, body["version"], charge=ratelimit.charge_stored)
 
 
 @blp.route("/games/<gid:game_id>/join", methods=["POST"])

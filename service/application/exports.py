@@ -61,11 +61,11 @@ class Exports:
         if not boundary:
             raise InvalidRequest("not_a_command_boundary",
                                  f"version {at} is inside a command; fork at a version that "
-                                 "ends one", {"at": at})
+                                 "ends one", {"version": at})
         table = self.loader.load(game_id, at)
         if table.state is None:
             raise InvalidRequest("game_not_started",
-                                 f"version {at} is before the table's game started", {"at": at})
+                                 f"version {at} is before the table's game started", {"version": at})
         seed = secrets.token_bytes(32)
         now = self.now_ms()
         created = dict(parent.created)

@@ -463,7 +463,8 @@ class VerifyResultSchema(Strict):
 
 
 class ForkRequestSchema(Strict):
-    at = JsonInteger(required=True, validate=validate.Range(1, 2**53))
+    version = JsonInteger(required=True, validate=validate.Range(1, 2**53), metadata={
+        "description": "the version the fork continues from (one that ends a command)"})
 
 
 class BulkCreateSchema(Strict):

@@ -42,7 +42,7 @@ def test_float_integers_are_refused_everywhere_a_request_takes_an_integer(client
     r = client.post("/v1/games", json={"type": "diamant", "players": PLAYERS[:2] + [bot]})
     assert r.status_code == 422 and code(r) == "not_an_integer", r.get_json()
     gid, _, _ = create(client, 3)
-    r = client.post(f"/v1/games/{gid}/fork", json={"at": 3.0})
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": 3.0})
     assert r.status_code == 422 and code(r) == "not_an_integer"
 
 
