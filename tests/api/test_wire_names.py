@@ -18,6 +18,7 @@ from service.application import NullScheduler
 from service.config import Config
 
 from .helpers import auth, join
+from .test_seeks import FakeClock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -107,17 +108,10 @@ def test_the_guard_refuses_what_it_is_for():
 
 
 # -- served bodies ----------------------------------------------------------------------------
-class FakeClock:
-    def __init__(self):
-        self.t = 1_800_000_000_123
-
-    def __call__(self):
-        return self.t
-
-
 @pytest.fixture
 def fake(redis_url, queue_url):
     clock = FakeClock()
+    clock.t = 1_800_000_000_123  # 2027-01-15T08:00:00.123Z
     app = create_app(Config(redis_url=redis_url, queue_url=queue_url),
                      scheduler=NullScheduler(), now_ms=clock)
     return app.test_client(), app.extensions["cartouche"], clock
