@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from marshmallow import fields, validate
 
 from ..application import GameService
-from ..application.envelopes import rfc3339
 from ..engine import Viewer
 from ..engine.tournament import Tournament
 from ..schemas import GamesQuerySchema, JsonInteger, Query, Strict, Timestamp
 from ..schemas import tournaments as s
 from ..store.events import StreamFollower
 from ..store.tournaments import read_blocking
+from ..timestamps import rfc3339
 from . import Blueprint
 from .errors import STORE_DOC, alt_errors
 from .games import _require_creator, service

@@ -14,8 +14,8 @@ from ..signing import Signer
 if TYPE_CHECKING:
     from .model import Table
 from ..store.events import EventStore
+from ..timestamps import rfc3339
 from .creation import Creation, new_game, stored_size
-from .envelopes import rfc3339
 from .errors import GameNotFinished, InvalidRequest, NotFound
 from .loading import Loader
 

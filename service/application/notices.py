@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .. import clock as clock_mod
 from ..store.players import Batch, PlayerStore
-from .envelopes import rfc3339
+from ..timestamps import rfc3339
 from .model import Table
 from .players import bot_level
 

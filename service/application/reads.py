@@ -12,7 +12,7 @@ from .. import clock as clock_mod
 from ..engine import ALL, Viewer, visible
 from ..replay import SHELL_EVENTS
 from ..store.events import EventStore
-from .envelopes import rfc3339
+from ..timestamps import rfc3339
 from .model import Table, unfilled
 
 

@@ -72,7 +72,7 @@ class Text(fields.String):
 
 class Timestamp(fields.String):
     """A point in time as served: RFC 3339 in UTC with milliseconds and ``Z``
-    (``2026-12-02T09:14:03.512Z``, :func:`service.application.envelopes.rfc3339`), in a field
+    (``2026-12-02T09:14:03.512Z``, :func:`service.timestamps.rfc3339`), in a field
     named ``at`` or ``*_at``. Durations are integers named ``*_ms``."""
 
     def __init__(self, **kwargs) -> None:

@@ -95,7 +95,7 @@ def test_event_timestamps_are_exact_rfc3339_milliseconds():
     import random
     from datetime import datetime, timezone
 
-    from service.application.envelopes import rfc3339
+    from service.timestamps import rfc3339
 
     rnd = random.Random(5)
     instants = [0, 999, 1000, 1_764_450_000_123, 1_764_450_000_999, 1_764_450_001_000]
