@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..application import GameService, Table
-from ..application.notices import served
+from ..application.notices import served_notice
 from ..engine import Viewer
 from ..store.events import StoredEvent, StreamFollower
 from ..store.players import StoredNotice
@@ -181,7 +181,7 @@ class NoticeSource:
         return _notices(notices)
 
     def encode(self, batch: Notices, viewer: Viewer) -> tuple[tuple[StreamId, bytes], ...]:
-        return tuple((at, sse(n.type, served(n.type, n.data), at))
+        return tuple((at, sse(n.type, served_notice(n.type, n.data), at))
                      for at, n in zip(batch.ids, batch.notices))
 
     def preface(self, batch: Notices, after: StreamId) -> bytes:

@@ -23,7 +23,7 @@ from .model import Table
 from .players import bot_level
 
 
-def served(kind: str, data: dict) -> dict:
+def served_notice(kind: str, data: dict) -> dict:
     """A stored notice's data as served: a ``your_turn`` stored while its deadline was named
     ``deadline`` (before every timestamp on the wire was named ``*_at``) says
     ``deadline_at``, like those stored since."""
