@@ -169,8 +169,10 @@ def test_t2_relic_phase_after_round_one():
     assert illegal(GAME, g.state, 0, {"type": "relic", "keep": 1, "remove": 1}).code == "same_card"
     assert illegal(GAME, g.state, 1, {"type": "relic", "keep": 3, "remove": 9}).code == \
         "not_played_this_round"
-    assert illegal(GAME, g.state, 1, {"type": "relic", "keep": 6, "remove": 17}).code == \
-        "not_played_this_round"
+    refused = illegal(GAME, g.state, 1, {"type": "relic", "keep": 6, "remove": 17})
+    assert refused.code == "not_played_this_round"
+    assert refused.details == {"card": 17, "fields": {"remove": [
+        "remove: card 17 is not one of your 5 cards of this round"]}}
     assert illegal(GAME, g.state, 0, {"type": "pick", "card": 17}).code == "wrong_phase"
     g.act(0, {"type": "relic", "keep": 1, "remove": 10})
     # A's choice is hidden from B and spectators until B commits.

@@ -50,7 +50,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
-                      Viewer, clone, event, is_int, redact, sees, standard_result)
+                      Viewer, clone, event, fields_detail, is_int, redact, sees,
+                      standard_result)
 from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.rng import fisher_yates
 
@@ -383,9 +384,9 @@ class TidesOfTime(Game):
             played = state["played"][seat]
             for name, card in (("keep", keep), ("remove", remove)):
                 if card not in played:
-                    raise IllegalAction("not_played_this_round",
-                                        f"{name}: card {card} is not one of your 5 cards of "
-                                        "this round", {"field": name, "card": card})
+                    message = f"{name}: card {card} is not one of your 5 cards of this round"
+                    raise IllegalAction("not_played_this_round", message,
+                                        {**fields_detail(name, message), "card": card})
             if keep == remove:
                 raise IllegalAction("same_card", "keep and remove must be different cards",
                                     {"card": keep})
