@@ -76,6 +76,10 @@ ROUNDS = 5
 CHOICES = ("continue", "return")
 #: The action types (api.md's action vocabulary).
 ACTIONS = ("decide",)
+MIN_PLAYERS, MAX_PLAYERS = 3, 8
+
+# The served state's and events' schemas are built from the tables above.
+from . import schemas  # noqa: E402
 
 
 def kind_of(card: str) -> str:
@@ -95,8 +99,8 @@ class Diamant(Game):
     type_id = "diamant"
     catalog_position = 4
     name = "Diamant"
-    min_players = 3
-    max_players = 8
+    min_players = MIN_PLAYERS
+    max_players = MAX_PLAYERS
     options_schema = {
         "type": "object",
         "properties": {
@@ -135,6 +139,8 @@ class Diamant(Game):
             "additionalProperties": False,
         },
     }
+    state_schema = schemas.STATE
+    event_schemas = schemas.EVENTS
 
     # -- creation -------------------------------------------------------------------------
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
