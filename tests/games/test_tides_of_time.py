@@ -10,6 +10,7 @@ import pytest
 from service.engine import visible as engine_visible
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from service.engine import ALL, IllegalAction, InvalidOptions, NotYourTurn, command
 from service.engine.fold import clone
@@ -541,6 +542,32 @@ def test_events_hide_secrets_while_running():
     for e in g.events:
         GAME.visible(e, 1)
     assert g.events == before
+
+
+def test_served_schemas_refuse_what_tides_of_time_never_serves():
+    """The declared schemas are strict: a client generated from them can rely on every field."""
+    g = round_one()
+    state = Draft202012Validator(GAME.state_schema)
+    view = GAME.view(g.state, 0)
+    assert view["phase"] == "RELIC" and state.is_valid(view)
+    seat = view["seats"][0]
+    for broken in ({**view, "deck_order": T1_DECK},                     # an unknown field
+                   {**view, "phase": "SCORING"},                        # no such phase
+                   {**view, "removed": [19]},                           # no card 19
+                   {**view, "seats": [{**seat, "pending": {"keep": 1}}, view["seats"][1]]},
+                   {**view, "seats": [seat]}):                          # two seats, always
+        assert not state.is_valid(broken)
+    scored = Draft202012Validator(GAME.event_schemas["RoundScored"])
+    data = next(e for e in g.events if e["type"] == "RoundScored")["data"]
+    assert scored.is_valid(data)
+    line = data["per_card"][0][0]
+    assert line["card"] == 17 and line["kind"] == "DOUBLE"
+    for wrong in ({**line, "kind": "EACH"},                             # 17 is not an EACH card
+                  {**line, "id": "kings_nest"},                         # nor card 1
+                  {**line, "bonus": 3}):                                # nothing else is said
+        assert not scored.is_valid({**data, "per_card": [[wrong], data["per_card"][1]]})
+    pick = Draft202012Validator(GAME.event_schemas["PickCommitted"])
+    assert pick.is_valid({}) and not pick.is_valid({"card": 0})
 
 
 def _perturb_secrets_of(state, seat):

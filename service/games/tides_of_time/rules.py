@@ -268,6 +268,9 @@ ACTIONS = ("pick", "relic")
 
 _CARD_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 18}
 
+# The served state's and events' schemas are built from the tables above.
+from . import schemas  # noqa: E402
+
 
 class TidesOfTime(Game):
     type_id = "tides-of-time"
@@ -317,6 +320,8 @@ class TidesOfTime(Game):
             "required": ["type", "keep", "remove"], "additionalProperties": False,
         },
     }
+    state_schema = schemas.STATE
+    event_schemas = schemas.EVENTS
 
     # -- creation -------------------------------------------------------------------------
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
