@@ -360,6 +360,14 @@ MODES = ("standard", "duel", "solo")
 MODE_PLAYERS = {"standard": (2, 4), "duel": (2, 2), "solo": (1, 1)}
 #: The action types (api.md's action vocabulary).
 ACTIONS = ("place",)
+#: The matches a duel may be (options.duel_games).
+DUEL_GAMES = (1, 2)
+#: What the characters of a site's ``rows`` mean (served in every view).
+LEGEND = {".": "blank", "S": "scarab", "R": "rock", "1-4": "scarab with token", "A-Z": "camp",
+          "a-z": "camp over a scarab"}
+
+# The served state's and events' schemas are built from the tables above.
+from . import schemas  # noqa: E402
 
 
 class Scarabya(Game):
@@ -376,7 +384,7 @@ class Scarabya(Game):
                      "description": "default (absent or null): solo for 1 seat, otherwise "
                                     "standard; standard takes 2-4 seats, duel 2, solo 1"},
             "allow_reflection": {"type": "boolean", "default": True},
-            "duel_games": {"type": "integer", "enum": [1, 2], "default": 2},
+            "duel_games": {"type": "integer", "enum": list(DUEL_GAMES), "default": 2},
             "solo_discard_loses": {"type": "boolean", "default": False},
             "setup": {
                 "type": ["object", "null"],
@@ -416,6 +424,8 @@ class Scarabya(Game):
             },
         },
     }
+    state_schema = schemas.STATE
+    event_schemas = schemas.EVENTS
 
     def rating_type(self, options: dict) -> str:
         """The duel (a match of two games on one shared site) is rated apart."""
@@ -806,8 +816,7 @@ class Scarabya(Game):
             "missions_left": ROUNDS - state["round"],
             "allow_reflection": state["allow_reflection"],
             "layout": list(layout) if layout else None,
-            "legend": {".": "blank", "S": "scarab", "R": "rock", "1-4": "scarab with token",
-                       "A-Z": "camp", "a-z": "camp over a scarab"},
+            "legend": LEGEND,
             "sites": sites,
             "scores": list(state["scores"]),
             "seats": seats,
