@@ -27,7 +27,7 @@ TRAP_CARD = {"type": "string", "enum": list(TRAPS), "description": "a trap card 
 RELIC_CARD = {"type": "string", "enum": list(RELICS), "description": "a relic card id"}
 TRAP_TYPE = {"type": "string", "enum": list(TRAP_TYPES), "description": "a trap type"}
 SEAT = {"type": "integer", "minimum": 0, "maximum": MAX_PLAYERS - 1}
-ROUND = {"type": "integer", "minimum": 1, "maximum": ROUNDS}
+ROUND = {"type": "integer", "minimum": 1, "maximum": ROUNDS, "description": "the round, 1-5"}
 SEATS = {"type": "array", "items": SEAT, "uniqueItems": True, "maxItems": MAX_PLAYERS}
 RELIC_CARDS = {"type": "array", "items": RELIC_CARD, "uniqueItems": True,
                "maxItems": len(RELICS)}
@@ -49,7 +49,13 @@ def described(schema: dict, description: str) -> dict:
     return {**schema, "description": description}
 
 
-CHOICE_OR_NULL = {"type": ["string", "null"], "enum": [*CHOICES, None]}
+def or_null(schema: dict, description: str) -> dict:
+    """``schema`` or null (an ``anyOf``: generators make it an optional enum, where a type list
+    with null in the enum gives them three enum classes)."""
+    return {"anyOf": [schema, {"type": "null"}], "description": description}
+
+
+CHOICE = {"type": "string", "enum": list(CHOICES)}
 
 PLAYER = obj(
     "One seat's expedition.",
@@ -66,9 +72,8 @@ PLAYER = obj(
                      "how many relics the seat has brought back (public)"),
     committed=described({"type": "boolean"},
                         "the seat is in the cave and has chosen for this decision"),
-    choice=described(CHOICE_OR_NULL,
-                     "the seat's committed choice: seen by the seat itself only while the "
-                     "game runs; null to others, and null when nothing is committed"),
+    choice=or_null(CHOICE, "the seat's committed choice: seen by the seat itself only while "
+                           "the game runs; null to others, and null when nothing is committed"),
 )
 
 STATE = obj(
@@ -116,7 +121,8 @@ EVENTS: dict[str, dict] = {
         "The top card of the deck is turned onto the path.",
         ["card", "kind", "value", "share_each", "remainder", "path_rubies", "recipients"],
         card=CARD,
-        kind={"type": "string", "enum": ["treasure", "trap", "relic"]},
+        kind={"type": "string", "enum": ["treasure", "trap", "relic"],
+              "description": "what the card is"},
         value={"type": ["integer", "null"], "minimum": 1,
                "description": "a treasure's rubies; null for traps and relics"},
         share_each=described(RUBIES, "rubies each seat in the cave pockets (0 unless a "
@@ -129,15 +135,14 @@ EVENTS: dict[str, dict] = {
     "ChoiceCommitted": obj(
         "The event's seat has chosen (the event's seat field says who).",
         [],
-        choice={"type": "string", "enum": list(CHOICES),
-                "description": "present for the seat itself (and after the end), absent for "
-                               "others while the game runs"},
+        choice=described(CHOICE, "the choice: for the seat itself (and after the end) only, "
+                                 "absent for others while the game runs"),
     ),
     "ChoicesRevealed": obj(
         "Every choice of the decision, revealed together.",
         ["choices"],
-        choices=per_seat(CHOICE_OR_NULL, "per seat: continue, return, or null for a seat "
-                                         "already in camp"),
+        choices=per_seat(or_null(CHOICE, "continue or return; null for a seat already in camp"),
+                         "every seat's choice, by seat"),
     ),
     "PlayersReturned": obj(
         "Seats that chose return go back to camp and bank their pockets.",
@@ -162,9 +167,9 @@ EVENTS: dict[str, dict] = {
         "Cleanup: path rubies back to the bank, unclaimed relics and the ending trap removed.",
         ["round", "reason", "removed_trap", "removed_relics"],
         round=ROUND,
-        reason={"type": "string", "enum": ["trap", "all_returned"]},
-        removed_trap={"type": ["string", "null"], "enum": [*TRAPS, None],
-                      "description": "the trap card removed, null when all returned"},
+        reason={"type": "string", "enum": ["trap", "all_returned"],
+                "description": "a second trap of a type, or every seat went back to camp"},
+        removed_trap=or_null(TRAP_CARD, "the trap card removed, null when all returned"),
         removed_relics=described(RELIC_CARDS, "relics left on the path, now removed"),
     ),
     "GameEnded": obj(

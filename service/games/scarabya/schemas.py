@@ -22,15 +22,15 @@ SCARABS = 4 * 6
 #: The largest region that scores (spec 8): its size is the value of its tokens.
 REGION_MAX = 4
 
-SEAT = {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1}
-DUEL_SEAT = {"type": "integer", "enum": [0, 1]}
+SEAT = {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1, "description": "a seat number"}
+DUEL_SEAT = {"type": "integer", "minimum": 0, "maximum": 1, "description": "a duel seat"}
 ROUND = {"type": "integer", "minimum": 1, "maximum": ROUNDS,
          "description": "the mission (round) number, 1-12"}
 GAME_NUMBER = {"type": "integer", "minimum": 1, "maximum": max(DUEL_GAMES),
                "description": "the game of the duel match (always 1 in the other modes)"}
 PIECE = {"type": "string", "enum": list(LETTERS),
          "description": "a pentomino (mission card) by its letter"}
-POINTS = {"type": "integer", "minimum": 0}
+POINTS = {"type": "integer", "minimum": 0, "description": "points"}
 CELL = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": N - 1},
         "minItems": 2, "maxItems": 2, "description": "a cell [row, col]"}
 CAMP_CELLS = {"type": "array", "items": CELL, "minItems": 5, "maxItems": 5,
@@ -70,19 +70,22 @@ def seats_list(items: dict, description: str) -> dict:
 CAMP = closed("A camp on the site.", ["piece", "cells", "seat", "round"],
               piece=PIECE, cells=CAMP_CELLS, seat={**SEAT, "description": "who placed it"},
               round=ROUND)
+CAMPS = {"type": "array", "items": CAMP, "maxItems": ROUNDS,
+         "description": "the camps on the site, in play order"}
 TOKEN = closed("A scarab token won by enclosing a small region.", ["cell", "value", "seat"],
                cell={**CELL, "description": "the scarab's cell"},
                value={"type": "integer", "minimum": 1, "maximum": REGION_MAX,
                       "description": "points: the size of the enclosed region"},
                seat={**SEAT, "description": "who won it"})
-TOKENS = {"type": "array", "items": TOKEN, "maxItems": SCARABS}
+TOKENS = {"type": "array", "items": TOKEN, "maxItems": SCARABS,
+          "description": "the scarab tokens won on the site"}
 DISCARDED = {**PIECES, "description": "pieces discarded for want of a legal placement"}
 
 SITE = closed(
     "An excavation site: each seat's own in the standard mode, the one shared site otherwise.",
     ["rows", "camps", "tokens", "discarded"],
     rows=ROWS,
-    camps={"type": "array", "items": CAMP, "maxItems": ROUNDS, "description": "in play order"},
+    camps=CAMPS,
     tokens=TOKENS,
     discarded=DISCARDED,
     seat={**SEAT, "description": "standard mode only: whose site it is"},
@@ -104,7 +107,7 @@ GAME_LOG = closed(
                                          "discarded"],
     game=GAME_NUMBER, starter={**DUEL_SEAT, "description": "the seat that played first"},
     scores={**MATCH_SCORES, "description": "each seat's points in that game"},
-    rows=ROWS, camps={"type": "array", "items": CAMP, "maxItems": ROUNDS}, discarded=DISCARDED)
+    rows=ROWS, camps=CAMPS, discarded=DISCARDED)
 
 STANDARD_DETAILS = closed(
     "Standard mode: each seat's site.", ["seats"],
@@ -112,17 +115,20 @@ STANDARD_DETAILS = closed(
                                                      "covered_scarabs", "rows"],
                             score=POINTS, tokens=TOKENS, discarded=DISCARDED,
                             covered_scarabs={"type": "integer", "minimum": 0,
-                                             "maximum": SCARABS},
+                                             "maximum": SCARABS,
+                                             "description": "scarabs under the seat's camps"},
                             rows=ROWS), "by seat"))
 DUEL_DETAILS = closed(
     "Duel: the match.", ["games", "match_scores"],
-    games={"type": "array", "items": GAME_LOG, "minItems": 1, "maxItems": max(DUEL_GAMES)},
+    games={"type": "array", "items": GAME_LOG, "minItems": 1, "maxItems": max(DUEL_GAMES),
+           "description": "the match's games, in order"},
     match_scores={**MATCH_SCORES, "description": "each seat's points over the match"})
 SOLO_DETAILS = closed(
     "Solo: won when every scarab is covered.",
     ["won", "covered", "uncovered", "rounds_played", "discarded", "rows"],
-    won={"type": "boolean"},
-    covered={"type": "integer", "minimum": 0, "maximum": SCARABS},
+    won={"type": "boolean", "description": "every scarab was covered"},
+    covered={"type": "integer", "minimum": 0, "maximum": SCARABS,
+             "description": "scarabs covered by camps"},
     uncovered=SCARAB_CELLS, rounds_played=ROUND, discarded=DISCARDED, rows=ROWS)
 
 RESULT = closed(
@@ -131,8 +137,10 @@ RESULT = closed(
     ["scores", "ranks", "winners", "details"],
     scores=seats_list(POINTS, "by seat"),
     ranks=seats_list({"type": "integer", "minimum": 1, "maximum": MAX_SEATS}, "by seat"),
-    winners={"type": "array", "items": SEAT, "uniqueItems": True, "maxItems": MAX_SEATS},
-    details={"oneOf": [STANDARD_DETAILS, DUEL_DETAILS, SOLO_DETAILS]},
+    winners={"type": "array", "items": SEAT, "uniqueItems": True, "maxItems": MAX_SEATS,
+             "description": "the winning seats"},
+    details={"oneOf": [STANDARD_DETAILS, DUEL_DETAILS, SOLO_DETAILS],
+             "description": "the mode's final details"},
 )
 
 #: The fields of the view that only one mode serves.
@@ -142,7 +150,7 @@ DUEL_FIELDS = {
                    "description": "duel only: games in the match"},
     "starter": {**DUEL_SEAT, "description": "duel only: the seat that plays the current game's "
                                             "odd turns"},
-    "active_seat": {"type": ["integer", "null"], "enum": [0, 1, None],
+    "active_seat": {"anyOf": [DUEL_SEAT, {"type": "null"}],
                     "description": "duel only: the seat whose turn it is (null after the end)"},
     "games": {"type": "array", "items": GAME_LOG, "maxItems": max(DUEL_GAMES),
               "description": "duel only: the match's finished games"},
@@ -173,17 +181,20 @@ STATE = {
               "description": "standard: 2-4 seats, each on its own site, placing at once; "
                              "duel: 2 seats on one site, alternating, a match of duel_games; "
                              "solo: 1 seat covering the 24 scarabs"},
-        phase={"type": "string", "enum": ["placing", "over"]},
+        phase={"type": "string", "enum": ["placing", "over"],
+               "description": "placing while the game runs, over after the end"},
         round=ROUND,
         rounds={"type": "integer", "const": ROUNDS, "description": "missions per game"},
         piece={**PIECE, "description": "the current (after the end: the last) mission's piece"},
         revealed={**PIECES, "minItems": 1,
                   "description": "the missions revealed this game, in order"},
-        missions_left={"type": "integer", "minimum": 0, "maximum": ROUNDS - 1},
+        missions_left={"type": "integer", "minimum": 0, "maximum": ROUNDS - 1,
+                       "description": "missions of this game still to reveal"},
         allow_reflection={"type": "boolean", "description": "pieces may be flipped"},
         layout=LAYOUT,
         legend=closed("what the characters of rows mean", list(LEGEND),
-                      **{k: {"const": v} for k, v in LEGEND.items()}),
+                      **{k: {"type": "string", "const": v, "description": f"what {k} stands for"}
+                         for k, v in LEGEND.items()}),
         sites={"type": "array", "items": SITE, "minItems": 1, "maxItems": MAX_SEATS,
                "description": "standard: one per seat, by seat; duel and solo: the one site"},
         scores=seats_list(POINTS, "each seat's points in the current game (duel: see "
@@ -210,10 +221,12 @@ STATE = {
 
 REGION = closed(
     "A region of 1-4 cells newly enclosed by the camp.", ["cells", "scarabs", "size", "points"],
-    cells={"type": "array", "items": CELL, "minItems": 1, "maxItems": REGION_MAX},
+    cells={"type": "array", "items": CELL, "minItems": 1, "maxItems": REGION_MAX,
+           "description": "its cells, sorted"},
     scarabs={"type": "array", "items": CELL, "maxItems": REGION_MAX,
              "description": "its scarabs (each gets a token)"},
-    size={"type": "integer", "minimum": 1, "maximum": REGION_MAX},
+    size={"type": "integer", "minimum": 1, "maximum": REGION_MAX,
+          "description": "its cells' count: each of its scarabs scores this"},
     points={"type": "integer", "minimum": 0, "maximum": REGION_MAX * REGION_MAX,
             "description": "scarabs x size"})
 
@@ -221,14 +234,16 @@ EVENTS: dict[str, dict] = {
     "LayoutCreated": closed(
         "The landscape.", ["rows", "source", "attempts"],
         rows=LAYOUT,
-        source={"type": "string", "enum": ["generated", "setup"]},
+        source={"type": "string", "enum": ["generated", "setup"],
+                "description": "drawn by the server, or given in options.setup"},
         attempts={"type": "integer", "minimum": 0,
                   "description": "layouts drawn until one was valid (0: from options.setup)"}),
     "MissionDeckShuffled": closed(
         "The mission deck.", ["source"],
         order={**PIECES, "minItems": ROUNDS,
                "description": "first revealed first: absent while the game runs"},
-        source={"type": "string", "enum": ["shuffled", "setup"]}),
+        source={"type": "string", "enum": ["shuffled", "setup"],
+                "description": "shuffled by the server, or given in options.setup"}),
     "MissionRevealed": closed(
         "The next mission: every awaited seat places this piece.", ["round", "piece", "game"],
         round=ROUND, piece=PIECE, game=GAME_NUMBER,
@@ -255,7 +270,8 @@ EVENTS: dict[str, dict] = {
         "Regions the seat's camp enclosed (duel and standard), each scarab in them scoring "
         "the region's size.", ["seat", "round", "regions", "points"],
         seat=SEAT, round=ROUND,
-        regions={"type": "array", "items": REGION, "minItems": 1},
+        regions={"type": "array", "items": REGION, "minItems": 1,
+                 "description": "the regions, by lowest cell"},
         points={**POINTS, "description": "the regions' points together"}),
     "DuelGameEnded": closed(
         "Duel: a game of the match ends.", ["game", "scores"],

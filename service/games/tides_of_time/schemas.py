@@ -22,11 +22,15 @@ PILE_SIZE = len(CARDS) - 2 * HAND_SIZE
 #: The most cards of one suit a kingdom can hold (every card of the suit).
 SUIT_CARDS = max(sum(1 for c in CARDS.values() if c["suit"] == s) for s in SUITS)
 
-CARD = {"type": "integer", "enum": sorted(CARDS),
+CARD = {"type": "integer", "minimum": min(CARDS), "maximum": max(CARDS),
         "description": "a card number (1-18; public_tables.cards says what each is)"}
-SEAT = {"type": "integer", "enum": [0, 1]}
-POINTS = {"type": "integer", "minimum": 0}
-SUIT = {"type": "string", "enum": list(SUITS)}
+assert sorted(CARDS) == list(range(min(CARDS), max(CARDS) + 1))
+SEAT = {"type": "integer", "minimum": 0, "maximum": 1, "description": "a seat (0 or 1)"}
+POINTS = {"type": "integer", "minimum": 0, "description": "victory points"}
+ROUND = {"type": "integer", "minimum": 1, "maximum": ROUNDS, "description": "the round, 1-3"}
+PICK = {"type": "integer", "minimum": 1, "maximum": PICKS_PER_ROUND,
+        "description": "the pick of the round, 1-5"}
+SUIT = {"type": "string", "enum": list(SUITS), "description": "the suit the objective counts"}
 SUIT_LIST = {"type": "array", "items": SUIT, "uniqueItems": True, "maxItems": len(SUITS)}
 
 
@@ -49,7 +53,8 @@ def closed(description: str, required: list[str], **properties: dict) -> dict:
 
 def suit_counts(most: int, description: str) -> dict:
     return closed(description, list(SUITS),
-                  **{s: {"type": "integer", "minimum": 0, "maximum": most} for s in SUITS})
+                  **{s: {"type": "integer", "minimum": 0, "maximum": most,
+                         "description": f"{s} cards"} for s in SUITS})
 
 
 # -- a round's scoring, card by card (spec 2.3 and 6) -------------------------------------------
@@ -68,7 +73,7 @@ WHY: dict[str, tuple[str, dict]] = {
     "MAJ": ("7 when the owner has more of a suit than the opponent", {
         "suit": SUIT, **COMPARED}),
     "SET": ("points per complete set of suits", {
-        "suits": {**SUIT_LIST, "minItems": 2}, **PER,
+        "suits": {**SUIT_LIST, "minItems": 2, "description": "the suits of a set"}, **PER,
         "sets": {**POINTS, "description": "complete sets"}}),
     "MISSING": ("points per suit missing from the kingdom", {
         "missing": {**SUIT_LIST, "description": "the suits missing"}, **PER}),
@@ -87,15 +92,18 @@ def scored_card(kind: str) -> dict:
     numbers = sorted(n for n, c in CARDS.items() if c["kind"] == kind)
     return closed(
         f"{kind}: {description}.", ["card", "id", "kind", "points", *why],
-        card={**CARD, "enum": numbers}, id={"enum": [CARDS[n]["id"] for n in numbers]},
-        kind={"const": kind}, points=POINTS, **why)
+        card={**CARD, "enum": numbers},
+        id={"type": "string", "enum": [CARDS[n]["id"] for n in numbers],
+            "description": "the card's id"},
+        kind={"type": "string", "const": kind, "description": "the card's objective kind"},
+        points={**POINTS, "description": "points the card scored"}, **why)
 
 
 SCORED_CARD = {"oneOf": [scored_card(kind) for kind in WHY],
                "description": "one kingdom card's score and why (its kind's fields)"}
 
 ROUND_BREAKDOWN = {
-    "round": {"type": "integer", "minimum": 1, "maximum": ROUNDS},
+    "round": ROUND,
     "kingdoms": both(cards(KINGDOM_SIZE, "relics first, then this round's cards in play "
                                          "order"), "the kingdoms scored"),
     "per_card": both({"type": "array", "items": SCORED_CARD, "maxItems": KINGDOM_SIZE},
@@ -120,7 +128,8 @@ SEAT_VIEW = closed(
                              "round, taken back: public all the same); null to the other seat "
                              "and spectators while the game runs"),
           "type": ["array", "null"]},
-    hand_size={"type": "integer", "minimum": 0, "maximum": HAND_SIZE},
+    hand_size={"type": "integer", "minimum": 0, "maximum": HAND_SIZE,
+               "description": "cards in hand (public)"},
     kingdom=cards(KINGDOM_SIZE, "the face-up kingdom: relics, then this round's cards"),
     relics=cards(RELICS_PER_SEAT, "the cards kept for good after earlier rounds"),
     played_this_round=cards(PICKS_PER_ROUND, "this round's cards in play order (kept until "
@@ -142,11 +151,12 @@ STATE = closed(
            "description": "DRAFT: both pick a card (hidden, simultaneous); RELIC: after rounds "
                           "1-2 both keep one card played this round and remove another; "
                           "GAME_OVER after round 3"},
-    round={"type": "integer", "minimum": 1, "maximum": ROUNDS},
+    round=ROUND,
     pick={"type": ["integer", "null"], "minimum": 1, "maximum": PICKS_PER_ROUND,
           "description": "the pick of the round (1-5) in the draft, else null"},
     seats=both(SEAT_VIEW, "both seats"),
-    draw_pile_size={"type": "integer", "minimum": 0, "maximum": PILE_SIZE},
+    draw_pile_size={"type": "integer", "minimum": 0, "maximum": PILE_SIZE,
+                    "description": "cards left in the draw pile (its order is secret)"},
     removed=cards(2 * RELICS_PER_SEAT, "cards removed from the game in relic phases (public)"),
     rounds={"type": "array", "maxItems": ROUNDS,
             "items": closed("a scored round", list(ROUND_BREAKDOWN), **ROUND_BREAKDOWN),
@@ -168,7 +178,8 @@ EVENTS: dict[str, dict] = {
         "The deal: 5 cards to each seat, the rest face down.", ["hands", "pile_size"],
         hands=HANDS,
         pile=cards(PILE_SIZE, "the draw pile, top first: absent while the game runs"),
-        pile_size={"type": "integer", "const": PILE_SIZE}),
+        pile_size={"type": "integer", "const": PILE_SIZE,
+                   "description": "cards in the draw pile"}),
     "PickCommitted": closed(
         "The event's seat has picked.", [],
         card={**CARD, "description": "the card picked: for the seat itself (and after the "
@@ -176,13 +187,11 @@ EVENTS: dict[str, dict] = {
     "PicksRevealed": closed(
         "Both picks revealed; each card joins its picker's kingdom.",
         ["round", "pick", "cards"],
-        round={"type": "integer", "minimum": 1, "maximum": ROUNDS},
-        pick={"type": "integer", "minimum": 1, "maximum": PICKS_PER_ROUND},
+        round=ROUND, pick=PICK,
         cards=both(CARD, "seat 0's card, seat 1's card")),
     "HandsExchanged": closed(
         "The seats swap hands before the next pick.", ["pick", "hands", "hand_sizes"],
-        pick={"type": "integer", "minimum": 2, "maximum": PICKS_PER_ROUND,
-              "description": "the pick that comes next"},
+        pick={**PICK, "minimum": 2, "description": "the pick that comes next"},
         hands=HANDS, hand_sizes=HAND_SIZES),
     "RoundScored": closed(
         "Both kingdoms scored at the end of a round.",
@@ -197,23 +206,26 @@ EVENTS: dict[str, dict] = {
         remove={**CARD, "description": "the card removed from the game"}),
     "RelicsRevealed": closed(
         "Both relic choices revealed.", ["round", "kept", "removed"],
-        round={"type": "integer", "minimum": 1, "maximum": RELICS_PER_SEAT},
+        round={**ROUND, "maximum": RELICS_PER_SEAT,
+               "description": "the round just scored (relics follow rounds 1-2)"},
         kept=both(CARD, "each seat's new relic"), removed=both(CARD, "each seat's removed "
                                                                      "card")),
     "CardsDrawn": closed(
         "The event's seat draws from the pile.", ["count"],
-        cards=cards(DRAW_AFTER_RELICS, "the cards drawn: for the seat itself (and after the end) only, absent "
-                       "for others while the game runs"),
-        count={"type": "integer", "minimum": 0, "maximum": DRAW_AFTER_RELICS}),
+        cards=cards(DRAW_AFTER_RELICS, "the cards drawn: for the seat itself (and after the "
+                                       "end) only, absent for others while the game runs"),
+        count={"type": "integer", "minimum": 0, "maximum": DRAW_AFTER_RELICS,
+               "description": "how many cards were drawn (public)"}),
     "RoundStarted": closed(
         "The next round's draft begins.", ["round"],
-        round={"type": "integer", "minimum": 2, "maximum": ROUNDS}),
+        round={**ROUND, "minimum": 2, "description": "the round starting, 2-3"}),
     "GameEnded": closed(
         "After round 3: the higher total wins; equal totals share the victory.",
         ["totals", "ranks", "winners", "round_scores"],
         totals=both(POINTS, "each seat's total"),
-        ranks=both({"type": "integer", "enum": [1, 2]}, "each seat's rank (1, 1 for a tie)"),
+        ranks=both({"type": "integer", "minimum": 1, "maximum": 2},
+                   "each seat's rank (1, 1 for a tie)"),
         winners={"type": "array", "items": SEAT, "minItems": 1, "maxItems": 2,
-                 "uniqueItems": True},
+                 "uniqueItems": True, "description": "the winning seats (both: shared)"},
         round_scores=both({**ROUND_SCORES, "minItems": ROUNDS}, "each seat's round scores")),
 }
