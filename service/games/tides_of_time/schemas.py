@@ -25,6 +25,8 @@ SUIT_CARDS = max(sum(1 for c in CARDS.values() if c["suit"] == s) for s in SUITS
 CARD = {"type": "integer", "minimum": min(CARDS), "maximum": max(CARDS),
         "description": "a card number (1-18; public_tables.cards says what each is)"}
 assert sorted(CARDS) == list(range(min(CARDS), max(CARDS) + 1))
+#: What a seat's own secret is served as.
+OWN = "for the seat itself (and after the end) only, absent for others while the game runs"
 SEAT = {"type": "integer", "minimum": 0, "maximum": 1, "description": "a seat (0 or 1)"}
 POINTS = {"type": "integer", "minimum": 0, "description": "victory points"}
 ROUND = {"type": "integer", "minimum": 1, "maximum": ROUNDS, "description": "the round, 1-3"}
@@ -182,8 +184,7 @@ EVENTS: dict[str, dict] = {
                    "description": "cards in the draw pile"}),
     "PickCommitted": closed(
         "The event's seat has picked.", [],
-        card={**CARD, "description": "the card picked: for the seat itself (and after the "
-                                     "end) only, absent for others while the game runs"}),
+        card={**CARD, "description": f"the card picked: {OWN}"}),
     "PicksRevealed": closed(
         "Both picks revealed; each card joins its picker's kingdom.",
         ["round", "pick", "cards"],
@@ -200,8 +201,7 @@ EVENTS: dict[str, dict] = {
         round_scores=both(ROUND_SCORES, "each seat's round scores so far"),
         running_totals=both(POINTS, "each seat's total so far")),
     "RelicCommitted": closed(
-        "The event's seat has chosen its relic: keep and remove are for the seat itself (and "
-        "after the end) only, absent for others while the game runs.", [],
+        f"The event's seat has chosen its relic: keep and remove are {OWN}.", [],
         keep={**CARD, "description": "the card kept for good"},
         remove={**CARD, "description": "the card removed from the game"}),
     "RelicsRevealed": closed(
@@ -212,8 +212,7 @@ EVENTS: dict[str, dict] = {
                                                                      "card")),
     "CardsDrawn": closed(
         "The event's seat draws from the pile.", ["count"],
-        cards=cards(DRAW_AFTER_RELICS, "the cards drawn: for the seat itself (and after the "
-                                       "end) only, absent for others while the game runs"),
+        cards=cards(DRAW_AFTER_RELICS, f"the cards drawn: {OWN}"),
         count={"type": "integer", "minimum": 0, "maximum": DRAW_AFTER_RELICS,
                "description": "how many cards were drawn (public)"}),
     "RoundStarted": closed(
