@@ -15,6 +15,7 @@ from service.engine.local import LocalGame
 from service.games.scarabya import rules as S
 from service.games.scarabya import GAME
 from tests.games.harness import illegal
+from tests.games.schema_walk import check_history, walk
 
 
 # ---------------------------------------------------------------------------------------------
@@ -824,6 +825,21 @@ def test_view_shape():
     assert view["sites"][0]["rows"] == L1 and view["layout"] == L1
     assert view["scores"] == [0, 0]
     assert [s["status"] for s in view["seats"]] == ["await", "await"]
+
+
+def test_every_event_and_every_version_is_served_as_declared():
+    """Random games of every mode serve every event type, and the state at every version (the
+    states inside a command that GET /states/{version} serves: round 0 before a duel's next
+    game, say) matches the declared schemas for each seat, a spectator and ALL."""
+    served = set()
+    for n, options, seed in ((4, {"mode": "standard"}, 2), (2, {"mode": "duel"}, 2),
+                             (2, {"mode": "duel", "duel_games": 1}, 3),
+                             (1, {"mode": "solo", "solo_discard_loses": True}, 2)):
+        g, types = walk(GAME, n, options, seed, lambda game, state, seat, legal, rnd:
+                        rnd.choice(legal))
+        check_history(GAME, g, [*range(n), None, ALL])
+        served |= set(types)
+    assert set(GAME.event_schemas) <= served
 
 
 def test_served_schemas_refuse_what_scarabya_never_serves():

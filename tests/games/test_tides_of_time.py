@@ -19,6 +19,7 @@ from service.engine.rng import Rng
 from service.games.tides_of_time import (CARDS, GAME, SUITS, effective_counts, score_kingdoms,
                                          shuffled_deck)
 from tests.games.harness import illegal, random_playout
+from tests.games.schema_walk import check_history, walk
 
 PLAYERS = [{"name": "A"}, {"name": "B"}]
 T1_DECK = [17, 1, 15, 12, 7, 2, 10, 14, 6, 9, 5, 16, 3, 18, 11, 8, 13, 4]
@@ -542,6 +543,20 @@ def test_events_hide_secrets_while_running():
     for e in g.events:
         GAME.visible(e, 1)
     assert g.events == before
+
+
+def test_every_event_and_every_version_is_served_as_declared():
+    """Random games of both variants serve every event type, and the state at every version
+    (the states inside a command that GET /states/{version} serves: SCORED between round 3's
+    scoring and the end, say) matches the declared schemas for each seat, a spectator and
+    ALL."""
+    served = set()
+    for options, seed in (({}, 2), ({"strict_zero_ties": True}, 3)):
+        g, types = walk(GAME, 2, options, seed, lambda game, state, seat, legal, rnd:
+                        rnd.choice(legal))
+        check_history(GAME, g, [0, 1, None, ALL])
+        served |= set(types)
+    assert set(GAME.event_schemas) <= served
 
 
 def test_served_schemas_refuse_what_tides_of_time_never_serves():

@@ -13,9 +13,10 @@ from __future__ import annotations
 from .rules import (CANONICAL, CHOICES, MAX_PLAYERS, MIN_PLAYERS, RELIC_VALUES, RELICS, ROUNDS,
                     TRAP_TYPES, TRAPS, TREASURES)
 
-#: The longest path a viewer can see: every treasure, every relic and one trap of each type
-#: (a second trap of a type ends the round and clears the path at once; spec 8).
-LONGEST_PATH = len(TREASURES) + len(RELICS) + len(TRAP_TYPES)
+#: The longest path: every treasure, every relic, one trap of each type and the second trap
+#: that ends the round (spec 8; served only by GET /states/{version} between that trap's
+#: CardRevealed and the RoundEnded of the same command, which clears the path).
+LONGEST_PATH = len(TREASURES) + len(RELICS) + len(TRAP_TYPES) + 1
 #: Removed cards: every relic at most, and one trap per round at most.
 MOST_REMOVED = len(RELICS) + ROUNDS
 
@@ -99,9 +100,10 @@ STATE = obj(
         "relics brought back so far game-wide (the next is worth "
         f"{RELIC_VALUES} at that position)"),
     traps_on_path={"type": "object", "propertyNames": TRAP_TYPE,
-                   "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 1},
-                   "description": "trap types seen on this round's path, with their count "
-                                  "(always 1: a second of a type ends the round)"},
+                   "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 2},
+                   "description": "trap types seen on this round's path, with their count: 1 "
+                                  "(a second of a type ends the round: 2 only in the state "
+                                  "between that card and the round's end)"},
     players=per_seat(PLAYER, "every seat, by seat number"),
 )
 

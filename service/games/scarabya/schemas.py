@@ -151,7 +151,8 @@ DUEL_FIELDS = {
     "starter": {**DUEL_SEAT, "description": "duel only: the seat that plays the current game's "
                                             "odd turns"},
     "active_seat": {"anyOf": [DUEL_SEAT, {"type": "null"}],
-                    "description": "duel only: the seat whose turn it is (null after the end)"},
+                    "description": "duel only: the seat whose turn it is (null after the end "
+                                   "and while round is 0)"},
     "games": {"type": "array", "items": GAME_LOG, "maxItems": max(DUEL_GAMES),
               "description": "duel only: the match's finished games"},
     "match_scores": {**MATCH_SCORES, "description": "duel only: points over the match so far"},
@@ -183,12 +184,16 @@ STATE = {
                              "solo: 1 seat covering the 24 scarabs"},
         phase={"type": "string", "enum": ["placing", "over"],
                "description": "placing while the game runs, over after the end"},
-        round=ROUND,
+        round={**ROUND, "minimum": 0,
+               "description": "the mission (round) number, 1-12; 0 before a game's first "
+                              "mission (only in the states inside a command: the setup, a "
+                              "duel's next game)"},
         rounds={"type": "integer", "const": ROUNDS, "description": "missions per game"},
-        piece={**PIECE, "description": "the current (after the end: the last) mission's piece"},
-        revealed={**PIECES, "minItems": 1,
-                  "description": "the missions revealed this game, in order"},
-        missions_left={"type": "integer", "minimum": 0, "maximum": ROUNDS - 1,
+        piece={"anyOf": [PIECE, {"type": "null"}],
+               "description": "the current (after the end: the last) mission's piece; null "
+                              "while round is 0"},
+        revealed={**PIECES, "description": "the missions revealed this game, in order"},
+        missions_left={"type": "integer", "minimum": 0, "maximum": ROUNDS,
                        "description": "missions of this game still to reveal"},
         allow_reflection={"type": "boolean", "description": "pieces may be flipped"},
         layout=LAYOUT,

@@ -13,7 +13,7 @@ order (absent). The platform key (``all``) and everybody after the end see every
 from __future__ import annotations
 
 from .rules import (CARDS, DRAFT, DRAW_AFTER_RELICS, GAME_OVER, HAND_SIZE, PICKS_PER_ROUND, RELIC,
-                    ROUNDS, SUITS)
+                    ROUNDS, SCORED, SUITS)
 
 #: Each seat keeps one relic after every round but the last; both remove one card then.
 RELICS_PER_SEAT = ROUNDS - 1
@@ -149,10 +149,11 @@ STATE = closed(
     "Tides of Time as the viewer may see it.",
     ["phase", "round", "pick", "seats", "draw_pile_size", "removed", "rounds",
      "strict_zero_ties", "setup"],
-    phase={"type": "string", "enum": [DRAFT, RELIC, GAME_OVER],
+    phase={"type": "string", "enum": [DRAFT, RELIC, SCORED, GAME_OVER],
            "description": "DRAFT: both pick a card (hidden, simultaneous); RELIC: after rounds "
                           "1-2 both keep one card played this round and remove another; "
-                          "GAME_OVER after round 3"},
+                          "SCORED: round 3 scored, the game not yet ended (only the state "
+                          "between those two events of one command); GAME_OVER after round 3"},
     round=ROUND,
     pick={"type": ["integer", "null"], "minimum": 1, "maximum": PICKS_PER_ROUND,
           "description": "the pick of the round (1-5) in the draft, else null"},
