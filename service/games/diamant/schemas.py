@@ -10,8 +10,8 @@ The platform key (``all``) and everybody after the end see everything.
 
 from __future__ import annotations
 
-from .rules import (CANONICAL, CHOICES, MAX_PLAYERS, MIN_PLAYERS, RELIC_VALUES, RELICS, ROUNDS,
-                    TRAP_TYPES, TRAPS, TREASURES)
+from .data import (CANONICAL, CHOICES, MAX_PLAYERS, MIN_PLAYERS, RELIC_VALUES, RELICS, ROUNDS,
+                   TRAP_TYPES, TRAPS, TREASURES)
 
 #: The longest path: every treasure, every relic, one trap of each type and the second trap
 #: that ends the round (spec 8; served only by GET /states/{version} between that trap's
