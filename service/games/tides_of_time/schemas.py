@@ -12,8 +12,8 @@ order (absent). The platform key (``all``) and everybody after the end see every
 
 from __future__ import annotations
 
-from .rules import (CARDS, DRAFT, DRAW_AFTER_RELICS, GAME_OVER, HAND_SIZE, PICKS_PER_ROUND, RELIC,
-                    ROUNDS, SCORED, SUITS)
+from .data import (CARDS, DRAFT, DRAW_AFTER_RELICS, GAME_OVER, HAND_SIZE, PICKS_PER_ROUND, RELIC,
+                   ROUNDS, SCORED, SUITS)
 
 #: Each seat keeps one relic after every round but the last; both remove one card then.
 RELICS_PER_SEAT = ROUNDS - 1
