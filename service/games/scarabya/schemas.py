@@ -14,7 +14,7 @@ the ``if``/``then`` rules of ``STATE``).
 
 from __future__ import annotations
 
-from .rules import DUEL_GAMES, LEGEND, LETTERS, MODE_PLAYERS, MODES, N, ROUNDS
+from .data import DUEL_GAMES, LEGEND, LETTERS, MODE_PLAYERS, MODES, N, ROUNDS
 
 MAX_SEATS = max(high for _, high in MODE_PLAYERS.values())
 #: Scarabs on a site: 6 in each quadrant (layout rule V2).
