@@ -12,6 +12,7 @@ of Werkzeug's own errors and of the literal ``error_response`` calls in ``errors
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -85,7 +86,8 @@ def _is_super_init(func) -> bool:
             and isinstance(func.value, ast.Call) and getattr(func.value.func, "id", "") == "super")
 
 
-def server_answers() -> set[tuple[int, str]]:
+@functools.cache
+def server_answers() -> frozenset[tuple[int, str]]:
     classes = _classes()
     found, unresolved = _raised_codes(classes)
     for name, (module, codes) in RUNTIME.items():
@@ -111,7 +113,7 @@ def server_answers() -> set[tuple[int, str]]:
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "error_response" \
                 and all(isinstance(a, ast.Constant) for a in node.args[:2]):
             answers.add((node.args[0].value, node.args[1].value))
-    return answers
+    return frozenset(answers)
 
 
 def readme_answers() -> set[tuple[int, str]]:
