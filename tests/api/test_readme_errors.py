@@ -6,7 +6,9 @@ What the server can answer is read from its source, not from a list kept beside 
 ``__init__``, or at each ``raise``, found with ``ast`` across ``service/``), the status and wire
 code ``service.api.errors.ANSWERS`` gives its class (``illegal_action`` and ``invalid_options``
 carry the raised code in ``details.code``: those are the README's other tables), and the codes
-of Werkzeug's own errors and of the literal ``error_response`` calls in ``errors.py``.
+of Werkzeug's own errors and of the literal ``error_response`` calls in ``errors.py``. The
+README's two ``details.code`` tables (refused options, malformed actions) are checked the same
+way against the options vocabulary and ``service/engine/actions.py``.
 """
 
 from __future__ import annotations
@@ -153,3 +155,47 @@ def test_a_game_id_of_no_game_and_a_path_that_is_no_game_id(client):
     malformed = client.get("/v1/games/zzz")
     assert malformed.status_code == 404
     assert malformed.get_json()["error"]["code"] == "not_found"
+
+
+def _table(after: str) -> set[str]:
+    """The first column's codes of the first table after the README's line starting ``after``."""
+    text = (ROOT / "README.md").read_text()
+    assert after in text, after
+    rest = text[text.index(after):]
+    table = re.search(r"\n(\|.*\|\n)+", rest).group(0)
+    return set(re.findall(r"^\|\s*`([a-z_]+)`\s*\|", table, re.M))
+
+
+#: The engine's guard for ``options`` that are not an object: over HTTP the request schema
+#: refuses those first (400 ``invalid_request``), so the README's table leaves it out.
+ENGINE_ONLY = {"invalid_options"}
+
+
+def test_the_readme_options_table_is_the_options_vocabulary():
+    """``details.code`` of a 422 ``invalid_options``: what ``InvalidOptions`` and ``ClockError``
+    are raised with, the ``invalid(...)`` helper's codes, the schemas' ``x-error`` annotations,
+    and free text refused inside ``options`` (``InvalidText`` re-raised by service/schemas)."""
+    classes = _classes()
+    found, _ = _raised_codes(classes)
+    codes = found["InvalidOptions"] | found["ClockError"]
+    for path in SERVICE.rglob("*.py"):
+        text = path.read_text()
+        codes |= set(re.findall(r'"x-error": \{"code": "([a-z_]+)"', text))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "invalid" \
+                    and node.args and isinstance(node.args[0], ast.Constant):
+                codes.add(node.args[0].value)
+    assert "InvalidOptions(exc.code" in (SERVICE / "schemas" / "__init__.py").read_text()
+    codes |= found["InvalidText"]
+    readme = _table("A refused `options` is a 422 `invalid_options`")
+    assert readme == codes - ENGINE_ONLY
+
+
+def test_the_readme_malformed_action_table_is_the_engine_s():
+    from service.engine import actions
+
+    codes = {v for k, v in vars(actions).items() if k.isupper() and isinstance(v, str)
+             and re.fullmatch(r"[a-z_]+", v)}
+    assert codes == {"malformed_action", "unknown_action", "unexpected_field", "missing_field",
+                     "invalid_field"}
+    assert _table("A malformed action from an awaited seat") == codes
