@@ -49,6 +49,11 @@ def _classes() -> dict[str, type[CodedError]]:
     return out
 
 
+@functools.cache
+def _scan() -> tuple[dict[str, set[str]], set[str]]:
+    return _raised_codes(_classes())
+
+
 def _raised_codes(classes) -> tuple[dict[str, set[str]], set[str]]:
     """Class name -> its codes: the literal its own ``__init__`` passes up (``super().__init__``
     in its body: then the arguments of its raises are messages), else the literals it is
@@ -91,7 +96,8 @@ def _is_super_init(func) -> bool:
 @functools.cache
 def server_answers() -> frozenset[tuple[int, str]]:
     classes = _classes()
-    found, unresolved = _raised_codes(classes)
+    found, unresolved = _scan()
+    found = {name: set(codes) for name, codes in found.items()}
     for name, (module, codes) in RUNTIME.items():
         text = (ROOT / module).read_text()
         assert all(f'"{c}"' in text or f"'{c}'" in text or c.startswith("seek_") for c in codes)
@@ -175,8 +181,7 @@ def test_the_readme_options_table_is_the_options_vocabulary():
     """``details.code`` of a 422 ``invalid_options``: what ``InvalidOptions`` and ``ClockError``
     are raised with, the ``invalid(...)`` helper's codes, the schemas' ``x-error`` annotations,
     and free text refused inside ``options`` (``InvalidText`` re-raised by service/schemas)."""
-    classes = _classes()
-    found, _ = _raised_codes(classes)
+    found, _ = _scan()
     codes = found["InvalidOptions"] | found["ClockError"]
     for path in SERVICE.rglob("*.py"):
         text = path.read_text()
