@@ -59,10 +59,19 @@ def log_format(env: Mapping[str, str] | None = None, default: str = "json") -> s
     return value
 
 
+#: (a whole second, its text): ``rfc3339`` formats each second once (every log line of the
+#: same second shares it: the access log writes one line per request)
+_LAST_SECOND: tuple[int, str] = (-1, "")
+
+
 def rfc3339(created: float) -> str:
+    global _LAST_SECOND
     whole = int(created)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + \
-        f".{int((created - whole) * 1000):03d}Z"
+    second, text = _LAST_SECOND
+    if second != whole:
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+        _LAST_SECOND = (whole, text)
+    return f"{text}.{int((created - whole) * 1000):03d}Z"
 
 
 class JsonFormatter(logging.Formatter):
