@@ -174,6 +174,7 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=3000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--dump", help="also write each cProfile to DIR/<name>.prof (pstats)")
     args = ap.parse_args()
 
     redis = Redis()
@@ -227,6 +228,9 @@ def main() -> None:
             prof = cProfile.Profile(time.process_time)
             runner(prof)
             profiles[name] = prof
+            if args.dump:
+                os.makedirs(args.dump, exist_ok=True)
+                prof.dump_stats(os.path.join(args.dump, f"{name}.prof"))
     finally:
         redis.stop()
 
