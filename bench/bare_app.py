@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from service.api.bench import ENVELOPE  # noqa: E402
 from service.store import bench as bench_store  # noqa: E402
 from service.store import connect  # noqa: E402
-from service.store.events import AppendStatus, EventStore  # noqa: E402
+from service.store.events import EventStore  # noqa: E402
 
 
 def create_app(redis_url: str) -> Flask:
@@ -40,17 +40,12 @@ def create_app(redis_url: str) -> Flask:
     def bench_append(key: str):
         if not 1 <= len(key) <= 64 or any(c not in "0123456789abcdef" for c in key):
             return Response(b'{"error":"bad key"}', status=400, mimetype="application/json")
-        game_id = "bench" + key
-        for _ in range(50):
-            current = bench_store.last_version(store, game_id)  # the stream read
-            result = store.append(game_id, current, [ENVELOPE])  # the Lua append
-            if result.outcome is AppendStatus.MISSING:  # first use of this key: its meta hash
-                bench_store.open_stream(store, game_id)
-                continue
-            if result.outcome is AppendStatus.OK:
-                return Response(orjson.dumps({"version": result.version}), status=201,
-                                mimetype="application/json")
-        return Response(b'{"error":"conflict"}', status=409, mimetype="application/json")
+        # the same read and Lua append as the in-app endpoint (service.store.bench)
+        version = bench_store.append_one(store, "bench" + key, ENVELOPE)
+        if version is None:
+            return Response(b'{"error":"conflict"}', status=409, mimetype="application/json")
+        return Response(orjson.dumps({"version": version}), status=201,
+                        mimetype="application/json")
 
     @app.get("/readyz")
     def readyz():

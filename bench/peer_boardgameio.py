@@ -47,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _harness import (Gunicorn, Redis, cpu_seconds, embedded, lat_stats,  # noqa: E402
-                      machine, ratio)
+                      machine, ratio, stop_process)
 from p1_throughput import create_games, run_service  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -87,12 +87,7 @@ class NodeServer:
             raise RuntimeError(f"boardgame.io server did not start: {line}")
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
         shutil.rmtree(self.data, ignore_errors=True)
 
 
