@@ -20,8 +20,7 @@ socket.io, websocket transport), 4 a match, matches created and joined beforehan
 the same number of keep-alive HTTP clients, 4 seats a game, games created beforehand.
 
 Printed per system: moves/s (median over rounds, and each round), p50/p99 latency (client side;
-for boardgame.io from the first send of a move to the update that shows it, a move refused for a
-stale state being sent again), and the server's CPU per move (``/proc``: the Node process;
+for boardgame.io from the send of a move to the update that shows it), and the server's CPU per move (``/proc``: the Node process;
 gunicorn's workers plus the Redis server). One JSON line last, with the load average.
 
     .venv/bin/python bench/peer_boardgameio.py [--clients 32] [--seconds 8] [--rounds 3]
@@ -108,7 +107,7 @@ def run_bgio(folder: Path, storage: str, clients: int, seconds: float) -> dict:
             "p99_ms": round(res["p99_ms"], 2) if res["p99_ms"] is not None else None,
             "server_cpu_ms_per_move": round(1000 * res["server_cpu_s"] / max(moves, 1), 3),
             "driver_cpu_ms_per_move": round(1000 * res["driver_cpu_s"] / max(moves, 1), 3),
-            "retries": res["retries"], "errors": res["errors"],
+            "errors": res["errors"],
             "matches_finished": res["matches_finished"]}
 
 

@@ -2,8 +2,8 @@
 // Creates and joins enough matches first (untimed), then each of <clients> seat clients
 // (boardgame.io's own Client over socket.io, websocket transport; 4 seats a match) plays its
 // matches for <seconds>: it decides as soon as the step it has not decided yet is shown, and a
-// move counts once the server's update shows it (its latency: first sent to shown; a move
-// refused for a stale state is sent again, counted in ``retries``). Prints one JSON
+// move counts once the server's update shows it (its latency: sent to shown; the game's move is
+// ignoreStaleStateID, so a move is never refused for another seat's move: sent once). Prints one JSON
 // line: moves, wall time, latencies, errors, the server process's CPU seconds over the phase.
 const fs = require('fs');
 const { Client } = require('boardgame.io/client');
@@ -43,7 +43,6 @@ const lat = [];
 let moves = 0;
 let errors = 0;
 let finished = 0;
-let retries = 0;
 let stopAt = Infinity;
 
 const stoppers = [];
@@ -58,7 +57,6 @@ function seat(playerID, pool) {
     });
     let sentStep = -1;
     let sentAt = 0n;
-    let sentID = null; // the state a pending move was made against
     let choice = 'continue';
     let pending = false; // a move sent and not yet shown
     let switching = false; // left a finished match: its last state is ignored until the next's
@@ -83,15 +81,6 @@ function seat(playerID, pool) {
         pending = false;
       }
       if (Date.now() >= stopAt) { stop(); return; }
-      if (pending && sentID !== null && state._stateID > sentID && !state.ctx.gameover) {
-        // boardgame.io refuses (silently) a move made against an older state than its own:
-        // another seat's move got in first. Sent again against the newer state; its latency
-        // still runs from the first send.
-        retries += 1;
-        sentID = state._stateID;
-        setImmediate(() => { if (!done) client.moves.decide(choice); });
-        return;
-      }
       if (state.ctx.gameover) {
         if (playerID === 0) finished += 1;
         match = pool.shift();
@@ -108,7 +97,6 @@ function seat(playerID, pool) {
       }
       if (!pending && G.step > sentStep && G.mine === undefined && state.isConnected) {
         sentStep = G.step;
-        sentID = state._stateID;
         pending = true;
         choice = Math.random() < 0.75 ? 'continue' : 'return';
         // not from inside the subscriber: a move notifies the subscribers synchronously
@@ -149,7 +137,7 @@ async function main() {
   lat.sort((a, b) => a - b);
   const pct = (q) => (lat.length ? lat[Math.min(lat.length - 1, Math.round(q * (lat.length - 1)))] : null);
   console.log(JSON.stringify({
-    moves, wall_s: wall, errors, retries, matches_finished: finished,
+    moves, wall_s: wall, errors, matches_finished: finished,
     p50_ms: pct(0.5), p99_ms: pct(0.99), server_cpu_s: cpu,
     driver_cpu_s: (own.user + own.system) / 1e6,
   }));
