@@ -93,9 +93,8 @@ def test_ensure_sync_hands_back_plain_functions_and_leaves_the_rest_to_flask():
 
 def test_log_times_are_the_same_text_as_formatted_each_time_across_seconds():
     def slow(created):
-        whole = int(created)
-        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + \
-            f".{int((created - whole) * 1000):03d}Z"
+        whole, milli = divmod(int(created * 1000), 1000)
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{milli:03d}Z"
 
     now = 1_764_000_000.0
     # forwards over second boundaries, then back in time (a clock step), then forwards again
