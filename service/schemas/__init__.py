@@ -139,11 +139,13 @@ _SEAT_SHAPES = [
      "additionalProperties": False,
      "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64,
                              "pattern": TEXT_PATTERN},
-                    "bot": {"type": ["object", "null"], "required": ["level"],
-                            "additionalProperties": False,
-                            "properties": {"level": {"enum": list(BOT_LEVELS)},
-                                           "budget_ms": {"type": "integer", "minimum": 1,
-                                                         "maximum": 60_000}}}}},
+                    "bot": {"anyOf": [
+                        {"type": "object", "required": ["level"],
+                         "additionalProperties": False,
+                         "properties": {"level": {"type": "string", "enum": list(BOT_LEVELS)},
+                                        "budget_ms": {"type": "integer", "minimum": 1,
+                                                      "maximum": 60_000}}},
+                        {"type": "null"}]}}},
     {"type": "object", "title": "player seat", "required": ["player"],
      "additionalProperties": False,
      "properties": {"player": {"type": "string", "pattern": PLAYER_ID}}},
@@ -315,6 +317,7 @@ class EventsQuerySchema(Query):
 
 
 class EventPageSchema(Strict):
+    type = fields.String(required=True, metadata={"description": "the game type"})
     version = JsonInteger(required=True, metadata={"description": "the game's version"})
     events = fields.List(fields.Nested(EventSchema), required=True)
     next_after = JsonInteger(required=True, metadata={
