@@ -19,7 +19,8 @@ other change), ``<Game>`` being its type id in CamelCase (``pharaohs-wall`` ->
   ``type`` a ``const``, ``data``); the shell's ``ShellEvent<Type>`` likewise
   (``service.engine.schemas``). ``<Game>Event`` is the ``oneOf`` of the game's and the shell's,
   discriminated by the event type within that game (event type names repeat across games).
-  A game that declares no event schemas gets the untyped ``Event``.
+  A game that declares no event schemas gets the untyped ``Event`` (``ExportedEvent`` in
+  exports).
 - ``<Game>EventPage`` and ``<Game>Export`` (``type`` a ``const``, ``events`` of ``<Game>Event``);
   ``EventPage`` and ``Export`` are the ``oneOf`` of them, discriminated by the game type.
 
@@ -137,14 +138,15 @@ def document_games(api) -> None:
                                            data.get("description")))
             add(f"{prefix}Event", _union({**members, **shell_events}, "type",
                                          f"An event of a {game.name} game, as served."))
-            event = ref(f"{prefix}Event")
+            served = exported = ref(f"{prefix}Event")
         else:
-            event = ref("Event")
-        events = {"type": "array", "items": event}
+            served, exported = ref("Event"), ref("ExportedEvent")
         pages[type_id] = f"{prefix}EventPage"
-        add(pages[type_id], _typed(page_common, type_id, events=events))
+        add(pages[type_id], _typed(page_common, type_id,
+                                   events={"type": "array", "items": served}))
         exports[type_id] = f"{prefix}Export"
-        add(exports[type_id], _typed(export_common, type_id, events=events))
+        add(exports[type_id], _typed(export_common, type_id,
+                                     events={"type": "array", "items": exported}))
 
     if shared_actions:
         schemas["Action"] = {"description": "one action of a game's vocabulary",
