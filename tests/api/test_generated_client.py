@@ -44,12 +44,15 @@ def generated(app, tmp_path_factory):
     served = app.test_client().get("/openapi.yaml")
     assert served.status_code == 200
     spec.write_bytes(served.get_data())
+    config = root / "config.yaml"
+    config.write_text("post_hooks: []\n")  # no formatter run over the generated code
     cli = [sys.executable, "-c", "from openapi_python_client.cli import app; app()"]
     out = subprocess.run([*cli, "generate", "--path", str(spec), "--output-path",
-                          str(root / PACKAGE), "--meta", "none"],
+                          str(root / PACKAGE), "--meta", "none", "--config", str(config)],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "Unable to process schema" not in out.stdout, out.stdout
+    # a schema the generator cannot type is dropped with a warning: none is
+    assert "Warning" not in out.stdout, out.stdout
     sys.path.insert(0, str(root))
     try:
         yield importlib.import_module(PACKAGE)
