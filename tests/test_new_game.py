@@ -38,6 +38,11 @@ def test_the_catalog_lists_the_new_game(pebbles_url):
     pebbles = types[-1]
     assert pebbles["name"] == "Pebbles" and pebbles["min_players"] == 2
     assert set(pebbles["actions"]) == {"take"}
+    # a game without a guide (no guide.md in its folder) is served without one
+    assert (pebbles["summary"], pebbles["rules"]) == (None, None)
+    assert requests.get(f"{pebbles_url}/v1/game-types/pebbles", timeout=5).json() == pebbles
+    r = requests.get(f"{pebbles_url}/v1/game-types/pebbles/rules", timeout=5)
+    assert r.status_code == 404 and r.json()["error"]["code"] == "guide_not_found"
 
 
 def test_the_contract_types_the_new_game(pebbles_url):

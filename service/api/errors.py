@@ -86,7 +86,8 @@ ANSWERS: dict[type[CodedError], Answer] = {
     # spectator_cannot_act, platform_key_required, fork_forbidden, not_your_seek
     Forbidden: Answer(403),
     SeatNotHuman: Answer(403),  # seat_not_human
-    # game_not_found, version_not_found, webhook_not_found, seek_not_found
+    # game_not_found, game_type_not_found, guide_not_found, version_not_found,
+    # webhook_not_found, seek_not_found
     NotFound: Answer(404),
     NotYourTurn: Answer(409),  # not_your_turn, the reason in details.code
     VersionConflict: Answer(409),  # version_conflict, details.current_version

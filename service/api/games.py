@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import Response, current_app, request
 
 from .. import schemas as s
 from ..application import GameService, Table, body_digest
@@ -10,7 +10,7 @@ from ..application.players import PLATFORM
 from ..application.errors import (Forbidden, InvalidRequest, InvalidToken, NotFound,
                                   SeatUnavailable)
 from ..engine import ALL
-from ..games import GAMES
+from ..games import GAMES, guide_summary, guide_text
 from ..options import served_schema
 from . import Blueprint, json_response, ratelimit
 from .errors import LIMITED_DOC, STORE_DOC, MalformedRequest, alt_errors
@@ -61,16 +61,57 @@ def caller(table: Table):
     return service().viewer_for(table, bearer_token())
 
 
+def catalog_entry(g) -> dict:
+    """One game type as the catalog serves it, with its guide's summary and link."""
+    has_guide = guide_text(g.type_id) is not None
+    return {
+        "id": g.type_id, "name": g.name, "min_players": g.min_players,
+        "max_players": g.max_players, "variants": list(g.variants),
+        "options": served_schema(g), "actions": g.action_schemas,
+        "summary": guide_summary(g.type_id),
+        "rules": f"/v1/game-types/{g.type_id}/rules" if has_guide else None,
+    }
+
+
+def known_type(type_id: str):
+    game = GAMES.get(type_id)
+    if game is None:
+        raise NotFound("game_type_not_found", f"no game type {type_id[:64]!r}",
+                       {"known": list(GAMES)})
+    return game
+
+
 @blp.route("/game-types")
 @blp.response(200, s.GameTypeListSchema)
 @blp.doc(operationId="listGameTypes")
 def game_types():
-    """The catalog: every game type with its options and action schemas."""
-    return {"game_types": [{
-        "id": g.type_id, "name": g.name, "min_players": g.min_players,
-        "max_players": g.max_players, "variants": list(g.variants),
-        "options": served_schema(g), "actions": g.action_schemas,
-    } for g in GAMES.values()]}
+    """The catalog: every game type with its options, action schemas and guide."""
+    return {"game_types": [catalog_entry(g) for g in GAMES.values()]}
+
+
+@blp.route("/game-types/<type_id>")
+@blp.response(200, s.GameTypeSchema)
+@blp.alt_response(404, schema="Error", description="`game_type_not_found` (`details.known`)")
+@blp.doc(operationId="getGameType")
+def game_type(type_id):
+    """One game type's catalog entry, with its guide's summary and link."""
+    return catalog_entry(known_type(type_id))
+
+
+@blp.route("/game-types/<type_id>/rules")
+@blp.doc(operationId="getGameRules", responses={"200": {
+    "description": "the game's guide for client developers (Markdown): the aim, every action "
+                   "with an example and its refusal codes, codes and coordinates, the state "
+                   "fields, variants, scoring and a worked turn",
+    "content": {"text/markdown": {"schema": {"type": "string"}}}}})
+@blp.alt_response(404, schema="Error", description="`game_type_not_found` (`details.known`), "
+                                                    "or `guide_not_found`")
+def game_rules(type_id):
+    """The game's guide, as Markdown."""
+    text = guide_text(known_type(type_id).type_id)
+    if text is None:
+        raise NotFound("guide_not_found", "this game type has no guide")
+    return Response(text, mimetype="text/markdown")
 
 
 GAME_LINKS = {

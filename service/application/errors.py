@@ -13,7 +13,8 @@ from ..engine.lobby import InvalidSeat, SeatUnavailable
 
 
 class NotFound(CodedError):
-    """No such game, version, webhook or seek (``game_not_found``, ``version_not_found``,
+    """No such game, game type, version, webhook or seek (``game_not_found``,
+    ``game_type_not_found``, ``guide_not_found``, ``version_not_found``,
     ``webhook_not_found``, ``seek_not_found``)."""
 
     @classmethod

@@ -10,6 +10,9 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+import re
+from functools import lru_cache
+from pathlib import Path
 from types import ModuleType
 
 from ..engine import Game
@@ -47,6 +50,52 @@ def render_module(type_id: str) -> ModuleType | None:
         if exc.name != f"{package}.render":
             raise
         return None
+
+
+#: A game's guide for client developers: ``guide.md`` in its package folder (optional for a
+#: game kept outside this tree; ``docs/games/<type>.md`` links to each built-in one).
+GUIDE_FILE = "guide.md"
+
+
+def guide_path(type_id: str) -> Path | None:
+    """The file of the game's guide, or None (an unknown type, or a game without one)."""
+    package = PACKAGES.get(type_id)
+    if package is None:
+        return None
+    path = Path(importlib.import_module(package).__file__).parent / GUIDE_FILE
+    return path if path.is_file() else None
+
+
+@lru_cache(maxsize=None)  # one entry per registered game type at most
+def guide_text(type_id: str) -> str | None:
+    """The game's guide (Markdown), or None."""
+    path = guide_path(type_id)
+    return None if path is None else path.read_text(encoding="utf-8")
+
+
+_MARKUP = [(re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),  # [text](url) -> text
+           (re.compile(r"(\*\*|`)"), "")]
+
+
+def guide_summary(type_id: str) -> str | None:
+    """The guide's first paragraph after its title, as plain text on one line, or None."""
+    text = guide_text(type_id)
+    if text is None:
+        return None
+    paragraph: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("#") and not paragraph:
+            continue
+        if not line:
+            if paragraph:
+                break
+            continue
+        paragraph.append(line)
+    summary = " ".join(paragraph)
+    for pattern, replacement in _MARKUP:
+        summary = pattern.sub(replacement, summary)
+    return summary
 
 
 for _info in pkgutil.iter_modules(__path__):

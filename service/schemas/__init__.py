@@ -361,6 +361,13 @@ class GameTypeSchema(Strict):
     options = fields.Dict(required=True, metadata={"description": "JSON Schema of options"})
     actions = fields.Dict(required=True, metadata={
         "description": "JSON Schema per action type"})
+    summary = fields.String(required=True, allow_none=True, metadata={
+        "description": "the first paragraph of the game's guide, plain text (null for a game "
+                       "without a guide)"})
+    rules = fields.String(required=True, allow_none=True, metadata={
+        "description": "the URL path of the game's guide (GET /v1/game-types/{type}/rules, "
+                       "Markdown), null for a game without a guide",
+        "example": "/v1/game-types/diamant/rules"})
 
 
 class GameTypeListSchema(Strict):

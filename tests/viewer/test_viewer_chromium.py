@@ -197,6 +197,11 @@ def test_step_through_a_finished_game(vpage, viewer_url, finished_games, shots, 
     wait_version(page, last)
     assert pg.inner_text("#version-label") == f"v {last} / {last}"
     assert pg.get_attribute("#board", "data-type") == type_
+    # the game's guide is linked beside its name
+    rules = pg.get_attribute("#game-rules", "href")
+    assert rules == f"/v1/game-types/{type_}/rules"
+    assert requests.get(viewer_url + rules, timeout=5).headers["Content-Type"] == \
+        "text/markdown; charset=utf-8"
     assert "winner" in pg.inner_text("#status-bar") or "result" in pg.inner_text("#status-bar")
     final = board_html(page)
     assert pg.locator("#board svg, #board .tcard, #board .cave").count() > 0, "nothing drawn"

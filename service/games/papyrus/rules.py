@@ -84,6 +84,7 @@ from ...engine import (ALL, Game, InvalidOptions, Outcome, clone,
 from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.options import invalid
 from . import data as D
+from . import schemas
 from .data import (BAG_COUNTS, CAPACITY, COLOURS, DRAW_MOVEMENT, EVENT, EVENT_COUNTS, EVENTS,
                    GLYPH_INDEX, GLYPHS, GOD, GODS, KINDS, MOVEMENT_COUNTS, SCARAB_POINTS, SONS,
                    SONS_BONUS, SPELLING, START, TIEBREAK_GOD, BOARD_SCHEMA, Board,
@@ -221,6 +222,9 @@ class Papyrus(Game):
                           "properties": {"type": {"const": "discard_glyph"},
                                          "glyph": GLYPH_SCHEMA}},
     }
+
+    state_schema = schemas.STATE
+    event_schemas = schemas.EVENTS
 
     STANDARD_ACTIONS = ("draw_movement", "move", "exchange", "event_choice", "discard_excess")
     SOLO_ACTIONS = ("form_god", "buy_glyph", "discard_glyph")

@@ -67,51 +67,24 @@ the only claim error, ``not_a_segment``, depends on the public wall alone.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
                        Viewer, is_int, sees, standard_result)
 from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.options import invalid
+from .data import (ANIMALS, CARD_IDS, CARDS, CELLS, CURSE_IDS, CURSES, EXPLORERS, HAND_SIZE,
+                   HEIGHT, LEFT_FACING, MAX_END_MOVES, MAX_PAIR_SCARABS, PHARAOH_BONUS, PHARAOHS,
+                   SARC_IDS, SARCOPHAGI, SCARABS, START_PILE, TIERS, WIDTH)
+from . import schemas
+from .schemas import CELL_FORM, EXPLORER_FORMS
 
 # ---------------------------------------------------------------------------------------------
-# Data
+# Data (the component tables and fixed numbers: data.py)
 # ---------------------------------------------------------------------------------------------
 
-_DATA = json.loads((Path(__file__).parent / "data.json").read_text(encoding="utf-8"))
-
-ANIMALS: list[str] = list(_DATA["animals"])
-WIDTH = HEIGHT = 7
-CELLS = WIDTH * HEIGHT
-HAND_SIZE = 3
-EXPLORERS = 5
-SCARABS = 16
-PHARAOH_BONUS = 7
-MAX_END_MOVES = 16
-MAX_PAIR_SCARABS = 2
 #: The message of an ``explorer`` field that is none of its three forms.
 EXPLORER_VALUES = 'explorer is "none", "reserve" or {"from_pillar": animal}'
-START_PILE = 20
-
-CARDS: dict[str, dict[str, str]] = {}
-for _animal in ANIMALS:
-    for _k in range(1, _DATA["cards_per_animal"] + 1):
-        CARDS[f"H-{_animal}-{_k}"] = {
-            "animal": _animal,
-            "facing": "LEFT" if _k <= _DATA["left_facing"][_animal] else "RIGHT",
-        }
-CARD_IDS: list[str] = list(CARDS)
-assert len(CARD_IDS) == CELLS
-
-SARCOPHAGI: dict[str, dict[str, int]] = {
-    s["id"]: {"eyes": s["eyes"], "value": s["value"]} for s in _DATA["sarcophagi"]}
-SARC_IDS: list[str] = list(SARCOPHAGI)
-TIERS: list[list[str]] = [[s for s in SARC_IDS if SARCOPHAGI[s]["eyes"] == e] for e in (1, 2, 3)]
-PHARAOHS: list[str] = [f"P-{a}" for a in ANIMALS]
-CURSES: dict[str, list[str]] = {k: list(v) for k, v in _DATA["curses"].items()}
-CURSE_IDS: list[str] = list(CURSES)
 
 DIRECTIONS8 = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
 #: Line directions, chosen so a segment's cells come out sorted ascending by (col, row).
@@ -241,15 +214,6 @@ def _checked_setup(setup: dict, curse: bool, players: int) -> dict:
 # The game
 # ---------------------------------------------------------------------------------------------
 
-_EXPLORER_SCHEMA = {"oneOf": [
-    {"enum": ["none", "reserve"]},
-    {"type": "object", "properties": {"from_pillar": {"enum": ANIMALS}},
-     "required": ["from_pillar"], "additionalProperties": False},
-]}
-_CELL_SCHEMA = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 6},
-                "minItems": 2, "maxItems": 2}
-
-
 def _schema(type_: str, props: dict) -> dict:
     return {"type": "object",
             "properties": {"type": {"const": type_}, **props},
@@ -310,14 +274,16 @@ class PharaohsWall(Game):
         {"id": "curse-sphinx", "name": "Pharaoh's Curse + Eyes of the Sphinx",
          "options": {"curse": True, "sphinx": True}},
     ]
+    state_schema = schemas.STATE
+    event_schemas = schemas.EVENTS
     action_schemas = {
         "insert": _schema("insert", {"card": {"enum": CARD_IDS},
                                      "column": {"type": "integer", "minimum": 0, "maximum": 6},
-                                     "explorer": _EXPLORER_SCHEMA}),
+                                     "explorer": EXPLORER_FORMS}),
         "move_scarab": _schema("move_scarab", {"from": {"enum": ANIMALS},
                                                "to": {"enum": ANIMALS}}),
         "done": _schema("done", {}),
-        "curse_claim": _schema("curse_claim", {"cells": {"type": "array", "items": _CELL_SCHEMA,
+        "curse_claim": _schema("curse_claim", {"cells": {"type": "array", "items": CELL_FORM,
                                                          "minItems": 3, "maxItems": 3}}),
         "curse_pass": _schema("curse_pass", {}),
         "curse_victim": _schema("curse_victim", {"seat": {"type": "integer", "minimum": 0,
@@ -848,7 +814,7 @@ class PharaohsWall(Game):
 
     # -- information ----------------------------------------------------------------------
     def public_tables(self) -> dict:
-        return {"animals": list(ANIMALS), "left_facing": dict(_DATA["left_facing"])}
+        return {"animals": list(ANIMALS), "left_facing": dict(LEFT_FACING)}
 
     def view(self, state: State, viewer: Viewer) -> dict:
         over = self.is_over(state)

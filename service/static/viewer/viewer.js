@@ -242,6 +242,7 @@
   function renderHeader() {
     const g = app.head;
     $("#game-title").textContent = `${typeName(g.type)} · ${g.id}`;
+    $("#game-rules").href = `/v1/game-types/${encodeURIComponent(g.type)}/rules`;
     const opts = Object.entries(g.options || {}).filter(([k, v]) => k !== "clock" && k !== "setup" && typeof v !== "object")
       .map(([k, v]) => `${k}=${v}`).join(", ");
     const players = (g.players || []).map(seatLabel).join(", ");
