@@ -46,6 +46,24 @@ def ref(name: str) -> dict:
     return {"$ref": REF + name}
 
 
+def _literals_as_enums(node):
+    """``node`` with each ``const`` member of a ``oneOf``/``anyOf`` written as a one-value
+    ``enum`` (the same schema): openapi-python-client parses a union's ``const`` member without
+    trying the next member when the value differs, an ``enum`` member with."""
+    if isinstance(node, list):
+        return [_literals_as_enums(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _literals_as_enums(value) for key, value in node.items()}
+    for key in ("oneOf", "anyOf"):
+        if isinstance(out.get(key), list):
+            out[key] = [{**{k: v for k, v in member.items() if k != "const"},
+                         "enum": [member["const"]]}
+                        if isinstance(member, dict) and "const" in member else member
+                        for member in out[key]]
+    return out
+
+
 def _union(names: dict[str, str], prop: str, description: str) -> dict:
     """``oneOf`` the components ``names`` (discriminator value -> component name)."""
     return {"description": description,
@@ -86,11 +104,27 @@ def document_games(api) -> None:
 
     def add(name: str, schema: dict) -> None:
         # a copy sharing nothing: YAML prints a sub-schema used twice as an anchor and alias
-        components.schema(name, json.loads(json.dumps(schema)))
+        components.schema(name, _literals_as_enums(json.loads(json.dumps(schema))))
+
+    def add_typed(name: str, schema: dict) -> None:
+        """``add``, with each object a top-level ``oneOf``/``anyOf`` lists inline (a state or
+        event data served in several forms: full, redacted) made a component of its own,
+        ``<name><Title>`` or ``<name>Form<n>``: openapi-python-client writes no model for an
+        inline object member of a component that is a union."""
+        schema = json.loads(json.dumps(schema))
+        for key in ("oneOf", "anyOf"):
+            for i, member in enumerate(schema.get(key, [])):
+                if "$ref" not in member and ("properties" in member
+                                             or member.get("type") == "object"):
+                    title = member.get("title")
+                    part = f"{name}{camel(title) if title else f'Form{i + 1}'}"
+                    add(part, member)
+                    schema[key][i] = ref(part)
+        add(name, schema)
 
     shell_events: dict[str, str] = {}
     for type_, data in SHELL_EVENT_SCHEMAS.items():
-        add(f"ShellEvent{type_}Data", data)
+        add_typed(f"ShellEvent{type_}Data", data)
         add(f"ShellEvent{type_}", _event(type_, f"ShellEvent{type_}Data",
                                          data.get("description")))
         shell_events[type_] = f"ShellEvent{type_}"
@@ -122,8 +156,8 @@ def document_games(api) -> None:
         add(creations[type_id], _typed(create_common, type_id, players=players,
                                        options=ref(f"{prefix}Options")))
 
-        add(f"{prefix}State", {"description": f"The state of a {game.name} game as a viewer "
-                                              "is served it.", **game.state_schema})
+        add_typed(f"{prefix}State", {"description": f"The state of a {game.name} game as a "
+                                                    "viewer is served it.", **game.state_schema})
         views[type_id] = f"{prefix}GameView"
         add(views[type_id], _typed(view_common, type_id, state={
             "anyOf": [ref(f"{prefix}State"), {"type": "null"}],
@@ -132,7 +166,7 @@ def document_games(api) -> None:
         if game.event_schemas:
             members = {}
             for type_, data in game.event_schemas.items():
-                add(f"{prefix}Event{type_}Data", data)
+                add_typed(f"{prefix}Event{type_}Data", data)
                 members[type_] = f"{prefix}Event{type_}"
                 add(members[type_], _event(type_, f"{prefix}Event{type_}Data",
                                            data.get("description")))
