@@ -73,7 +73,7 @@ class GameSummary(TypedDict):
     type: str
     status: str                     # waiting | active | finished | aborted
     version: int
-    created_ms: int
+    created_at: str                 # RFC 3339, UTC: 2026-12-02T09:14:03.512Z
     open_seats: NotRequired[int]    # tables only, as the three below
     seats: NotRequired[list[Seat]]
     options: NotRequired[dict[str, Any]]
@@ -97,7 +97,7 @@ class Seat(TypedDict):
 
 class Awaiting(TypedDict):
     seat: int
-    deadline: str | None
+    deadline_at: str | None         # RFC 3339; None without a clock
 
 
 class ClockView(TypedDict):
@@ -238,7 +238,7 @@ class PlayerEvent:
 
     - ``invitation`` ``{"game_id", "type", "from"}``: a table reserved a seat for you;
     - ``game_start`` ``{"game_id", "seat", "type"}``: a game you hold a seat of began;
-    - ``your_turn`` ``{"game_id", "seat", "version", "deadline"}``: once per decision;
+    - ``your_turn`` ``{"game_id", "seat", "version", "deadline_at"}``: once per decision;
     - ``game_finish`` ``{"game_id", "status", "result"}``: a game of yours ended;
     - ``gap`` ``{"after", "oldest"}``: notifications after ``after`` were dropped before this
       client came back for them (``GET /v1/players/me`` tells what is going on).
@@ -411,8 +411,8 @@ class Client:
     def abort(self, game_id: str) -> GameView:
         return self.request("POST", f"/v1/games/{_q(game_id)}/abort")
 
-    def fork(self, game_id: str, at: int) -> CreatedGame:
-        return self.request("POST", f"/v1/games/{_q(game_id)}/fork", {"at": at})
+    def fork(self, game_id: str, version: int) -> CreatedGame:
+        return self.request("POST", f"/v1/games/{_q(game_id)}/fork", {"version": version})
 
     # -- players
 

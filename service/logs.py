@@ -23,11 +23,12 @@ import logging
 import os
 import re
 import sys
-import time
 from contextvars import ContextVar
 from typing import Mapping
 
 import orjson
+
+from . import timestamps
 
 #: The longest ``X-Request-ID`` kept from a client (a longer one is replaced).
 REQUEST_ID_MAX = 128
@@ -60,9 +61,8 @@ def log_format(env: Mapping[str, str] | None = None, default: str = "json") -> s
 
 
 def rfc3339(created: float) -> str:
-    whole = int(created)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + \
-        f".{int((created - whole) * 1000):03d}Z"
+    """A record's time (``record.created``, seconds) as every timestamp is written."""
+    return timestamps.rfc3339(int(created * 1000))
 
 
 class JsonFormatter(logging.Formatter):

@@ -27,8 +27,8 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
 from . import signing
-from .engine import (IllegalAction, NotYourTurn, Rng, command, commitment, event, fold,
-                     forfeit, forfeit_result, start)
+from .engine import (IllegalAction, NotYourTurn, Rng, command, commitment, event,
+                     fields_detail, fold, forfeit, forfeit_result, start)
 from .engine.lobby import LOBBY_EVENTS, Lobby, SeatUnavailable, unfilled
 from .engine.local import creation_event
 from .games import GAMES
@@ -204,7 +204,7 @@ def _verify(doc: Any, tick: Callable[[], None]) -> int:
         raise Divergence(0, "not_an_export", {"format": FORMAT})
     unknown = sorted(set(doc) - EXPORT_FIELDS)
     if unknown:
-        raise Divergence(0, "unknown_field", {"field": unknown[0][:64]})
+        raise Divergence(0, "unknown_field", fields_detail(unknown[0][:64], "not a field of the format"))
     game = GAMES.get(doc.get("type"))
     if game is None:
         raise Divergence(0, "unknown_game_type")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from .engine.game import CodedError
+from .engine.game import CodedError, fields_detail
 from .engine.tournament import Tournament
 
 FORMAT = "cartouche-tournament"
@@ -46,7 +46,7 @@ def verify_tournament(doc: dict, keys: Sequence[Any] | None,
 def _verify(doc: dict, keys, tick, verify_game) -> int:
     unknown = sorted(set(doc) - FIELDS)
     if unknown:
-        raise Refused(None, "unknown_field", {"field": unknown[0][:64]})
+        raise Refused(None, "unknown_field", fields_detail(unknown[0][:64], "not a field of the format"))
     games = {}
     for g in doc["games"]:
         verdict = verify_game(g, keys, tick)

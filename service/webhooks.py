@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 import redis
 
-from .application.envelopes import rfc3339
+from .timestamps import rfc3339
 from .engine import CodedError
 
 log = logging.getLogger("cartouche.webhooks")

@@ -167,6 +167,31 @@ _HTTP_CODES = {
 }
 
 
+#: Where webargs found what it refused: the first level of its messages, not a field's name.
+_LOCATIONS = frozenset({"json", "query", "querystring", "form", "headers", "cookies", "files",
+                        "view_args", "path", "json_or_form"})
+
+
+def field_messages(messages: dict) -> dict[str, list[str]]:
+    """Webargs' nested messages (``{"json": {"seats": {0: {"name": [...]}}}}``) as
+    ``details.fields``: ``{"seats.0.name": [...]}``, a dotted path per field, the request's
+    location left out."""
+    out: dict[str, list[str]] = {}
+
+    def walk(node, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, f"{path}.{key}" if path else str(key))
+        elif isinstance(node, (list, tuple)) and all(isinstance(m, str) for m in node):
+            out.setdefault(path or "_schema", []).extend(node)
+        else:  # anything else webargs might say: its text, under that path
+            out.setdefault(path or "_schema", []).append(str(node))
+
+    for location, found in messages.items():
+        walk(found, "" if location in _LOCATIONS else str(location))
+    return out
+
+
 def _http_response(exc: HTTPException):
     """Werkzeug's own errors: unknown routes, wrong methods, bodies over the limit, and
     webargs' schema refusals."""
@@ -174,7 +199,7 @@ def _http_response(exc: HTTPException):
     data = getattr(exc, "data", None) or {}
     if "messages" in data:  # webargs validation (flask-smorest)
         return error_response(400, "invalid_request", "the request does not match the schema",
-                              {"fields": data["messages"]})
+                              {"fields": field_messages(data["messages"])})
     if status == 400:
         return error_response(400, "malformed_json", "the body is not valid JSON")
     if status >= 500:

@@ -23,7 +23,8 @@ ERRORS = {400: "invalid request", 401: "bad token", 403: "this caller may not do
           422: "a rule or option violation. `illegal_action`: the reason in `details.code`, for "
                "a malformed action one of `malformed_action`, `unknown_action` "
                "(`details.allowed`), `unexpected_field`, `missing_field`, `invalid_field` "
-               "(`details.field`), else the rule's own code. `invalid_options`: `details.code` "
+               "(`details.fields`: {field: [message]}), else the rule's own code. "
+               "`invalid_options`: `details.code` "
                "one of `unknown_option`, `invalid_option`, `invalid_setup`, `invalid_layout`, "
                "`invalid_board`, `invalid_player_count` (`details.option`, and "
                "`details.expected` or `details.reason`) or `invalid_clock`. Also "
@@ -311,14 +312,14 @@ def export_game(game_id):
 @_alts(401, 403, 404, 422, 429, 503)
 @blp.doc(operationId="forkGame")
 def fork_game(body, game_id):
-    """A new game continuing from version ``at`` (finished games; running games with a
+    """A new game continuing from ``version`` (finished games; running games with a
     platform key), with new seat tokens."""
     table = load(game_id)
     viewer = caller(table)
     if not table.over and viewer != ALL:
         raise Forbidden("fork_forbidden", "only platform keys may fork a running game")
     _require_creator()  # a fork creates a game: the same rule as POST /v1/games
-    return service().fork(game_id, body["at"], charge=ratelimit.charge_stored)
+    return service().fork(game_id, body["version"], charge=ratelimit.charge_stored)
 
 
 @blp.route("/games/<gid:game_id>/join", methods=["POST"])

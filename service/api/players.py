@@ -107,7 +107,7 @@ STREAM_ID = "^(0|[1-9][0-9]{0,19})-(0|[1-9][0-9]{0,19})$"
     "content": {"text/event-stream": {"schema": {
         "type": "object",
         "description": "each message's data: invitation {game_id, type, from}, game_start "
-                       "{game_id, seat, type}, your_turn {game_id, seat, version, deadline}, "
+                       "{game_id, seat, type}, your_turn {game_id, seat, version, deadline_at}, "
                        "game_finish {game_id, status, result}, gap {after, oldest}"}}}}},
     parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
                  "schema": {"type": "string", "pattern": STREAM_ID},

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..application import GameService, Table
+from ..application.notices import served_notice
 from ..engine import Viewer
 from ..store.events import StoredEvent, StreamFollower
 from ..store.players import StoredNotice
@@ -180,7 +181,8 @@ class NoticeSource:
         return _notices(notices)
 
     def encode(self, batch: Notices, viewer: Viewer) -> tuple[tuple[StreamId, bytes], ...]:
-        return tuple((at, sse(n.type, n.data, at)) for at, n in zip(batch.ids, batch.notices))
+        return tuple((at, sse(n.type, served_notice(n.type, n.data), at))
+                     for at, n in zip(batch.ids, batch.notices))
 
     def preface(self, batch: Notices, after: StreamId) -> bytes:
         if batch.oldest is None or after >= batch.oldest:

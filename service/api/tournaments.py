@@ -10,10 +10,11 @@ from marshmallow import fields, validate
 from ..application import GameService
 from ..engine import Viewer
 from ..engine.tournament import Tournament
-from ..schemas import GamesQuerySchema, JsonInteger, Query, Strict
+from ..schemas import GamesQuerySchema, JsonInteger, Query, Strict, Timestamp
 from ..schemas import tournaments as s
 from ..store.events import StreamFollower
 from ..store.tournaments import read_blocking
+from ..timestamps import rfc3339
 from . import Blueprint
 from .errors import STORE_DOC, alt_errors
 from .games import _require_creator, service
@@ -53,7 +54,7 @@ class TournamentSummarySchema(Strict):
     rounds_total = JsonInteger(required=True)
     participants = JsonInteger(required=True, metadata={"description": "how many"})
     duplicate = fields.Boolean(required=True)
-    created_ms = JsonInteger(required=True)
+    created_at = Timestamp(required=True)
 
 
 class TournamentListSchema(Strict):
@@ -77,7 +78,7 @@ def list_tournaments(query):
     return {"tournaments": [
         {"id": tid, "name": c["name"], "type": c["type"], "format": c["format"],
          "status": status, "rounds_total": c["rounds"], "participants": len(c["participants"]),
-         "duplicate": c["duplicate"], "created_ms": created_ms}
+         "duplicate": c["duplicate"], "created_at": rfc3339(int(created_ms))}
         for tid, created_ms, first, status in found for c in (first["data"],)],
         "page": page, "per_page": per_page, "total": total}
 

@@ -56,7 +56,7 @@ class WebhookSchema(s.Strict):
     game_types = fields.List(fields.String(), required=True, allow_none=True)
     game_ids = fields.List(fields.String(), required=True, allow_none=True)
     description = fields.String(required=True, allow_none=True)
-    created_at = fields.String(required=True)
+    created_at = s.Timestamp(required=True)
 
 
 class CreatedWebhookSchema(WebhookSchema):
@@ -65,7 +65,7 @@ class CreatedWebhookSchema(WebhookSchema):
 
 
 class WebhookDeliverySchema(s.Strict):
-    at = fields.String(required=True)
+    at = s.Timestamp(required=True)
     delivery_id = fields.String(required=True, metadata={
         "description": "the Cartouche-Delivery header; the same for every attempt"})
     game_id = fields.String(required=True)

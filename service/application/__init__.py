@@ -6,7 +6,7 @@ Modules, one concern each:
 - ``facade``     :class:`GameService`, composed from the parts below
 - ``model``      the values: ``Table``, ``Shell``, ``Controller``, ``Cached``, append outcomes
 - ``errors``     every error the layer answers with (``CodedError`` subclasses)
-- ``envelopes``  the stored envelope of an event, its timestamps, reading it back (upcast)
+- ``envelopes``  the stored envelope of an event, reading it back (upcast)
 - ``loading``    the state cache, the meta and seed memos, snapshot-plus-replay loads
 - ``commands``   deciding and appending a command; a seat's command with retries and
                  Idempotency-Key

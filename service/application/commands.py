@@ -16,7 +16,8 @@ from ..engine import Rng, command, event
 from ..store.errors import StoreError
 from ..store.events import AppendStatus, EventStore
 from ..store.quota import Quota, QuotaExceeded
-from .envelopes import envelope, rfc3339
+from ..timestamps import rfc3339
+from .envelopes import envelope
 from .errors import (DeadlinePassed, IdempotencyKeyReused, IllegalAction, NotFound,
                      NotYourTurn, SeatNotHuman, VersionConflict)
 from .listeners import ListenerBus

@@ -20,7 +20,8 @@ from ..engine.local import creation_event
 from ..games import GAMES
 from ..store.errors import StoreError
 from ..store.events import EventStore
-from .envelopes import envelope, rfc3339
+from ..timestamps import rfc3339
+from .envelopes import envelope
 from .errors import InvalidRequest, NotFound
 from .identity import new_seat_tokens
 from .listeners import ListenerBus

@@ -1,4 +1,5 @@
-"""Stored envelopes: the JSON each stream entry holds around one event, and its timestamps.
+"""Stored envelopes: the JSON each stream entry holds around one event (its ``at``:
+:func:`service.timestamps.rfc3339`).
 
 ``{"type", "seat", "data", "at", "schema"[, "forced"][, "timeout"][, "cmd"][, "shell"]}``: the
 first envelope of a command carries what caused it (``cmd``), the last one the shell's state
@@ -7,23 +8,8 @@ after it (``shell``, :class:`~service.application.model.Shell`).
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 from ..engine import Game
 from ..store.events import StoredEvent
-
-_last_second: tuple[int | None, str] = (None, "")  # the last whole second, formatted
-
-
-def rfc3339(ms: int) -> str:
-    """``ms`` (Unix epoch milliseconds) as ``2026-01-02T03:04:05.678Z``."""
-    global _last_second
-    second, milli = divmod(ms, 1000)
-    cached = _last_second  # a tuple, replaced whole: safe to share between threads
-    if cached[0] != second:
-        cached = _last_second = (
-            second, datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"))
-    return f"{cached[1]}.{milli:03d}Z"
 
 
 def envelope(game: Game, ev: dict, at: str) -> dict:

@@ -14,8 +14,8 @@ from ..signing import Signer
 if TYPE_CHECKING:
     from .model import Table
 from ..store.events import EventStore
+from ..timestamps import rfc3339
 from .creation import Creation, new_game, stored_size
-from .envelopes import rfc3339
 from .errors import GameNotFinished, InvalidRequest, NotFound
 from .loading import Loader
 
@@ -61,11 +61,11 @@ class Exports:
         if not boundary:
             raise InvalidRequest("not_a_command_boundary",
                                  f"version {at} is inside a command; fork at a version that "
-                                 "ends one", {"at": at})
+                                 "ends one", {"version": at})
         table = self.loader.load(game_id, at)
         if table.state is None:
             raise InvalidRequest("game_not_started",
-                                 f"version {at} is before the table's game started", {"at": at})
+                                 f"version {at} is before the table's game started", {"version": at})
         seed = secrets.token_bytes(32)
         now = self.now_ms()
         created = dict(parent.created)

@@ -7,7 +7,7 @@ games and counts per rating type (``Game.rating_type``: the game type, or a mode
   creation event names the seek of each seat: ``seeks``);
 - ``game_start {"game_id", "seat", "type"}``: a game the player holds a seat of began (at
   creation, or with the join that filled the last seat);
-- ``your_turn {"game_id", "seat", "version", "deadline"}``: once per decision: the seat is
+- ``your_turn {"game_id", "seat", "version", "deadline_at"}``: once per decision: the seat is
   awaited after a command and was not before it, or it has just acted and is awaited again;
 - ``game_finish {"game_id", "status", "result"}``: the game ended (or was aborted).
 
@@ -18,9 +18,19 @@ from __future__ import annotations
 
 from .. import clock as clock_mod
 from ..store.players import Batch, PlayerStore
-from .envelopes import rfc3339
+from ..timestamps import rfc3339
 from .model import Table
 from .players import bot_level
+
+
+def served_notice(kind: str, data: dict) -> dict:
+    """A stored notice's data as served: a ``your_turn`` stored while its deadline was named
+    ``deadline`` (before every timestamp on the wire was named ``*_at``) says
+    ``deadline_at``, like those stored since."""
+    if kind == "your_turn" and "deadline" in data:
+        data = {**{k: v for k, v in data.items() if k != "deadline"},
+                "deadline_at": data["deadline"]}
+    return data
 
 
 def _deadline(table: Table, seat: int) -> str | None:
@@ -85,7 +95,7 @@ class PlayerNotices:
             if player is not None and (seat not in before or seat == acted):
                 self._tell(out, player, "your_turn",
                            {"game_id": table.id, "seat": seat, "version": table.version,
-                            "deadline": _deadline(table, seat)})
+                            "deadline_at": _deadline(table, seat)})
         if table.over and (previous is None or not previous.over):
             result = table.result()
             winners = set((result or {}).get("winners", ()))

@@ -13,7 +13,7 @@ from typing import Callable
 
 from ..engine.bots import LEVELS
 from ..store.players import PlayerStore
-from .envelopes import rfc3339
+from ..timestamps import rfc3339
 from .errors import InvalidRequest, NotFound
 from .identity import token_digest
 

@@ -12,7 +12,7 @@ from .. import clock as clock_mod
 from ..engine import ALL, Viewer, visible
 from ..replay import SHELL_EVENTS
 from ..store.events import EventStore
-from .envelopes import rfc3339
+from ..timestamps import rfc3339
 from .model import Table, unfilled
 
 
@@ -105,7 +105,7 @@ class Reads:
             "seed": created["seed"],
             "seed_commitment": created["seed_commitment"],
             "setup": created["setup"],
-            "awaiting": [{"seat": s, "deadline": deadline(s)} for s in table.awaiting()],
+            "awaiting": [{"seat": s, "deadline_at": deadline(s)} for s in table.awaiting()],
             "clock": None if not clock else {
                 "remaining_ms": (clock_mod.remaining(clock, clock_state, now)
                                  if clock_state is not None else None),
@@ -135,7 +135,8 @@ class Reads:
             if meta is None:
                 continue
             entry = {"id": game_id, "type": meta["type"], "status": meta["status"],
-                     "version": int(meta["version"]), "created_ms": int(meta["created_ms"])}
+                     "version": int(meta["version"]),
+                     "created_at": rfc3339(int(meta["created_ms"]))}
             if "seats" in meta:  # a table: who sits, what is open, on what options
                 seats = orjson.loads(meta["seats"])
                 entry["open_seats"] = sum(1 for p in seats if unfilled(p))

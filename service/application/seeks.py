@@ -47,8 +47,8 @@ import orjson
 from ..store.errors import StoreError, is_full
 from ..store.events import EventStore
 from ..store.seeks import WAITING, Card, Opened, Seek, SeekStore
+from ..timestamps import rfc3339
 from .creation import Creation, Settings, check_bot_level, check_seat_count, game_of
-from .envelopes import rfc3339
 from .errors import (Forbidden, InvalidRequest, NotFound, SeekEnded, SeeksFull,
                      TooManySeeks)
 from .players import PLATFORM, bot_player_id

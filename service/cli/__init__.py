@@ -235,8 +235,8 @@ def _choose(c: Ctx, game: str, actions: list[dict]) -> dict | str:
 
 def _deadline(view: dict, seat: int | None) -> str:
     for a in view.get("awaiting") or []:
-        if a["seat"] == seat and a.get("deadline"):
-            return f" (deadline {a['deadline']})"
+        if a["seat"] == seat and a.get("deadline_at"):
+            return f" (deadline {a['deadline_at']})"
     return ""
 
 
@@ -563,7 +563,7 @@ class Replay:
         last = version == len(self.events)
         return {"type": self.export["type"], "version": version,
                 "status": self.export["status"] if last else "active",
-                "awaiting": [{"seat": s, "deadline": None} for s in awaiting],
+                "awaiting": [{"seat": s, "deadline_at": None} for s in awaiting],
                 "state": self.game.view(state, self._all),
                 "result": self.export.get("result") if last else None}
 

@@ -6,11 +6,14 @@ A refused action is HTTP 422 ``illegal_action`` with the reason in ``details.cod
 
 * ``malformed_action``: the action is not a JSON object, or has no string ``type``;
 * ``unknown_action``: ``type`` is not one of the game's action types (``details.allowed``);
-* ``unexpected_field``: a field the action type does not take (``details.field``: the first
+* ``unexpected_field``: a field the action type does not take (``details.fields``: the first
   one in sorted order, at most 64 characters);
-* ``missing_field``: a field the action type requires is absent (``details.field``);
+* ``missing_field``: a field the action type requires is absent (``details.fields``);
 * ``invalid_field``: a field has the wrong JSON type or a value out of its range
-  (``details.field``).
+  (``details.fields``).
+
+``details.fields`` is ``{field name: [message]}``, the shape of every refusal that names fields
+(a request the schema refuses, ``not_an_integer``, ``invalid_text``, rule codes about a field).
 
 Everything else a game refuses has a rule-specific code (``card_not_in_hand``, ``wrong_phase``,
 ...), listed in each rules spec. None of these messages or details carries anything but what the
@@ -21,14 +24,14 @@ from __future__ import annotations
 
 from typing import Any, Collection, Sequence
 
-from .game import Action, IllegalAction
+from .game import Action, IllegalAction, fields_detail
 
 MALFORMED_ACTION = "malformed_action"
 UNKNOWN_ACTION = "unknown_action"
 UNEXPECTED_FIELD = "unexpected_field"
 MISSING_FIELD = "missing_field"
 INVALID_FIELD = "invalid_field"
-#: The longest field name echoed back in ``details.field``.
+#: The longest field name echoed back in ``details.fields``.
 MAX_FIELD_NAME = 64
 
 
@@ -60,12 +63,14 @@ def check_fields(action: Action, fields: Sequence[str]) -> None:
     extra = sorted(str(k) for k in action if k != "type" and k not in fields)
     if extra:
         name = extra[0][:MAX_FIELD_NAME]
-        raise IllegalAction(UNEXPECTED_FIELD, f"unexpected field {name!r}", {"field": name})
+        message = f"unexpected field {name!r}"
+        raise IllegalAction(UNEXPECTED_FIELD, message, fields_detail(name, message))
     for name in fields:
         if name not in action:
-            raise IllegalAction(MISSING_FIELD, f"missing field {name!r}", {"field": name})
+            message = f"missing field {name!r}"
+            raise IllegalAction(MISSING_FIELD, message, fields_detail(name, message))
 
 
 def invalid_field(field: str, message: str) -> IllegalAction:
     """The error for a field of the wrong JSON type or out of its range."""
-    return IllegalAction(INVALID_FIELD, message, {"field": field})
+    return IllegalAction(INVALID_FIELD, message, fields_detail(field, message))

@@ -81,8 +81,18 @@ class InvalidOptions(CodedError):
     """Creation options (including ``options.setup``) are not acceptable (HTTP 422)."""
 
 
-def illegal(code: str, message: str, **details: Any) -> IllegalAction:
-    """An :class:`IllegalAction` with ``details`` given as keyword arguments."""
+def fields_detail(field: str, message: str) -> dict:
+    """``details`` naming the field a refusal is about, in the one shape every refusal uses:
+    ``{"fields": {field: [message]}}`` (``field``: a dotted path where nested)."""
+    return {"fields": {field: [message]}}
+
+
+def illegal(code: str, message: str, *, field: str | None = None,
+            **details: Any) -> IllegalAction:
+    """An :class:`IllegalAction` with ``details`` given as keyword arguments; ``field`` names
+    the field it is about (``details.fields``, :func:`fields_detail`)."""
+    if field is not None:
+        details = {**fields_detail(field, message), **details}
     return IllegalAction(code, message, details or None)
 
 

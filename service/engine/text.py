@@ -32,7 +32,7 @@ from typing import Any
 
 from rich.text import Text
 
-from .game import CodedError
+from .game import CodedError, fields_detail
 
 #: The code points no stored text may hold: Unicode's Cc (C0, DEL, C1), Cf (format: soft
 #: hyphen, Arabic number signs, zero-width space/joiners, LRM/RLM, bidi embeddings, overrides
@@ -57,10 +57,12 @@ class InvalidText(CodedError):
     """Free text holding a character of :data:`NOT_TEXT` (HTTP 400 ``invalid_text``)."""
 
     def __init__(self, field: str, position: int, char: str) -> None:
-        super().__init__("invalid_text", f"{field or 'the text'} holds a control or format "
-                         f"character (U+{ord(char):04X} at {position}): not allowed in text "
-                         "others will read", {"field": field, "position": position,
-                                              "character": f"U+{ord(char):04X}"})
+        message = (f"{field or 'the text'} holds a control or format character "
+                   f"(U+{ord(char):04X} at {position}): not allowed in text others will read")
+        super().__init__("invalid_text", message, {**fields_detail(field, message),
+                                                   "position": position,
+                                                   "character": f"U+{ord(char):04X}"})
+        self.field = field
 
 
 def check_text(value: Any, field: str = "") -> None:

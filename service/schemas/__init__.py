@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..engine import CodedError, InvalidOptions
+from ..engine import CodedError, InvalidOptions, fields_detail
 from ..engine.bots import LEVELS as BOT_LEVELS
 from ..engine.text import TEXT_PATTERN, InvalidText, check_text
 from ..games import GAMES
@@ -18,8 +18,8 @@ class NotAnInteger(CodedError):
     server does not (HTTP 422 ``not_an_integer``)."""
 
     def __init__(self, field: str) -> None:
-        super().__init__("not_an_integer", f"{field or 'a field'} takes an integer written "
-                         "without a fraction (3, not 3.0)", {"field": field})
+        message = f"{field or 'a field'} takes an integer written without a fraction (3, not 3.0)"
+        super().__init__("not_an_integer", message, fields_detail(field, message))
 
 
 class JsonInteger(fields.Integer):
@@ -70,6 +70,16 @@ class Text(fields.String):
         return text
 
 
+class Timestamp(fields.String):
+    """A point in time as served: RFC 3339 in UTC with milliseconds and ``Z``
+    (``2026-12-02T09:14:03.512Z``, :func:`service.timestamps.rfc3339`), in a field
+    named ``at`` or ``*_at``. Durations are integers named ``*_ms``."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs["metadata"] = {"format": "date-time", **kwargs.get("metadata", {})}
+        super().__init__(**kwargs)
+
+
 class Options(fields.Dict):
     """A game's options, stored as given: every string in them, keys included, at any depth,
     is free text (:class:`Text`'s rule), refused as the options' other rules are: 422
@@ -81,8 +91,10 @@ class Options(fields.Dict):
         try:
             check_text(loaded)
         except InvalidText as exc:
-            raise InvalidOptions(exc.code, exc.message, {"option": exc.details.pop("field"),
-                                                         **exc.details}) from None
+            raise InvalidOptions(exc.code, exc.message, {"option": exc.field,
+                                                         "position": exc.details["position"],
+                                                         "character": exc.details["character"]}
+                                 ) from None
         return loaded
 
 
@@ -94,7 +106,9 @@ class Strict(ma.Schema):
 class ErrorBodySchema(Strict):
     code = fields.String(required=True, metadata={"description": "stable snake_case code"})
     message = fields.String(required=True)
-    details = fields.Dict(required=True)
+    details = fields.Dict(required=True, metadata={
+        "description": "what the code needs said; a refusal naming fields says them in "
+                       "`fields`: {name (a dotted path where nested): [message, ...]}"})
 
 
 class ErrorSchema(Strict):
@@ -221,7 +235,7 @@ class ActionRequestSchema(Strict):
 class EventSchema(Strict):
     version = JsonInteger(required=True)
     type = fields.String(required=True)
-    at = fields.String(required=True, allow_none=True)
+    at = Timestamp(required=True, allow_none=True)
     seat = JsonInteger(required=True, allow_none=True)
     data = fields.Dict(required=True)
     forced = JsonBoolean(metadata={"description": "played by the engine: the seat had one legal action"})
@@ -235,7 +249,8 @@ class ActionResponseSchema(Strict):
 
 class AwaitingSchema(Strict):
     seat = JsonInteger(required=True)
-    deadline = fields.String(required=True, allow_none=True)
+    deadline_at = Timestamp(required=True, allow_none=True, metadata={
+        "description": "when the seat's clock runs out (null: no clock)"})
 
 
 class SeatSchema(Strict):
@@ -272,7 +287,7 @@ class GameViewSchema(Strict):
     status = fields.String(required=True, validate=validate.OneOf(["waiting", "active",
                                                                    "finished", "aborted"]))
     version = JsonInteger(required=True)
-    created_at = fields.String(required=True, allow_none=True)
+    created_at = Timestamp(required=True, allow_none=True)
     players = fields.List(fields.Nested(SeatSchema), required=True)
     you = JsonInteger(required=True, allow_none=True,
                          metadata={"description": "the caller's seat, null for others"})
@@ -338,7 +353,7 @@ class GameSummarySchema(Strict):
     type = fields.String(required=True)
     status = fields.String(required=True)
     version = JsonInteger(required=True)
-    created_ms = JsonInteger(required=True)
+    created_at = Timestamp(required=True)
     open_seats = JsonInteger(metadata={"description": "tables: seats nobody holds yet"})
     seats = fields.List(fields.Nested(SeatSchema), metadata={
         "description": "tables: who holds each seat"})
@@ -383,7 +398,7 @@ class ExportedEventSchema(Strict):
     type = fields.String(required=True)
     seat = JsonInteger(required=True, allow_none=True)
     data = fields.Dict(required=True)
-    at = fields.String(required=True, allow_none=True)
+    at = Timestamp(required=True, allow_none=True)
     forced = JsonBoolean()
     timeout = JsonBoolean()
     cmd = fields.Dict(metadata={"description": "on the first event of each command: what "
@@ -409,7 +424,7 @@ class ExportSchema(Strict):
     id = fields.String(required=True)
     type = fields.String(required=True)
     status = fields.String(required=True)
-    created_at = fields.String(required=True, allow_none=True)
+    created_at = Timestamp(required=True, allow_none=True)
     players = fields.List(fields.Dict(), required=True)
     options = fields.Dict(required=True)
     clock = fields.Dict(required=True, allow_none=True)
@@ -458,7 +473,8 @@ class VerifyResultSchema(Strict):
 
 
 class ForkRequestSchema(Strict):
-    at = JsonInteger(required=True, validate=validate.Range(1, 2**53))
+    version = JsonInteger(required=True, validate=validate.Range(1, 2**53), metadata={
+        "description": "the version the fork continues from (one that ends a command)"})
 
 
 class BulkCreateSchema(Strict):
@@ -513,7 +529,7 @@ class PlayerProfileSchema(Strict):
     id = fields.String(required=True)
     name = fields.String(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
-    created_at = fields.String(required=True)
+    created_at = Timestamp(required=True)
     external_id = fields.String()
     stats = fields.Dict(keys=fields.String(), values=fields.Nested(PlayerStatsSchema),
                         required=True, metadata={"description": "per game type"})
@@ -637,8 +653,8 @@ class SeekSchema(Strict):
     options = fields.Dict(required=True)
     rating_range = fields.List(fields.Float(), required=True, allow_none=True)
     fill_with_bots = fields.Nested(FillWithBotsSchema, required=True, allow_none=True)
-    created_at = fields.String(required=True)
-    expires_at = fields.String(required=True)
+    created_at = Timestamp(required=True)
+    expires_at = Timestamp(required=True)
     game_id = fields.String(required=True, allow_none=True, metadata={
         "description": "the game it was matched into"})
     seat = JsonInteger(required=True, allow_none=True, metadata={

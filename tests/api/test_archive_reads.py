@@ -104,7 +104,7 @@ class Answers(dict):
 
 def fork_log(client, gid, at) -> tuple[int, bytes]:
     """The events a fork at ``at`` copied (its own creation aside)."""
-    r = client.post(f"/v1/games/{gid}/fork", json={"at": at}, headers=auth(KEY))
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": at}, headers=auth(KEY))
     if r.status_code != 201:
         return r.status_code, r.data
     fork = r.get_json()["id"]

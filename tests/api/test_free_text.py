@@ -32,7 +32,7 @@ def refused(r, field=None):
     assert r.status_code == 400 and body["error"]["code"] == "invalid_text", body
     assert re.fullmatch(r"U\+[0-9A-F]{4,6}", body["error"]["details"]["character"])
     if field is not None:
-        assert body["error"]["details"]["field"] == field
+        assert list(body["error"]["details"]["fields"]) == [field]
     return body["error"]
 
 

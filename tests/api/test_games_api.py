@@ -121,7 +121,8 @@ def test_illegal_action_is_422_with_rule_code(client):
     gid, tokens, _ = create(client, 3)
     err = error(client.post(f"/v1/games/{gid}/actions", json={"action": {"type": "decide",
                 "choice": "maybe"}}, headers=auth(tokens[0])), 422, "illegal_action")
-    assert err["details"] == {"code": "invalid_field", "field": "choice"}
+    assert err["details"] == {"code": "invalid_field", "fields": {
+        "choice": ["choice must be 'continue' or 'return'"]}}
     err = error(client.post(f"/v1/games/{gid}/actions", json={"action": {"type": "fly"}},
                             headers=auth(tokens[0])), 422, "illegal_action")
     assert err["details"] == {"code": "unknown_action", "allowed": ["decide"]}

@@ -79,7 +79,7 @@ def endpoints(client) -> dict[str, tuple[str, object, dict]]:
                                "expected_version": 3}, seat),
         "games.resign": (f"/v1/games/{gid}/resign", {}, seat),
         "games.abort": (f"/v1/games/{gid}/abort", {}, seat),
-        "games.fork_game": (f"/v1/games/{gid}/fork", {"at": 2}, {}),
+        "games.fork_game": (f"/v1/games/{gid}/fork", {"version": 2}, {}),
         "games.join_game": (f"/v1/games/{table_id}/join", {"name": "d", "seat": 2}, {}),
         "games.leave_game": (f"/v1/games/{table_id}/leave", {}, seat),
         "games.decline_game": (f"/v1/games/{table_id}/decline", {}, seat),

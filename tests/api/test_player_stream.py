@@ -47,7 +47,7 @@ def new_player(url, name):
 
 def awaited(view):
     """The seats a game's view awaits, with their deadlines."""
-    return {a["seat"]: a["deadline"] for a in view["awaiting"]}
+    return {a["seat"]: a["deadline_at"] for a in view["awaiting"]}
 
 
 class Game:
@@ -93,7 +93,7 @@ class Game:
         for version, awaiting, actor in self.history:
             if seat in awaiting and (seat not in before or seat == actor):
                 out.append({"game_id": self.gid, "seat": seat, "version": version,
-                            "deadline": awaiting[seat]})
+                            "deadline_at": awaiting[seat]})
             before = awaiting
         return out
 
@@ -189,7 +189,7 @@ def test_invitations_start_at_the_last_join_and_a_simultaneous_game(live_url, li
         s.wait_for(lambda s: s.of("your_turn"), "the first turn")
         assert s.of("game_start") == [{"game_id": gid, "seat": seat, "type": "diamant"}]
         assert s.of("your_turn") == [{"game_id": gid, "seat": seat, "version": start,
-                                      "deadline": None}]
+                                      "deadline_at": None}]
     assert everyone[ada["id"]].of("invitation") == []
 
     game.step(0, {"type": "decide", "choice": "continue"})
@@ -231,7 +231,7 @@ def test_a_sequential_game_with_a_clock(live_url, listen):
     turns = ada_hears.of("your_turn")
     assert turns == game.turns(0)
     assert len(turns) == game.decisions(0) > 10
-    assert all(t["deadline"].endswith("Z") for t in turns)
+    assert all(t["deadline_at"].endswith("Z") for t in turns)
     assert ada_hears.of("game_finish") == [{"game_id": game.gid, "status": "finished",
                                             "result": game.result}]
     assert kinds(ada_hears, game)[0] == "game_start" and kinds(ada_hears, game)[-1] == \

@@ -96,7 +96,7 @@ def test_fork_continues_from_a_past_version_with_new_tokens(client):
     # the version right before the first decision of round 2 ends a command
     at = next(e["version"] for e in full if e["type"] == "RoundStarted"
               and e["data"]["round"] == 2) + 1
-    r = client.post(f"/v1/games/{gid}/fork", json={"at": at})
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": at})
     assert r.status_code == 201, r.get_json()
     fork = r.get_json()
     assert fork["version"] == at and set(s["token"] for s in fork["seats"]).isdisjoint(old_tokens)
@@ -120,12 +120,13 @@ def test_fork_continues_from_a_past_version_with_new_tokens(client):
 
 def test_fork_rules(client):
     gid, tokens = play_to_end(client, "diamant", 3, stop_at=6)
-    r = client.post(f"/v1/games/{gid}/fork", json={"at": 3}, headers=auth(tokens[0]))
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": 3}, headers=auth(tokens[0]))
     assert r.status_code == 403 and r.get_json()["error"]["code"] == "fork_forbidden"
     gid, _ = play_to_end(client, "diamant", 3)
-    assert client.post(f"/v1/games/{gid}/fork", json={"at": 10**6}).status_code == 404
-    assert client.post(f"/v1/games/{gid}/fork", json={"at": "x"}).status_code == 400
+    assert client.post(f"/v1/games/{gid}/fork", json={"version": 10**6}).status_code == 404
+    assert client.post(f"/v1/games/{gid}/fork", json={"version": "x"}).status_code == 400
     log = client.get(f"/v1/games/{gid}/events?limit=1000").get_json()["events"]
     inside = next(e["version"] for e in log if e["type"] == "ChoicesRevealed")
-    r = client.post(f"/v1/games/{gid}/fork", json={"at": inside})
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": inside})
     assert r.status_code == 422 and r.get_json()["error"]["code"] == "not_a_command_boundary"
+    assert r.get_json()["error"]["details"] == {"version": inside}

@@ -31,7 +31,8 @@ def test_a_float_is_not_an_integer(client, extra):
     gid, tokens, data = create(client, 3)
     r = act(client, gid, tokens[0], **extra)
     assert r.status_code == 422 and code(r) == "not_an_integer", r.get_json()
-    assert r.get_json()["error"]["details"] == {"field": "expected_version"}
+    assert list(r.get_json()["error"]["details"]) == ["fields"]
+    assert list(r.get_json()["error"]["details"]["fields"]) == ["expected_version"]
     assert client.get(f"/v1/games/{gid}").get_json()["version"] == data["version"]
     assert act(client, gid, tokens[0], expected_version=3.5).status_code == 400
 
@@ -41,7 +42,7 @@ def test_float_integers_are_refused_everywhere_a_request_takes_an_integer(client
     r = client.post("/v1/games", json={"type": "diamant", "players": PLAYERS[:2] + [bot]})
     assert r.status_code == 422 and code(r) == "not_an_integer", r.get_json()
     gid, _, _ = create(client, 3)
-    r = client.post(f"/v1/games/{gid}/fork", json={"at": 3.0})
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": 3.0})
     assert r.status_code == 422 and code(r) == "not_an_integer"
 
 

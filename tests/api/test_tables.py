@@ -244,7 +244,7 @@ def test_creating_for_an_unknown_player_is_refused(client):
 def test_forks_of_a_table_start_from_its_filled_seats(client):
     ada, bob = player(client, "Ada"), player(client, "Bob")
     gid = table(client, ada, [{"player": ada["id"]}, {"open": True}, {"name": "Cy"}])["id"]
-    r = client.post(f"/v1/games/{gid}/fork", json={"at": 1})  # a running table: not for players
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": 1})  # a running table: not for players
     assert r.status_code == 403 and error(r)["code"] == "fork_forbidden"
     join(client, gid, bob)
     for _ in range(3):
@@ -258,12 +258,12 @@ def test_forks_of_a_table_start_from_its_filled_seats(client):
     events = client.get(f"/v1/games/{gid}/events").get_json()["events"]
     started = next(e["version"] for e in events if e["type"] == "GameStarted")
     setup_end = max(e["version"] for e in events if e["type"] != "GameAborted")
-    r = client.post(f"/v1/games/{gid}/fork", json={"at": setup_end})
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": setup_end})
     assert r.status_code == 201, r.get_json()
     fork = client.get(f"/v1/games/{r.get_json()['id']}").get_json()
     assert fork["status"] == "active" and setup_end > started
     assert [p["name"] for p in fork["players"]] == ["Ada", "Bob", "Cy"]
-    r = client.post(f"/v1/games/{gid}/fork", json={"at": 1})  # before the table started
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": 1})  # before the table started
     assert r.status_code == 422 and error(r)["code"] == "game_not_started"
 
 
@@ -309,5 +309,5 @@ def test_a_tables_clock_starts_with_the_game(client):
     join(client, gid, bob)
     view = client.get(f"/v1/games/{gid}").get_json()
     assert view["status"] == "active"
-    assert all(a["deadline"] is not None for a in view["awaiting"]) and view["awaiting"]
+    assert all(a["deadline_at"] is not None for a in view["awaiting"]) and view["awaiting"]
     assert all(ms is not None and ms > 590_000 for ms in view["clock"]["remaining_ms"])

@@ -150,7 +150,7 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
 
     r = client.get(f"/v1/games/{done}/export")
     assert r.status_code == 409 and error(r)["code"] == "game_not_finished"
-    r = client.post(f"/v1/games/{done}/fork", json={"at": playing.version})
+    r = client.post(f"/v1/games/{done}/fork", json={"version": playing.version})
     assert r.status_code == 409 and error(r)["code"] == "game_not_finished"
     view = client.get(f"/v1/games/{done}").get_json()
     assert view["status"] == "finished" and view["state"] is None and view["result"] is None

@@ -36,24 +36,25 @@ def test_fields_unexpected_first_then_missing_in_order():
     check_fields({"type": "t", "a": 1, "b": 2}, ("a", "b"))
     check_fields({"type": "t"}, ())
     exc = refused(check_fields, {"type": "t", "zeta": 1, "alpha": 2}, ("a",))
-    assert (exc.code, exc.details) == ("unexpected_field", {"field": "alpha"})
+    assert (exc.code, exc.details) == ("unexpected_field", {"fields": {"alpha": ["unexpected field 'alpha'"]}})
     exc = refused(check_fields, {"type": "t", "b": 1}, ("a", "b", "c"))
-    assert (exc.code, exc.details) == ("missing_field", {"field": "a"})
+    assert (exc.code, exc.details) == ("missing_field", {"fields": {"a": ["missing field 'a'"]}})
     # one unexpected and one missing field, same length as a good action: unexpected wins
     exc = refused(check_fields, {"type": "t", "x": 1}, ("a",))
-    assert (exc.code, exc.details) == ("unexpected_field", {"field": "x"})
+    assert (exc.code, exc.details) == ("unexpected_field", {"fields": {"x": ["unexpected field 'x'"]}})
 
 
 def test_an_unexpected_field_name_is_cut_to_64_characters():
     name = "f" * 500
     exc = refused(check_fields, {"type": "t", name: 1}, ())
-    assert exc.details == {"field": "f" * MAX_FIELD_NAME}
+    assert list(exc.details) == ["fields"]
+    assert list(exc.details["fields"]) == ["f" * MAX_FIELD_NAME]
     assert len(exc.message) < 100
 
 
 def test_invalid_fields():
     exc = invalid_field("card", "card must be an integer")
-    assert (exc.code, exc.details, exc.message) == ("invalid_field", {"field": "card"},
+    assert (exc.code, exc.details, exc.message) == ("invalid_field", {"fields": {"card": ["card must be an integer"]}},
                                                     "card must be an integer")
     assert is_int(0) and is_int(-3) and is_int(10 ** 40)
     for bad in (True, False, 7.0, "7", None, [7]):

@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from service.engine import ALL, IllegalAction, InvalidOptions, NotYourTurn, command, visible
 from service.engine.fold import clone
@@ -16,6 +17,7 @@ from service.games import GAMES
 from service.games.diamant import (CANONICAL, GAME, RELICS, TRAP_TYPE, TRAPS, TREASURE_VALUE,
                                    TREASURES)
 from tests.games.harness import illegal, random_playout
+from tests.games.schema_walk import check_history, walk
 
 CONTINUE = {"type": "decide", "choice": "continue"}
 RETURN = {"type": "decide", "choice": "return"}
@@ -509,6 +511,41 @@ def test_visible_does_not_mutate():
         for viewer in (0, 1, 2, None):
             GAME.visible(ev, viewer)
         assert ev == snapshot
+
+
+def test_every_event_and_every_version_is_served_as_declared():
+    """Random games serve every event type, and the state at every version (the states inside
+    a command that GET /states/{version} serves: a second trap on the path, say) matches the
+    declared schemas for each seat, a spectator and ALL."""
+    served = set()
+    for n, seed in ((3, 4), (8, 2)):
+        g, types = walk(GAME, n, {}, seed, lambda game, state, seat, legal, rnd:
+                        rnd.choice(legal))
+        check_history(GAME, g, [*range(n), None, ALL])
+        served |= set(types)
+    assert set(GAME.event_schemas) <= served
+
+
+def test_served_schemas_refuse_what_diamant_never_serves():
+    """The declared schemas are strict: a client generated from them can rely on every field."""
+    g = new_game(4, deck("T7a", "R1", "SPIDER1"))
+    all_(g, "continue")
+    state = Draft202012Validator(GAME.state_schema)
+    view = GAME.view(g.state, 0)
+    assert view["path"] == ["T7a", "R1"] and state.is_valid(view)
+    for broken in ({**view, "deck": ["T1"]},                       # an unknown (secret) field
+                   {**view, "path": ["T7a", "R6"]},                 # no card R6
+                   {**view, "phase": "reveal"},                     # no such phase
+                   {**view, "traps_on_path": {"SPIDER": 3}},        # the 2nd of a type ends it
+                   {**view, "players": view["players"][:2]}):       # Diamant has 3-8 seats
+        assert not state.is_valid(broken)
+    revealed = Draft202012Validator(GAME.event_schemas["CardRevealed"])
+    data = of_type(g.events, "CardRevealed")[-1]["data"]
+    assert revealed.is_valid(data)
+    assert not revealed.is_valid({**data, "card": "T6"})
+    assert not revealed.is_valid({k: v for k, v in data.items() if k != "recipients"})
+    choice = Draft202012Validator(GAME.event_schemas["ChoiceCommitted"])
+    assert choice.is_valid({}) and not choice.is_valid({"choice": "pass"})
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -291,8 +291,9 @@ def test_example_4b_event_and_capacity():
     assert after["event_discard"]["scribes-gift"] == 1
     assert GAME.awaiting(after) == [2]
     assert illegal(GAME, after, 2, {"type": "draw_movement"}).code == "capacity_exceeded"
-    assert illegal(GAME, after, 2, {"type": "discard_excess",
-                                    "glyphs": ["reed", "reed"]}).code == "wrong_glyph_count"
+    refused = illegal(GAME, after, 2, {"type": "discard_excess", "glyphs": ["reed", "reed"]})
+    assert refused.code == "wrong_glyph_count"
+    assert refused.details["fields"] == {"glyphs": ["wrong number of glyphs"]}
     assert illegal(GAME, after, 2, {"type": "discard_excess",
                                     "glyphs": ["stool"]}).code == "glyph_not_in_holder"
     legal = GAME.legal_actions(after, 2)

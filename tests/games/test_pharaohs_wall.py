@@ -472,6 +472,8 @@ def test_end_move_illegal_codes():
     ]
     for action, code in cases:
         assert illegal(GAME, t.state, RED, action).code == code, action
+    unknown = illegal(GAME, t.state, RED, {"type": "move_scarab", "from": "CAMEL", "to": "DOG"})
+    assert unknown.details["fields"] == {"to": ["unknown pillar"]}  # the one shape of names
     t.state["pillars"]["SNAKE"]["scarabs"] = 3
     t.state["pillars"]["SNAKE"]["stack"] = []
     assert illegal(GAME, t.state, RED, {"type": "move_scarab", "from": "CAMEL",

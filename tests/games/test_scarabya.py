@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from jsonschema import Draft202012Validator
 
 from service.engine import ALL, InvalidOptions, NotYourTurn, Rng, command
 from service.engine.fold import clone
@@ -14,6 +15,7 @@ from service.engine.local import LocalGame
 from service.games.scarabya import rules as S
 from service.games.scarabya import GAME
 from tests.games.harness import illegal
+from tests.games.schema_walk import check_history, walk
 
 
 # ---------------------------------------------------------------------------------------------
@@ -823,6 +825,50 @@ def test_view_shape():
     assert view["sites"][0]["rows"] == L1 and view["layout"] == L1
     assert view["scores"] == [0, 0]
     assert [s["status"] for s in view["seats"]] == ["await", "await"]
+
+
+def test_every_event_and_every_version_is_served_as_declared():
+    """Random games of every mode serve every event type, and the state at every version (the
+    states inside a command that GET /states/{version} serves: round 0 before a duel's next
+    game, say) matches the declared schemas for each seat, a spectator and ALL."""
+    served = set()
+    for n, options, seed in ((4, {"mode": "standard"}, 2), (2, {"mode": "duel"}, 2),
+                             (2, {"mode": "duel", "duel_games": 1}, 3),
+                             (1, {"mode": "solo", "solo_discard_loses": True}, 2)):
+        g, types = walk(GAME, n, options, seed, lambda game, state, seat, legal, rnd:
+                        rnd.choice(legal))
+        check_history(GAME, g, [*range(n), None, ALL])
+        served |= set(types)
+    assert set(GAME.event_schemas) <= served
+
+
+def test_served_schemas_refuse_what_scarabya_never_serves():
+    """The declared schemas are strict, mode by mode: a client generated from them can rely on
+    every field."""
+    g = new_game(players=3)
+    g.act(0, place("X", GOOD))
+    state = Draft202012Validator(GAME.state_schema)
+    view = GAME.view(g.state, 0)
+    duel = GAME.view(new_game(mode="duel").state, 1)
+    assert view["seats"][0]["pending"] and state.is_valid(view) and state.is_valid(duel)
+    site = view["sites"][0]
+    result = {"scores": [0] * 3, "ranks": [1] * 3, "winners": [0, 1, 2], "details": {"seats": [
+        {"score": 0, "tokens": [], "discarded": [], "covered_scarabs": 0, "rows": site["rows"]}]}}
+    assert state.is_valid({**view, "phase": "over", "result": result})
+    for broken in ({**view, "turn": 1},                                  # an unknown field
+                   {**view, "piece": "Q"},                               # no pentomino Q
+                   {**view, "sites": [{**site, "rows": ["Q" * 10] * 10}, *view["sites"][1:]]},
+                   {**view, "active_seat": 0},                           # a duel-only field
+                   {**view, "result": result},                           # before the end
+                   {k: v for k, v in duel.items() if k != "match_scores"},
+                   {**duel, "sites": [{**site, "seat": 0}]}):            # standard-only field
+        assert not state.is_valid(broken)
+    committed = Draft202012Validator(GAME.event_schemas["PlacementCommitted"])
+    data = g.events[-1]["data"]
+    assert committed.is_valid(data)
+    assert committed.is_valid({k: v for k, v in data.items() if k != "cells"})  # as others see
+    assert not committed.is_valid({**data, "cells": data["cells"][:4]})
+    assert not committed.is_valid({**data, "cells": [[10, 0], *data["cells"][1:]]})
 
 
 def test_legal_actions_fast_on_first_moves():

@@ -10,6 +10,7 @@ import pytest
 from service.engine import visible as engine_visible
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from service.engine import ALL, IllegalAction, InvalidOptions, NotYourTurn, command
 from service.engine.fold import clone
@@ -18,6 +19,7 @@ from service.engine.rng import Rng
 from service.games.tides_of_time import (CARDS, GAME, SUITS, effective_counts, score_kingdoms,
                                          shuffled_deck)
 from tests.games.harness import illegal, random_playout
+from tests.games.schema_walk import check_history, walk
 
 PLAYERS = [{"name": "A"}, {"name": "B"}]
 T1_DECK = [17, 1, 15, 12, 7, 2, 10, 14, 6, 9, 5, 16, 3, 18, 11, 8, 13, 4]
@@ -169,8 +171,10 @@ def test_t2_relic_phase_after_round_one():
     assert illegal(GAME, g.state, 0, {"type": "relic", "keep": 1, "remove": 1}).code == "same_card"
     assert illegal(GAME, g.state, 1, {"type": "relic", "keep": 3, "remove": 9}).code == \
         "not_played_this_round"
-    assert illegal(GAME, g.state, 1, {"type": "relic", "keep": 6, "remove": 17}).code == \
-        "not_played_this_round"
+    refused = illegal(GAME, g.state, 1, {"type": "relic", "keep": 6, "remove": 17})
+    assert refused.code == "not_played_this_round"
+    assert refused.details == {"card": 17, "fields": {"remove": [
+        "remove: card 17 is not one of your 5 cards of this round"]}}
     assert illegal(GAME, g.state, 0, {"type": "pick", "card": 17}).code == "wrong_phase"
     g.act(0, {"type": "relic", "keep": 1, "remove": 10})
     # A's choice is hidden from B and spectators until B commits.
@@ -539,6 +543,46 @@ def test_events_hide_secrets_while_running():
     for e in g.events:
         GAME.visible(e, 1)
     assert g.events == before
+
+
+def test_every_event_and_every_version_is_served_as_declared():
+    """Random games of both variants serve every event type, and the state at every version
+    (the states inside a command that GET /states/{version} serves: SCORED between round 3's
+    scoring and the end, say) matches the declared schemas for each seat, a spectator and
+    ALL."""
+    served = set()
+    for options, seed in (({}, 2), ({"strict_zero_ties": True}, 3)):
+        g, types = walk(GAME, 2, options, seed, lambda game, state, seat, legal, rnd:
+                        rnd.choice(legal))
+        check_history(GAME, g, [0, 1, None, ALL])
+        served |= set(types)
+    assert set(GAME.event_schemas) <= served
+
+
+def test_served_schemas_refuse_what_tides_of_time_never_serves():
+    """The declared schemas are strict: a client generated from them can rely on every field."""
+    g = round_one()
+    state = Draft202012Validator(GAME.state_schema)
+    view = GAME.view(g.state, 0)
+    assert view["phase"] == "RELIC" and state.is_valid(view)
+    seat = view["seats"][0]
+    for broken in ({**view, "deck_order": T1_DECK},                     # an unknown field
+                   {**view, "phase": "SCORING"},                        # no such phase
+                   {**view, "removed": [19]},                           # no card 19
+                   {**view, "seats": [{**seat, "pending": {"keep": 1}}, view["seats"][1]]},
+                   {**view, "seats": [seat]}):                          # two seats, always
+        assert not state.is_valid(broken)
+    scored = Draft202012Validator(GAME.event_schemas["RoundScored"])
+    data = next(e for e in g.events if e["type"] == "RoundScored")["data"]
+    assert scored.is_valid(data)
+    line = data["per_card"][0][0]
+    assert line["card"] == 17 and line["kind"] == "DOUBLE"
+    for wrong in ({**line, "kind": "EACH"},                             # 17 is not an EACH card
+                  {**line, "id": "kings_nest"},                         # nor card 1
+                  {**line, "bonus": 3}):                                # nothing else is said
+        assert not scored.is_valid({**data, "per_card": [[wrong], data["per_card"][1]]})
+    pick = Draft202012Validator(GAME.event_schemas["PickCommitted"])
+    assert pick.is_valid({}) and not pick.is_valid({"card": 0})
 
 
 def _perturb_secrets_of(state, seat):

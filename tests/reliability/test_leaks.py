@@ -208,7 +208,7 @@ def _normal(data: bytes):
     def strip(x):
         if isinstance(x, dict):
             return {k: strip(v) for k, v in x.items()
-                    if k not in ("id", "at", "created_at", "deadline")}
+                    if k not in ("id", "at", "created_at", "deadline_at")}
         if isinstance(x, list):
             return [strip(v) for v in x]
         return x

@@ -317,12 +317,12 @@ def test_a_fork_is_charged_by_the_events_it_copies(redis_url, queue_url):
     ratelimit.register(app, r, ratelimit.RateLimitConfig(
         writes_per_minute=0, ip_writes_per_minute=0, ip_stored_bytes_per_minute=100 * version))
     games = r.zcard("cartouche:index:all")
-    res = c.post(f"/v1/games/{gid}/fork", json={"at": version},
+    res = c.post(f"/v1/games/{gid}/fork", json={"version": version},
                  environ_base={"REMOTE_ADDR": "10.4.0.1"})
     _assert_429(res)  # every event is well over 100 bytes
     assert res.get_json()["error"]["details"]["limit"] == "stored_bytes"
     assert r.zcard("cartouche:index:all") == games
     ratelimit.register(app, r, ratelimit.RateLimitConfig(
         writes_per_minute=0, ip_writes_per_minute=0, ip_stored_bytes_per_minute=10_000_000))
-    assert c.post(f"/v1/games/{gid}/fork", json={"at": version},
+    assert c.post(f"/v1/games/{gid}/fork", json={"version": version},
                   environ_base={"REMOTE_ADDR": "10.4.0.2"}).status_code == 201

@@ -314,6 +314,9 @@ def test_the_lobby_lists_waiting_tables_and_follows_one_to_its_start(vpage, view
     row.wait_for(timeout=10000)
     expect(row.locator("td.status")).to_have_text("waiting")
     expect(row.locator("td.seats")).to_have_text("1 open · Ada")
+    created = live.get(f"/v1/games/{duel}").get_json()["created_at"]  # RFC 3339, as listed
+    assert row.locator("td.created").get_attribute("title") == created
+    assert any(ch.isdigit() for ch in row.locator("td.created").inner_text())  # a local time
     seats = pg.locator(f'#games tbody tr[data-id="{invited}"] td.seats')
     expect(seats).to_have_text("2 open · Ada")  # Cy's reserved seat is not filled yet
     assert seats.get_attribute("data-open") == "2"

@@ -52,7 +52,7 @@ def test_views_show_remaining_time_and_deadlines(fake):
                                     "per_decision_ms": 10_000})
     view = client.get(f"/v1/games/{gid}").get_json()
     assert view["clock"]["remaining_ms"] == [60_000] * 3
-    assert all(a["deadline"] is not None for a in view["awaiting"])
+    assert all(a["deadline_at"] is not None for a in view["awaiting"])
     clock.t += 4_000
     assert client.get(f"/v1/games/{gid}").get_json()["clock"]["remaining_ms"] == [56_000] * 3
     assert act(client, gid, tokens[0]).status_code == 201

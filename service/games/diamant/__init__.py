@@ -1,6 +1,8 @@
-"""Diamant: one folder holds the game — ``rules`` (the decider), ``bots`` (the hooks of the
+"""Diamant: one folder holds the game — ``data`` (the card tables), ``rules`` (the decider),
+``schemas`` (the JSON Schemas of its served state and events), ``bots`` (the hooks of the
 heuristic and mcts levels) and ``render`` (the CLI's text drawing)."""
 
+from .data import *  # noqa: F401,F403 - the card tables, as ``service.games.diamant.X``
 from .rules import *  # noqa: F401,F403 - the rules' public names, as ``service.games.diamant.X``
 from .rules import GAME
 from .bots import BOTS

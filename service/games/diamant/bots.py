@@ -43,8 +43,8 @@ import random
 
 from ...engine import clone
 from ...engine.bots import BotHooks, mix
-from .rules import (CANONICAL, RELIC_VALUES, RELICS, ROUNDS, TRAP_TYPE, TRAP_TYPES,
-                             TREASURE_VALUE)
+from .data import (CANONICAL, RELIC_VALUES, RELICS, ROUNDS, TRAP_TYPE, TRAP_TYPES,
+                   TREASURE_VALUE)
 
 RETURN = {"type": "decide", "choice": "return"}
 CONTINUE = {"type": "decide", "choice": "continue"}

@@ -60,22 +60,9 @@ from ...engine import (ALL, Game, IllegalAction, Outcome, clone, redact, sees,
                       standard_result)
 from ...engine.actions import action_type, check_fields, invalid_field
 
-TREASURES: list[tuple[str, int]] = [
-    ("T1", 1), ("T2", 2), ("T3", 3), ("T4", 4), ("T5a", 5), ("T5b", 5), ("T7a", 7), ("T7b", 7),
-    ("T9", 9), ("T11a", 11), ("T11b", 11), ("T13", 13), ("T14", 14), ("T15", 15), ("T17", 17),
-]
-TRAP_TYPES: list[str] = ["SPIDER", "SNAKE", "LAVA", "BOULDER", "RAM"]
-TRAPS: list[str] = [f"{t}{i}" for t in TRAP_TYPES for i in (1, 2, 3)]
-RELICS: list[str] = [f"R{i}" for i in range(1, 6)]
-CANONICAL: list[str] = [cid for cid, _ in TREASURES] + TRAPS + RELICS
-TREASURE_VALUE: dict[str, int] = dict(TREASURES)
-TRAP_TYPE: dict[str, str] = {f"{t}{i}": t for t in TRAP_TYPES for i in (1, 2, 3)}
-#: Value of the k-th relic brought back, game-wide (spec 2.3).
-RELIC_VALUES: list[int] = [5, 5, 5, 10, 10]
-ROUNDS = 5
-CHOICES = ("continue", "return")
-#: The action types (api.md's action vocabulary).
-ACTIONS = ("decide",)
+from . import schemas
+from .data import (ACTIONS, CANONICAL, CHOICES, MAX_PLAYERS, MIN_PLAYERS, RELIC_VALUES, ROUNDS,
+                   TRAP_TYPE, TREASURE_VALUE)
 
 
 def kind_of(card: str) -> str:
@@ -95,8 +82,8 @@ class Diamant(Game):
     type_id = "diamant"
     catalog_position = 4
     name = "Diamant"
-    min_players = 3
-    max_players = 8
+    min_players = MIN_PLAYERS
+    max_players = MAX_PLAYERS
     options_schema = {
         "type": "object",
         "properties": {
@@ -135,6 +122,8 @@ class Diamant(Game):
             "additionalProperties": False,
         },
     }
+    state_schema = schemas.STATE
+    event_schemas = schemas.EVENTS
 
     # -- creation -------------------------------------------------------------------------
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:

@@ -70,7 +70,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
-                       Viewer, is_int, sees, standard_result)
+                       Viewer, fields_detail, is_int, sees, standard_result)
 from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.options import invalid
 from .data import (ANIMALS, CARD_IDS, CARDS, CELLS, CURSE_IDS, CURSES, EXPLORERS, HAND_SIZE,
@@ -760,7 +760,8 @@ class PharaohsWall(Game):
                 raise invalid_field(name, f"{name} must be an animal id")
             if value not in ANIMALS:
                 raise IllegalAction("unknown_pillar", "unknown pillar",
-                                    {"field": name, "allowed": ANIMALS})
+                                    {**fields_detail(name, "unknown pillar"),
+                                     "allowed": ANIMALS})
         if src == dst:
             raise IllegalAction("same_pillar", "from and to must differ")
         pillars = work["pillars"]

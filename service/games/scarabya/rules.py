@@ -54,31 +54,13 @@ from ...engine import (ALL, Game, IllegalAction, InvalidOptions, Outcome, clone,
 from ...engine.options import invalid
 from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.rng import fisher_yates
+from . import schemas
+from .data import (ACTIONS, CANONICAL, CENTER_CELLS, DUEL_GAMES, INNER, LEGEND, LETTERS,
+                   MODE_PLAYERS, MODES, N, ORIGIN, ROUNDS)
 
 # ---------------------------------------------------------------------------------------------
-# Geometry and pieces
+# Geometry and pieces (the site's and pieces' tables are data.py's)
 # ---------------------------------------------------------------------------------------------
-
-N = 10
-ROUNDS = 12
-LETTERS = ("F", "I", "L", "N", "P", "T", "U", "V", "W", "X", "Y", "Z")
-CANONICAL: dict[str, tuple[tuple[int, int], ...]] = {
-    "F": ((0, 1), (0, 2), (1, 0), (1, 1), (2, 1)),
-    "I": ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)),
-    "L": ((0, 0), (1, 0), (2, 0), (3, 0), (3, 1)),
-    "N": ((0, 1), (1, 1), (2, 0), (2, 1), (3, 0)),
-    "P": ((0, 0), (0, 1), (1, 0), (1, 1), (2, 0)),
-    "T": ((0, 0), (0, 1), (0, 2), (1, 1), (2, 1)),
-    "U": ((0, 0), (0, 2), (1, 0), (1, 1), (1, 2)),
-    "V": ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2)),
-    "W": ((0, 0), (1, 0), (1, 1), (2, 1), (2, 2)),
-    "X": ((0, 1), (1, 0), (1, 1), (1, 2), (2, 1)),
-    "Y": ((0, 1), (1, 0), (1, 1), (2, 1), (3, 1)),
-    "Z": ((0, 0), (0, 1), (1, 1), (2, 1), (2, 2)),
-}
-CENTER_CELLS = ((4, 4), (4, 5), (5, 4), (5, 5))
-ORIGIN = ((0, 0), (0, 5), (5, 0), (5, 5))  # Q0..Q3
-INNER = ((4, 4), (4, 0), (0, 4), (0, 0))  # local coordinates of each quadrant's centre cell
 
 FULL = (1 << 100) - 1
 COL0 = sum(1 << (10 * r) for r in range(N))
@@ -352,14 +334,8 @@ def render(rows: Sequence[str], site: dict) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# The game
+# The game (the modes' tables are data.py's)
 # ---------------------------------------------------------------------------------------------
-
-MODES = ("standard", "duel", "solo")
-#: Seats each mode takes (section 6).
-MODE_PLAYERS = {"standard": (2, 4), "duel": (2, 2), "solo": (1, 1)}
-#: The action types (api.md's action vocabulary).
-ACTIONS = ("place",)
 
 
 class Scarabya(Game):
@@ -376,7 +352,7 @@ class Scarabya(Game):
                      "description": "default (absent or null): solo for 1 seat, otherwise "
                                     "standard; standard takes 2-4 seats, duel 2, solo 1"},
             "allow_reflection": {"type": "boolean", "default": True},
-            "duel_games": {"type": "integer", "enum": [1, 2], "default": 2},
+            "duel_games": {"type": "integer", "enum": list(DUEL_GAMES), "default": 2},
             "solo_discard_loses": {"type": "boolean", "default": False},
             "setup": {
                 "type": ["object", "null"],
@@ -416,6 +392,8 @@ class Scarabya(Game):
             },
         },
     }
+    state_schema = schemas.STATE
+    event_schemas = schemas.EVENTS
 
     def rating_type(self, options: dict) -> str:
         """The duel (a match of two games on one shared site) is rated apart."""
@@ -806,8 +784,7 @@ class Scarabya(Game):
             "missions_left": ROUNDS - state["round"],
             "allow_reflection": state["allow_reflection"],
             "layout": list(layout) if layout else None,
-            "legend": {".": "blank", "S": "scarab", "R": "rock", "1-4": "scarab with token",
-                       "A-Z": "camp", "a-z": "camp over a scarab"},
+            "legend": LEGEND,
             "sites": sites,
             "scores": list(state["scores"]),
             "seats": seats,

@@ -1,4 +1,5 @@
-"""Tides of Time: one folder holds the game — ``rules`` (the decider), ``bots`` (the hooks of the
+"""Tides of Time: one folder holds the game — ``data`` (the card tables), ``rules`` (the decider),
+``schemas`` (the JSON Schemas of its served state and events), ``bots`` (the hooks of the
 heuristic and mcts levels) and ``render`` (the CLI's text drawing)."""
 
 from .rules import *  # noqa: F401,F403 - the rules' public names, as ``service.games.tides_of_time.X``

@@ -25,9 +25,10 @@ draw pile (top first). After each relic phase seat 0 draws the top 2, then seat 
 
 Cards and scoring
 -----------------
-``CARDS`` is the one data table (number, id, English and Czech names, suit, objective kind and its
-parameters). Scoring (:func:`score_kingdoms`) is written once per objective kind: ``EACH``,
-``MAJ``, ``SET``, ``MISSING``, ``SINGLES``, ``BEST``, ``TIES``, ``DOUBLE`` (spec sections 2.3, 6).
+``CARDS`` (``data.py``) is the one data table (number, id, English and Czech names, suit,
+objective kind and its parameters). Scoring (:func:`score_kingdoms`) is written once per
+objective kind: ``EACH``, ``MAJ``, ``SET``, ``MISSING``, ``SINGLES``, ``BEST``, ``TIES``,
+``DOUBLE`` (spec sections 2.3, 6).
 
 Events
 ------
@@ -50,59 +51,17 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ...engine import (ALL, Action, Event, Game, IllegalAction, InvalidOptions, Outcome, State,
-                      Viewer, clone, event, is_int, redact, sees, standard_result)
+                      Viewer, clone, event, fields_detail, is_int, redact, sees,
+                      standard_result)
 from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.rng import fisher_yates
+from . import schemas
+from .data import (CARDS, DRAFT, DRAW_AFTER_RELICS, GAME_OVER, HAND_SIZE, NUMBERS, PICKS_PER_ROUND,
+                   RELIC, ROUNDS, SCORED, SUITS)
 
 # ---------------------------------------------------------------------------------------------
-# Data
+# Cards (the tables are data.py's)
 # ---------------------------------------------------------------------------------------------
-
-SUITS: tuple[str, ...] = ("palace", "library", "garden", "temple", "stronghold")
-
-#: The 18 cards: (number, id, English name, Czech name, suit or None, kind, parameters).
-_CARD_ROWS: tuple[tuple[int, str, str, str, str | None, str, dict], ...] = (
-    (1, "kings_nest", "The Kings Nest", "Útočiště králů", "palace", "TIES", {}),
-    (2, "ancient_divide", "The Ancient Divide", "Předěl věků", "palace", "MAJ",
-     {"suit": "stronghold", "points": 7}),
-    (3, "eternal_palace", "The Eternal Palace", "Palác věčnosti", "palace", "EACH",
-     {"suit": "library", "points": 3}),
-    (4, "great_library", "The Great Library of Ahmu", "Velká knihovna Ahmu", "library", "MAJ",
-     {"suit": "temple", "points": 7}),
-    (5, "mana_well", "The Mana Well", "Zřídlo moci", "library", "SET",
-     {"suits": ["palace", "stronghold", "temple"], "points": 9}),
-    (6, "citadel_of_prophets", "The Citadel of the Prophets", "Pevnost proroků", "library",
-     "EACH", {"suit": "garden", "points": 3}),
-    (7, "golden_ziggurat", "The Golden Ziggurat", "Zlatý zikkurat", "garden", "MAJ",
-     {"suit": "palace", "points": 7}),
-    (8, "gods_baths", "The Gods' Baths", "Lázně bohů", "garden", "EACH",
-     {"suit": "stronghold", "points": 3}),
-    (9, "maze_of_the_damned", "The Maze of the Damned", "Labyrint zatracených", "garden", "SET",
-     {"suits": list(SUITS), "points": 13}),
-    (10, "eye_of_the_north", "The Eye of the North", "Oko severu", "stronghold", "MISSING",
-     {"points": 3}),
-    (11, "jinn_shackles", "The Jinn Shackles", "Džinovy okovy", "stronghold", "EACH",
-     {"suit": "temple", "points": 3}),
-    (12, "old_mans_pass", "Old Man's Pass", "Průsmyk starého muže", "stronghold", "MAJ",
-     {"suit": "library", "points": 7}),
-    (13, "blood_tear_spring", "Blood-tear Spring", "Pramen krvavých slz", "temple", "MAJ",
-     {"suit": "garden", "points": 7}),
-    (14, "sky_pillars", "The Sky Pillars", "Pilíře nebes", "temple", "SET",
-     {"suits": ["library", "garden"], "points": 5}),
-    (15, "vestibule", "The Vestibule", "Dvorana", "temple", "EACH",
-     {"suit": "palace", "points": 3}),
-    (16, "molehill", "The Molehill", "Štítová hora", None, "SINGLES", {"points": 8}),
-    (17, "roof_of_the_world", "The Roof of the World", "Střecha světa", None, "DOUBLE", {}),
-    (18, "sapphire_port", "The Sapphire Port", "Safírový přístav", None, "BEST", {"points": 8}),
-)
-
-CARDS: dict[int, dict[str, Any]] = {
-    number: {"number": number, "id": cid, "name": name, "czech": czech, "suit": suit,
-             "kind": kind, "params": params}
-    for number, cid, name, czech, suit, kind, params in _CARD_ROWS
-}
-NUMBERS: tuple[int, ...] = tuple(sorted(CARDS))
-
 
 def objective(card: dict[str, Any]) -> str:
     """A card's scoring objective in a few words (section 2's table), for people reading it."""
@@ -122,18 +81,13 @@ def objective(card: dict[str, Any]) -> str:
     if kind == "BEST":
         return f"another card beats their best: {p['points']}"
     return {"TIES": "wins every tie", "DOUBLE": "doubles your biggest suit"}[kind]
+
+
 CANONICAL_DECK: tuple[int, ...] = NUMBERS  # 1..18, the order every shuffle starts from
 
 #: Which card a rule refers to, by kind (each of these kinds exists on exactly one card).
 KINGS_NEST = next(n for n, c in CARDS.items() if c["kind"] == "TIES")
 ROOF = next(n for n, c in CARDS.items() if c["kind"] == "DOUBLE")
-
-HAND_SIZE = 5
-PICKS_PER_ROUND = 5
-ROUNDS = 3
-DRAW_AFTER_RELICS = 2
-
-DRAFT, RELIC, SCORED, GAME_OVER = "DRAFT", "RELIC", "SCORED", "GAME_OVER"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,6 +270,8 @@ class TidesOfTime(Game):
             "required": ["type", "keep", "remove"], "additionalProperties": False,
         },
     }
+    state_schema = schemas.STATE
+    event_schemas = schemas.EVENTS
 
     # -- creation -------------------------------------------------------------------------
     def normalize_options(self, options: dict, players: Sequence[dict]) -> dict:
@@ -383,9 +339,9 @@ class TidesOfTime(Game):
             played = state["played"][seat]
             for name, card in (("keep", keep), ("remove", remove)):
                 if card not in played:
-                    raise IllegalAction("not_played_this_round",
-                                        f"{name}: card {card} is not one of your 5 cards of "
-                                        "this round", {"field": name, "card": card})
+                    message = f"{name}: card {card} is not one of your 5 cards of this round"
+                    raise IllegalAction("not_played_this_round", message,
+                                        {**fields_detail(name, message), "card": card})
             if keep == remove:
                 raise IllegalAction("same_card", "keep and remove must be different cards",
                                     {"card": keep})

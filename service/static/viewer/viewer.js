@@ -106,7 +106,7 @@
         h("td", { class: "seats", "data-open": g.seats ? g.open_seats : null,
                   title: g.seats ? g.seats.map((p) => `seat ${p.seat}: ${seatLabel(p)}`).join("\n") : null,
                   text: seatsSummary(g.seats) }),
-        h("td", { class: "muted", text: g.created_ms ? new Date(g.created_ms).toLocaleString() : "" }),
+        h("td", { class: "muted created", title: g.created_at, text: g.created_at ? new Date(g.created_at).toLocaleString() : "" }),
       )));
       if (!data.games.length) tbody.replaceChildren(h("tr", {}, h("td", { colspan: 6, class: "muted", text: "no games" })));
       const pages = Math.max(1, Math.ceil(data.total / app.list.perPage));
@@ -382,7 +382,7 @@
     const awaiting = view.awaiting || [];
     if (awaiting.length) {
       items.push(h("span", { class: "pill" }, "awaiting: ",
-        awaiting.map((a) => [seatTag(a.seat), a.deadline ? h("small", { class: "muted", text: ` until ${new Date(a.deadline).toLocaleTimeString()} ` }) : " "])));
+        awaiting.map((a) => [seatTag(a.seat), a.deadline_at ? h("small", { class: "muted", text: ` until ${new Date(a.deadline_at).toLocaleTimeString()} ` }) : " "])));
     } else if (view.status === "active") {
       items.push(h("span", { class: "pill muted", text: "awaiting: nobody" }));
     }
