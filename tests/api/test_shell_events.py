@@ -86,7 +86,7 @@ def test_the_shell_events_of_games_match_the_contract(client, contract):
     version = client.get(f"/v1/games/{gid}").get_json()["version"]
     assert client.post(f"/v1/games/{gid}/abort", headers=auth(tokens[0])).status_code == 200
     assert served_types(client, contract, gid)[-1] == "GameAborted"
-    fork = client.post(f"/v1/games/{gid}/fork", json={"at": version})
+    fork = client.post(f"/v1/games/{gid}/fork", json={"version": version})
     assert fork.status_code == 201, fork.get_json()
     forked = client.get(f"/v1/games/{fork.get_json()['id']}/events").get_json()["events"][0]
     assert forked["data"]["forked_from"] == {"id": gid, "version": version}
