@@ -8,7 +8,7 @@ Every seat is played by the same level, each choosing from its own observation (
 does). Per type, variant, seat count and level it prints the games' event counts (the log's
 length, creation event included) and, for Papyrus, turns played (``state["turns"]``): min, mean,
 max. The longest games are what ``turn_limit``'s default and ``CARTOUCHE_MAX_EVENTS_PER_GAME``
-are set against (README, "Every game ends"). mcts is slow: ``--iterations`` bounds each search by
+are set against (docs/every-game-ends.md). mcts is slow: ``--iterations`` bounds each search by
 a number of iterations instead of ``--budget-ms`` (say which in any number you publish).
 A game still going after ``MAX_STEPS`` decisions is stopped and reported with ``over: false``
 (a loop: e.g. two heuristic Papyrus seats exchanging glyphs for ever without a turn cap). The

@@ -1,4 +1,4 @@
-"""Turn clocks (``options.clock``, api.md "Clocks and bots"): pure bookkeeping, no I/O.
+"""Turn clocks (``options.clock``, docs/design/api.md "Clocks and bots"): pure bookkeeping, no I/O.
 
 A clock is a per-decision limit and/or a Fischer bank (initial + increment per decision), in ms.
 Its state travels with the events (the last envelope of every command carries it), so replay and

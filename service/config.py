@@ -43,7 +43,7 @@ def redis_maxmemory(env: Mapping[str, str] | None = None) -> str:
 
 @dataclass(frozen=True)
 class OpsConfig:
-    """How the service is operated (README "Operating"): CORS and the access log."""
+    """How the service is operated (docs/operations.md, "Operating"): CORS and the access log."""
 
     #: Origins a browser may call the API from (``CARTOUCHE_CORS_ORIGINS``, comma separated,
     #: e.g. ``https://play.example.org``; ``*`` for any). Empty: no CORS header at all.

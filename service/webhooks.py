@@ -90,7 +90,7 @@ def signature(secret: str, timestamp: int, body: bytes) -> str:
 
 def verify(secret: str, header: str, body: bytes, tolerance_s: int = 300,
            now: float | None = None) -> bool:
-    """The receiver's check (the README's recipe, as a function)."""
+    """The receiver's check (docs/webhooks.md's recipe, as a function)."""
     try:
         parts = dict(p.split("=", 1) for p in header.split(","))
         t = int(parts["t"])

@@ -1,76 +1,25 @@
-"""``/openapi.yaml`` and ``/docs``: the contract and a readable page rendered from it on the
-server (no JavaScript, no CDN: everything is in this file)."""
+"""``/openapi.yaml`` (the contract) and ``/docs`` (an API console on it).
+
+The console is Swagger UI: it renders OpenAPI 3.1 and its "Try it out" sends real requests,
+with the contract's ``bearer`` scheme filled in from its "Authorize" dialog. (ReDoc has no
+try-it-out; Scalar ships no Python package, so its bundle would be committed here by hand.)
+Its files come from the ``flask-swagger-ui`` package's ``dist`` folder (a pinned Swagger UI
+release, served under ``/docs/swagger-ui/``), the page and its start-up script from
+``service/static/docs/``: no CDN, and the page's Content Security Policy allows nothing but this
+origin (Swagger UI draws with inline styles and ``data:`` images)."""
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 
-from flask import Flask, Response, render_template_string
+import flask_swagger_ui
+from flask import Flask, Response
 
-PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{{ info.title }} API</title>
-<style>
-body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
-h1{margin-bottom:0} .op{border:1px solid #ddd;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}
-.m{display:inline-block;min-width:4.5rem;font-weight:700;font-family:monospace}
-.GET{color:#0a6}.POST{color:#06c}.DELETE{color:#c33}
-code,pre{font-family:ui-monospace,monospace;font-size:13px}
-pre{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:20rem}
-details summary{cursor:pointer;color:#555} nav a{margin-right:.8rem}
-</style></head><body>
-<h1>{{ info.title }} <small>{{ info.version }}</small></h1>
-<p>{{ info.description }}</p>
-<p>The machine-readable contract: <a href="/openapi.yaml">/openapi.yaml</a>.</p>
-<nav>{% for tag in tags %}<a href="#{{ tag }}">{{ tag }}</a>{% endfor %}</nav>
-{% for tag, ops in grouped %}
-<h2 id="{{ tag }}">{{ tag }}</h2>
-{% for op in ops %}<div class="op">
-<div><span class="m {{ op.method }}">{{ op.method }}</span><code>{{ op.path }}</code></div>
-<p>{{ op.summary }}</p>{% if op.description %}<p>{{ op.description }}</p>{% endif %}
-{% if op.parameters %}<p><b>Parameters:</b> {% for p in op.parameters %}<code>{{ p.name }}</code>
-({{ p["in"] }}{% if p.required %}, required{% endif %}){% if not loop.last %}, {% endif %}
-{% endfor %}</p>{% endif %}
-{% if op.body %}<details><summary>Request body: {{ op.body_name }}</summary>
-<pre>{{ op.body }}</pre></details>{% endif %}
-<p><b>Responses:</b> {% for code, r in op.responses %}<code>{{ code }}</code>
-{{ r }}{% if not loop.last %}; {% endif %}{% endfor %}</p>
-</div>{% endfor %}{% endfor %}
-<h2>Schemas</h2>
-{% for name, schema in schemas %}<details id="{{ name }}"><summary>{{ name }}</summary>
-<pre>{{ schema }}</pre></details>{% endfor %}
-</body></html>"""
+from .viewer import CSP, send_static
 
-
-def _ref_name(content: dict) -> tuple[str, str]:
-    schema = (content or {}).get("application/json", {}).get("schema", {})
-    ref = schema.get("$ref", "")
-    return ref.rsplit("/", 1)[-1], json.dumps(schema, indent=2)
-
-
-def render(spec: dict) -> str:
-    grouped: dict[str, list] = {}
-    for path, item in spec.get("paths", {}).items():
-        for method, op in item.items():
-            if method not in ("get", "post", "put", "delete", "patch"):
-                continue
-            body_name, body = "", ""
-            if "requestBody" in op:
-                body_name, _ = _ref_name(op["requestBody"].get("content"))
-                schema = spec["components"]["schemas"].get(body_name, {})
-                body = json.dumps(schema, indent=2)
-            tag = (op.get("tags") or ["other"])[0]
-            grouped.setdefault(tag, []).append({
-                "method": method.upper(), "path": path, "summary": op.get("summary", ""),
-                "description": op.get("description", ""),
-                "parameters": item.get("parameters", []) + op.get("parameters", []),
-                "body": body, "body_name": body_name,
-                "responses": [(c, r.get("description", "")) for c, r in
-                              sorted(op.get("responses", {}).items())],
-            })
-    schemas = sorted((n, json.dumps(s, indent=2)) for n, s in
-                     spec.get("components", {}).get("schemas", {}).items())
-    return render_template_string(PAGE, info=spec["info"], tags=list(grouped),
-                                  grouped=list(grouped.items()), schemas=schemas)
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static" / "docs"
+#: Swagger UI's release files (swagger-ui-bundle.js, swagger-ui.css, ...).
+SWAGGER_DIR = Path(flask_swagger_ui.__file__).resolve().parent / "dist"
 
 
 def register(app: Flask, api) -> None:
@@ -79,5 +28,15 @@ def register(app: Flask, api) -> None:
         return Response(api.spec.to_yaml(), mimetype="application/yaml")
 
     @app.get("/docs")
+    @app.get("/docs/")
     def docs_page():
-        return Response(render(api.spec.to_dict()), mimetype="text/html")
+        return send_static(STATIC_DIR, "index.html", CSP)
+
+    @app.get("/docs/<any('console.js', 'console.css'):filename>")
+    def docs_script(filename: str):
+        return send_static(STATIC_DIR, filename, CSP)
+
+    @app.get("/docs/swagger-ui/<path:filename>")
+    def docs_swagger_ui(filename: str):
+        # send_from_directory refuses paths that leave the package's dist folder
+        return send_static(SWAGGER_DIR, filename, CSP)

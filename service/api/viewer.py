@@ -27,14 +27,20 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline';
        "frame-ancestors 'self'")
 
 
-def _send(filename: str):
+def send_static(directory: Path, filename: str, csp: str = CSP, max_age: int = 0):
+    """``filename`` from ``directory`` (never outside it) with an explicit type, ``nosniff``
+    and the page's Content Security Policy ``csp`` (the API console's pages use it too)."""
     mimetype = MIMETYPES.get(Path(filename).suffix.lower())
-    resp = send_from_directory(STATIC_DIR, filename, mimetype=mimetype, max_age=0)
+    resp = send_from_directory(directory, filename, mimetype=mimetype, max_age=max_age)
     if mimetype and mimetype.startswith("text/"):
         resp.headers["Content-Type"] = f"{mimetype}; charset=utf-8"
     resp.headers["X-Content-Type-Options"] = "nosniff"
-    resp.headers["Content-Security-Policy"] = CSP
+    resp.headers["Content-Security-Policy"] = csp
     return resp
+
+
+def _send(filename: str):
+    return send_static(STATIC_DIR, filename)
 
 
 def register(app: Flask) -> None:

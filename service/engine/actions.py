@@ -1,7 +1,7 @@
 """Malformed actions: one vocabulary of error codes for every game.
 
-A refused action is HTTP 422 ``illegal_action`` with the reason in ``details.code`` (api.md,
-"Errors"). Whatever the game, a malformed action gets one of these codes, checked in this order
+A refused action is HTTP 422 ``illegal_action`` with the reason in ``details.code``
+(docs/design/api.md, "Errors"). Whatever the game, a malformed action gets one of these codes, checked in this order
 (the first failing check decides):
 
 * ``malformed_action``: the action is not a JSON object, or has no string ``type``;

@@ -3,7 +3,7 @@ that seat may read it, and its legal actions — and answers one action. Nothing
 Redis or the clock; the worker builds the :class:`Observation` and posts the action through the
 same command path as a human.
 
-Levels (api.md): ``random`` (uniform legal action), ``heuristic`` (a documented per-game
+Levels (docs/design/api.md): ``random`` (uniform legal action), ``heuristic`` (a documented per-game
 strategy), ``mcts`` (information-set MCTS over states sampled by a per-game determinizer).
 
 Every draw a bot makes comes from :func:`secret_random`: a stream keyed by the game's seed,

@@ -5,7 +5,7 @@ A game is a pure object: no Flask, Redis, clock or global random inside. State i
 cheaply. Events are plain dicts ``{"type": str, "seat": int | None, "data": dict}`` (the engine
 adds ``"forced": True`` to events of moves it plays for a seat with a single legal action).
 
-Split of responsibilities (architecture.md, "a game is a decider"):
+Split of responsibilities (docs/design/architecture.md, "a game is a decider"):
 
 * ``initial(players, options)`` -> the state before any event of the game's own;
 * ``create(state, rng)`` -> ``(events, state after them)``: the setup events (shuffles resolved

@@ -8,7 +8,7 @@ event that command appends::
 ``below(n)`` takes the next 8 bytes as a big-endian unsigned integer ``x``, rejects
 ``x >= 2**64 - (2**64 mod n)`` and returns ``x mod n``. ``shuffle`` is Fisher-Yates from the top
 index down. Index 0 is the top of a deck. This module is the whole contract: a third party can
-re-implement it from this docstring and the vectors in the README.
+re-implement it from this docstring and the vectors in docs/randomness.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Running commands: the one loop through which every command of every game is played.
 
-The cross-cutting rules of api.md live here once for every game: the turn check (409
+The cross-cutting rules of docs/design/api.md live here once for every game: the turn check (409
 ``not_your_turn``), the malformed-action check (422 ``malformed_action``, see
 :mod:`.actions`), and forced moves (an awaited seat with exactly one legal action has it played
 at once, its events flagged ``"forced": true``).

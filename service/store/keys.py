@@ -40,7 +40,8 @@ def all_of_game(game_id: str) -> list[str]:
             snapshot_versions(game_id), archive(game_id)]
 
 
-# The game index is global. Each index key is one key (one slot); see the README's design notes.
+# The game index is global. Each index key is one key (one slot); see docs/architecture.md's
+# design notes.
 def index_all() -> str:
     return f"{PREFIX}:index:all"
 

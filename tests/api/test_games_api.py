@@ -1,4 +1,4 @@
-"""The HTTP contract of api.md, exercised through the Flask app on a real Redis."""
+"""The HTTP contract of docs/design/api.md, exercised through the Flask app on a real Redis."""
 
 import hashlib
 

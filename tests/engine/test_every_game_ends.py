@@ -1,8 +1,8 @@
 """Bot-only games of every type and variant end by their own rules (Papyrus by its default
 ``turn_limit`` at worst) with a result, inside the server's default event cap: the cap is the
 backstop, never what ends a bot game. Played by ``random`` bots (the level that wanders most and
-the fastest to run); heuristic and mcts games are shorter (``bench/game_lengths.py``, README
-"Every game ends")."""
+the fastest to run); heuristic and mcts games are shorter (``bench/game_lengths.py``,
+docs/every-game-ends.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The public RNG: the vectors published in the README, and an independent re-implementation
-written from architecture.md's text (so the module and the contract cannot drift apart)."""
+"""The public RNG: the vectors published in docs/randomness.md, and an independent
+re-implementation written from docs/design/architecture.md's text (so the module and the contract
+cannot drift apart)."""
 
 import hashlib
 import hmac

@@ -1,5 +1,5 @@
 """An independent reference implementation of Papyrus The Game (type ``papyrus``), written from
-``/work/shared/rules/papyrus.md`` (normative), ``/work/shared/design/api.md`` (forced moves) and
+``/work/shared/rules/papyrus.md`` (normative), ``docs/design/api.md`` (forced moves) and
 the production package's *docstring* only (canonical orders and the exact rng call sequence), for
 cross-checking the production rules module ``service.games.papyrus``.
 
@@ -499,7 +499,8 @@ class PapyrusRef:
         self._forced(rng)
 
     def _forced(self, rng) -> None:
-        """api.md forced moves, exactly as service.engine.runner.forced_moves scans them."""
+        """docs/design/api.md's forced moves, exactly as service.engine.runner.forced_moves scans
+        them."""
         for _ in range(10_000):              # the engine's MAX_FORCED_MOVES safety net
             if self.over:
                 return

@@ -1,5 +1,5 @@
 """An independent reference implementation of Pharaoh's Wall, written from
-``/work/shared/rules/pharaohs-wall.md`` (normative), ``/work/shared/design/api.md`` (action shapes,
+``/work/shared/rules/pharaohs-wall.md`` (normative), ``docs/design/api.md`` (action shapes,
 forced moves) and the RNG sequence documented in the production module's docstring only, for
 cross-checking the production rules module ``service.games.pharaohs_wall``.
 
@@ -17,8 +17,8 @@ engine) and makes exactly these calls (production docstring, "Exact sequence of 
 
 No later command draws, so :meth:`PharaohsWallRef.act` takes no random stream.
 
-Forced moves (api.md): after construction and after every act, while some awaited seat (in
-``awaiting()`` order) has exactly one legal action, that action is played; repeat.
+Forced moves (docs/design/api.md): after construction and after every act, while some awaited
+seat (in ``awaiting()`` order) has exactly one legal action, that action is played; repeat.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """An independent reference implementation of Scarabya (Cathala & Maublanc, Blue Orange 2018),
 written from ``/work/shared/rules/scarabya.md`` (plus the RNG contract of
-``service/engine/rng.py`` and the forced-move rule of ``design/api.md``) only, for
+``service/engine/rng.py`` and the forced-move rule of ``docs/design/api.md``) only, for
 cross-checking the production rules module.
 
 Plain and deliberately naive: cells are ``(r, c)`` tuples, sets of cells are Python sets /

@@ -45,7 +45,7 @@ DRAFT, RELIC, GAME_OVER = "DRAFT", "RELIC", "GAME_OVER"
 class Illegal(ValueError):
     """An action the reference refuses. ``code``: the spec's code (section 11), or
     ``not_awaited`` / ``malformed`` for what the engine answers with 409 / a generic 422.
-    ``already_committed`` is the 409 reason of a seat that has committed (api.md)."""
+    ``already_committed`` is the 409 reason of a seat that has committed (docs/design/api.md)."""
 
     def __init__(self, code: str, message: str = "") -> None:
         super().__init__(f"{code}: {message}" if message else code)
@@ -208,7 +208,7 @@ class TidesRef:
         if self.over:
             raise Illegal("not_awaited", "game over")
         if seat in (0, 1) and self.pending[seat] is not None:
-            raise Illegal("already_committed")  # served as 409 not_your_turn (api.md)
+            raise Illegal("already_committed")  # served as 409 not_your_turn (docs/design/api.md)
         if seat not in (0, 1) or seat not in self.awaiting():
             raise Illegal("not_awaited", f"seat {seat}")
         if not isinstance(action, dict):

@@ -17,7 +17,6 @@ at the system chromium). Either missing: the tests skip and say which.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import random
 import shutil
@@ -34,10 +33,6 @@ from tests.api.helpers import Live, join, player, table
 
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("CARTOUCHE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
 #: (label, type, options, players): one finished game per game type (and the duel, drawn
 #: differently: one shared site coloured by seat).
 GAMES = [
@@ -50,31 +45,10 @@ GAMES = [
 ]
 
 
-def _missing() -> str | None:
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        return f"no chromium at {CHROMIUM} (apt-get install chromium)"
-    if importlib.util.find_spec("playwright") is None:
-        return "the playwright package is not installed (pip install playwright)"
-    return None
-
-
 @pytest.fixture(scope="module")
 def viewer_url(live_url):
     assert requests.get(live_url + "/viewer", timeout=5).status_code == 200
     return live_url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    reason = _missing()
-    if reason:
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -86,31 +60,6 @@ def shots():
     print(f"\nviewer screenshots: {path}")
     if not keep:
         shutil.rmtree(path, ignore_errors=True)
-
-
-class Page:
-    """A browser page that records console errors and uncaught exceptions."""
-
-    def __init__(self, browser):
-        self.context = browser.new_context(viewport={"width": 1500, "height": 1000})
-        self.page = self.context.new_page()
-        self.errors: list[str] = []
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
-
-    def _console(self, msg):
-        if msg.type == "error":
-            self.errors.append(f"console: {msg.text}")
-
-    def close(self):
-        self.context.close()
-
-
-@pytest.fixture
-def vpage(browser):
-    p = Page(browser)
-    yield p
-    p.close()
 
 
 # ---------------------------------------------------------------------- playing over the API

@@ -18,6 +18,6 @@ TRAP_TYPE: dict[str, str] = {f"{t}{i}": t for t in TRAP_TYPES for i in (1, 2, 3)
 RELIC_VALUES: list[int] = [5, 5, 5, 10, 10]
 ROUNDS = 5
 CHOICES = ("continue", "return")
-#: The action types (api.md's action vocabulary).
+#: The action types (docs/design/api.md's action vocabulary).
 ACTIONS = ("decide",)
 MIN_PLAYERS, MAX_PLAYERS = 3, 8

@@ -1,7 +1,7 @@
 """Pharaoh's Wall (``pharaohs-wall``): the 7x7 hieroglyph wall, pillars, scarabs, sarcophagi.
 
 Normative spec: ../shared/rules/pharaohs-wall.md (section numbers below refer to it). Wire
-vocabulary: ../shared/design/api.md. Reconstructed component data (animals, facing split,
+vocabulary: docs/design/api.md. Reconstructed component data (animals, facing split,
 sarcophagus values, curse sequences) lives in ``data.json`` next to this file.
 
 Variants: ``options.curse`` (Pharaoh's Curse, section 7) and ``options.sphinx`` (Eyes of the

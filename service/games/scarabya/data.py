@@ -29,7 +29,7 @@ INNER = ((4, 4), (4, 0), (0, 4), (0, 0))  # local coordinates of each quadrant's
 MODES = ("standard", "duel", "solo")
 #: Seats each mode takes (section 6).
 MODE_PLAYERS = {"standard": (2, 4), "duel": (2, 2), "solo": (1, 1)}
-#: The action types (api.md's action vocabulary).
+#: The action types (docs/design/api.md's action vocabulary).
 ACTIONS = ("place",)
 #: The matches a duel may be (options.duel_games).
 DUEL_GAMES = (1, 2)

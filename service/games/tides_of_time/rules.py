@@ -216,7 +216,7 @@ def _card_fields(action: Action, fields: Sequence[str]) -> list[int]:
     return cards
 
 
-#: The action types (api.md's action vocabulary).
+#: The action types (docs/design/api.md's action vocabulary).
 ACTIONS = ("pick", "relic")
 
 _CARD_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 18}
