@@ -286,7 +286,10 @@ class SeatSchema(Strict):
 
 
 class ClockViewSchema(Strict):
-    remaining_ms = fields.List(JsonInteger(allow_none=True), required=True)
+    remaining_ms = fields.List(JsonInteger(allow_none=True), required=True, allow_none=True,
+                               metadata={"description": "each seat's time left (null for a "
+                                                        "seat with no limit running); null "
+                                                        "while a table waits for players"})
     per_decision_ms = JsonInteger(required=True, allow_none=True)
     increment_ms = JsonInteger(required=True)
     timeout = fields.String(required=True)
