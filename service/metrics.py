@@ -28,23 +28,22 @@ worker's job and bot metrics are in the API's ``/metrics``; a worker on another 
 serve its own with ``CARTOUCHE_WORKER_METRICS_PORT``. Without the variable (tests, a single
 process) the values live in this process.
 
-The commands, conflicts and bot timings are taken by wrapping the application's own objects
-from outside (:func:`instrument`), so the application layer has no metrics code.
+The commands, conflicts and bot timings are reported by the application itself, through its
+observer hook (``service/application/observer.py``; :data:`OBSERVER` here counts them), so the
+application layer has no metrics code, only three explicit calls.
 """
 
 from __future__ import annotations
 
 import os
-import time
-from contextvars import ContextVar
-from typing import Iterable
+from typing import Any, Iterable
 
 from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge,
                                Histogram, disable_created_metrics, generate_latest)
 from prometheus_client.core import GaugeMetricFamily
 
 from .application.errors import DeadlinePassed, IllegalAction, NotYourTurn, VersionConflict
-from .application.model import Conflict
+from .application.observer import Observer
 from .engine import CodedError
 from .store import keys
 from .store.errors import UNAVAILABLE
@@ -102,12 +101,7 @@ def stream_opened(kind: str):
     return gauge.dec
 
 
-# -- the application, instrumented from outside ------------------------------------------------
-
-#: conflicts seen by the command running in this context (None outside commands)
-_CONFLICTS: ContextVar[list[int] | None] = ContextVar("cartouche_command_conflicts",
-                                                      default=None)
-
+# -- the application's observer -----------------------------------------------------------------
 
 _REFUSALS = ((IllegalAction, "illegal_action"), (NotYourTurn, "not_your_turn"),
              (VersionConflict, "version_conflict"), (DeadlinePassed, "deadline_passed"),
@@ -121,57 +115,36 @@ def _outcome(exc: BaseException) -> str:
     return "error"
 
 
-def _game_type(table) -> str:
-    return table.game.type_id if table is not None else "unknown"
+class MetricsObserver(Observer):
+    """Counts what the application reports (``GameService.observe(OBSERVER)``): commands by
+    outcome and their retries, append conflicts, bot decision times."""
+
+    def __init__(self) -> None:
+        #: (game type, outcome) -> its counter child (``labels()`` validates and locks at
+        #: every call; the label sets are bounded)
+        self._commands: dict[tuple[str, str], Any] = {}
+
+    def command(self, game_type: str, exc: BaseException | None, conflicts: int) -> None:
+        outcome = "ok" if exc is None else _outcome(exc)
+        key = (game_type, outcome)
+        counter = self._commands.get(key)
+        if counter is None:
+            counter = self._commands.setdefault(key, COMMANDS.labels(game_type, outcome))
+        counter.inc()
+        # a command refused for a version conflict met its last conflict as its answer
+        retries = conflicts - (outcome == "version_conflict" and conflicts > 0)
+        if retries:
+            COMMAND_RETRIES.labels(game_type).inc(retries)
+
+    def append_conflict(self, game_type: str) -> None:
+        APPEND_CONFLICTS.labels(game_type).inc()
+
+    def bot_decided(self, game_type: str, level: str, seconds: float) -> None:
+        BOT_SECONDS.labels(game_type, level).observe(seconds)
 
 
-def instrument(service) -> None:
-    """Count ``service``'s commands, append conflicts and bot decision times (a GameService;
-    doing it twice is harmless)."""
-    commands, autoplay = service._commands, service._autoplay
-    if getattr(commands, "cartouche_metrics", False):
-        return
-    appender = commands.appender
-    act, append, bot_action = commands.act, appender.append, autoplay._bot_action
-
-    def counted_act(game_id, seat, action, *args, loaded=None, **kwargs):
-        conflicts = []
-        token = _CONFLICTS.set(conflicts)
-        try:
-            appended = act(game_id, seat, action, *args, loaded=loaded, **kwargs)
-        except BaseException as exc:
-            outcome = _outcome(exc)
-            game_type = _game_type(loaded)
-            retries = len(conflicts) - (outcome == "version_conflict" and len(conflicts) > 0)
-            raise
-        else:
-            outcome, game_type, retries = "ok", _game_type(appended.table), len(conflicts)
-        finally:
-            _CONFLICTS.reset(token)
-            COMMANDS.labels(game_type, outcome).inc()
-            if retries:
-                COMMAND_RETRIES.labels(game_type).inc(retries)
-        return appended
-
-    def counted_append(table, *args, **kwargs):
-        outcome = append(table, *args, **kwargs)
-        if isinstance(outcome, Conflict):
-            APPEND_CONFLICTS.labels(_game_type(table)).inc()
-            seen = _CONFLICTS.get()
-            if seen is not None:
-                seen.append(outcome.current)
-        return outcome
-
-    def timed_bot_action(table, seat, level, budget_ms):
-        started = time.perf_counter()
-        try:
-            return bot_action(table, seat, level, budget_ms)
-        finally:
-            BOT_SECONDS.labels(_game_type(table), level).observe(time.perf_counter() - started)
-
-    commands.act, appender.append, autoplay._bot_action = counted_act, counted_append, \
-        timed_bot_action
-    commands.cartouche_metrics = True
+#: The observer the API and the RQ workers install on their GameService.
+OBSERVER = MetricsObserver()
 
 
 # -- scrape time ---------------------------------------------------------------------------------

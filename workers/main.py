@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     from service import metrics
     from workers import jobs
 
-    metrics.instrument(jobs.service())  # the bots' decision times
+    jobs.service().observe(metrics.OBSERVER)  # the bots' decision times
     conn = redis.Redis.from_url(url)
     # SimpleWorker runs jobs in this process: bot turns and clock checks take milliseconds,
     # and forking a work horse per job would cost more than the job itself.

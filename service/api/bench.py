@@ -39,23 +39,16 @@ def register(app: Flask) -> None:
         return
 
     from ..store import bench as bench_store
-    from ..store.events import AppendStatus
 
     def bench_append(key: str):
         if not 1 <= len(key) <= 64 or any(c not in "0123456789abcdef" for c in key):
             return Response(b'{"error":"bad key"}', status=400, mimetype="application/json")
-        store = app.extensions["cartouche"].store
-        game_id = "bench" + key
-        for _ in range(50):
-            current = bench_store.last_version(store, game_id)  # the stream read
-            result = store.append(game_id, current, [ENVELOPE])  # the Lua append
-            if result.outcome is AppendStatus.MISSING:  # first use of this key: its meta hash
-                bench_store.open_stream(store, game_id)
-                continue
-            if result.outcome is AppendStatus.OK:
-                return Response(orjson.dumps({"version": result.version}), status=201,
-                                mimetype="application/json")
-        return Response(b'{"error":"conflict"}', status=409, mimetype="application/json")
+        version = bench_store.append_one(app.extensions["cartouche"].store, "bench" + key,
+                                         ENVELOPE)
+        if version is None:
+            return Response(b'{"error":"conflict"}', status=409, mimetype="application/json")
+        return Response(orjson.dumps({"version": version}), status=201,
+                        mimetype="application/json")
 
     app.add_url_rule("/bench/append/<key>", ENDPOINT, bench_append, methods=["POST"])
 

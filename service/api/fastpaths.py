@@ -13,12 +13,31 @@
    itself, whose schema answers it word for word. :func:`install_lean_action` puts it in
    place once the blueprint is registered (the OpenAPI document is built from
    ``post_action``'s decorators).
+3. The lean Flask application class (:class:`LeanFlask`), for what Flask does on every request
+   that this API never needs:
+
+   * ``ensure_sync``: Flask passes every hook and view through it on every request (7 calls
+     an action), and it asks ``inspect.iscoroutinefunction`` each time. A plain function whose
+     code is not a coroutine's is returned as it is (what Flask returns for it too); anything
+     else (a coroutine function, a partial, a bound method, a callable object) still goes
+     through Flask's own ``ensure_sync``.
+   * sessions: the API has none (no secret key, no cookie is ever read or set), so Flask's
+     cookie session interface only makes a fresh empty ``NullSession`` per request. One shared
+     ``NullSession`` is handed out instead (it refuses every write, so sharing it is safe; no
+     cookie is read or written either way).
+
+Every other per-request cost cut lives where the code it shortens is, each with its note:
+``service/app.py`` (the request-id, metrics and access-log hooks), ``service/logs.py``
+(``rfc3339``: a second's text made once), ``service/api/ratelimit.py`` (the limiter's hooks).
 """
 
 from __future__ import annotations
 
+from types import FunctionType
+
 import orjson
 from flask import Flask, request
+from flask.sessions import NullSession, SecureCookieSessionInterface
 from webargs import core
 
 from ..schemas import ActionRequestSchema
@@ -114,3 +133,31 @@ def install_lean_action(app: Flask) -> None:
 
     app.view_functions[ACTION_ENDPOINT] = lean_action_view(games.post_action,
                                                            games.act_as_caller)
+
+
+_CO_COROUTINE = 0x80  # inspect.CO_COROUTINE
+
+
+class _NoSessions(SecureCookieSessionInterface):
+    """No session cookie is ever read or written (the API has no secret key, so Flask's own
+    interface reads none either): every request gets the one shared, read-only NullSession."""
+
+    def open_session(self, app, request):  # noqa: ARG002 - Flask's signature
+        return None  # Flask then asks make_null_session
+
+    def make_null_session(self, app):  # noqa: ARG002 - Flask's signature
+        return _NULL_SESSION
+
+
+_NULL_SESSION = NullSession()
+
+
+class LeanFlask(Flask):
+    """Flask without the per-request work this API never needs (see the module docstring)."""
+
+    session_interface = _NoSessions()
+
+    def ensure_sync(self, func):
+        if type(func) is FunctionType and not func.__code__.co_flags & _CO_COROUTINE:
+            return func
+        return super().ensure_sync(func)

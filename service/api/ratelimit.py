@@ -262,16 +262,22 @@ def register(app: Flask, client, config: Any = None) -> RateLimiter | None:
     @app.before_request
     def _rate_limit():
         limiter = app.extensions["cartouche_ratelimit"]
-        if limiter is None or request.method != "POST" or request.path.startswith("/bench/"):
+        # the request and its environ looked up once (each ``request.x`` goes through
+        # werkzeug's context-local proxy); the Authorization header read from the environ,
+        # where ``request.headers`` reads it too
+        req = request._get_current_object()
+        environ = req.environ
+        if limiter is None or req.method != "POST" or req.path.startswith("/bench/"):
             return None
-        token, ip = _bearer(request.headers.get("Authorization")), request.remote_addr
-        if limiter.in_append and request.endpoint == ACTION_ENDPOINT:
+        token, ip = _bearer(environ.get("HTTP_AUTHORIZATION")), req.remote_addr
+        endpoint = req.endpoint
+        if limiter.in_append and endpoint == ACTION_ENDPOINT:
             g.cartouche_quota = limiter.quota(token, ip, stored=None)  # see _settle
             return None
-        if request.endpoint == ACTION_ENDPOINT:  # the append charges the bytes it stores
+        if endpoint == ACTION_ENDPOINT:  # the append charges the bytes it stores
             g.cartouche_quota = limiter.quota(token, ip, writes=False, stored=None)
         refused = _charge_or_refuse(limiter, limiter.quota(token, ip))
-        if refused is None and request.endpoint == VERIFY_ENDPOINT:
+        if refused is None and endpoint == VERIFY_ENDPOINT:
             refused = _charge_or_refuse(limiter, limiter.verify_quota(ip))
         return refused
 

@@ -3,6 +3,7 @@ of ``workers.jobs`` call these; commands settle overdue clocks on arrival too)."
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -15,6 +16,7 @@ from .envelopes import game_event
 from .errors import NotFound
 from .loading import Loader, valid_id
 from .model import Appended, Control, Outcome, Table
+from .observer import NULL_OBSERVER, Observer
 from .seats import Seats
 
 #: Every seat's observation log this process keeps up to date between its bot turns.
@@ -28,6 +30,8 @@ class Autoplay:
     appender: Appender
     seats: Seats
     now_ms: Callable[[], int]
+    #: told how long each bot took to choose (``GameService.observe``)
+    observer: Observer = NULL_OBSERVER
 
     def settle_timeouts(self, game_id: str, version: int | None = None) -> list[int]:
         """Apply the timeout of every awaited seat whose deadline has passed; returns them.
@@ -82,6 +86,13 @@ class Autoplay:
         return isinstance(self.appender.run(table, seat, action), Appended)
 
     def _bot_action(self, table: Table, seat: int, level: str, budget_ms: int | None) -> Any:
+        started = time.perf_counter()
+        try:
+            return self._bot_choice(table, seat, level, budget_ms)
+        finally:
+            self.observer.bot_decided(table.game.type_id, level, time.perf_counter() - started)
+
+    def _bot_choice(self, table: Table, seat: int, level: str, budget_ms: int | None) -> Any:
         from ..engine.bots import choose, secret_random
 
         rnd = secret_random(bytes.fromhex(self.loader.seed(table.id)), table.id, table.version,

@@ -23,6 +23,7 @@ from .errors import (DeadlinePassed, IdempotencyKeyReused, IllegalAction, NotFou
 from .listeners import ListenerBus
 from .loading import Loader
 from .model import Appended, Cached, Conflict, Duplicate, Outcome, Shell, Table
+from .observer import CONFLICTS, NULL_OBSERVER, Observer
 
 if TYPE_CHECKING:
     from .autoplay import Autoplay
@@ -50,6 +51,8 @@ class Appender:
     scheduler: Any
     now_ms: Callable[[], int]
     snapshot_every: int
+    #: told of every append conflict (``GameService.observe``)
+    observer: Observer = NULL_OBSERVER
 
     def run(self, table: Table, seat: int, action: Any, *, idem=None, timeout: bool = False,
             quota: Quota | None = None) -> Outcome:
@@ -135,6 +138,10 @@ class Appender:
                             previous=table)
             return Appended(new, table.version + 1, envelopes)
         if outcome is AppendStatus.CONFLICT:
+            self.observer.append_conflict(table.game.type_id)
+            seen = CONFLICTS.get()
+            if seen is not None:
+                seen.append(result.version)
             return Conflict(result.version)
         if outcome is AppendStatus.IDEM:
             return Duplicate(result.record)
@@ -174,6 +181,8 @@ class Commands:
     appender: Appender
     autoplay: Autoplay
     now_ms: Callable[[], int]
+    #: told of every command's end (``GameService.observe``)
+    observer: Observer = NULL_OBSERVER
 
     def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,
             idempotency_key: str | None, body_digest: str, *, loaded: Table | None = None,
@@ -197,6 +206,22 @@ class Commands:
         :class:`QuotaExceeded` is raised. A command that never reaches an append leaves the
         quota uncharged (``quota.charged`` False) for the caller to charge.
         """
+        conflicts: list[int] = []
+        token = CONFLICTS.set(conflicts)
+        try:
+            appended = self._act_once(game_id, seat, action, expected_version, idempotency_key,
+                                      body_digest, loaded, quota)
+        except BaseException as exc:
+            self.observer.command(loaded.game.type_id if loaded is not None else "unknown",
+                                  exc, len(conflicts))
+            raise
+        finally:
+            CONFLICTS.reset(token)
+        self.observer.command(appended.table.game.type_id, None, len(conflicts))
+        return appended
+
+    def _act_once(self, game_id, seat, action, expected_version, idempotency_key, body_digest,
+                  loaded, quota) -> Appended:
         idem = None
         if idempotency_key is not None:
             key_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()

@@ -25,6 +25,7 @@ from .listeners import ListenerBus
 from .loading import Loader
 from .errors import NotFound
 from .model import Appended, Table
+from .observer import Observer
 from .notices import PlayerNotices
 from .players import Players
 from .ratings import Ratings, shown
@@ -118,6 +119,12 @@ class GameService:
         self.tournaments = Tournaments(TournamentStore(store.r), self._creation, self._loader,
                                        self.players, self.ratings, self.now_ms, self.export,
                                        tournament_limits or TournamentLimits())
+
+    def observe(self, observer: Observer) -> None:
+        """Report commands, append conflicts and bot decision times to ``observer``
+        (``service.application.observer``; ``service.metrics.OBSERVER`` counts them)."""
+        self._commands.observer = self._commands.appender.observer = observer
+        self._autoplay.observer = observer
 
     @classmethod
     def configured(cls, config: Config, client: redis.Redis, **parts: Any) -> GameService:
