@@ -10,8 +10,8 @@ from flask import Flask, request
 
 from . import api as api_pkg
 from . import logs, metrics
-from .api import (bench, docs, errors, fastpaths, games, health, players, ratings, replays,
-                  seeks, stream, streamcaps, tournaments, viewer)
+from .api import (bench, contract, docs, errors, fastpaths, games, health, players, ratings,
+                  replays, seeks, stream, streamcaps, tournaments, viewer)
 from .api import metrics as metrics_api
 from .api import webhooks as webhooks_api
 from .application import GameService
@@ -100,7 +100,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     app.extensions["cartouche_api"] = api
     app.extensions["cartouche"].observe(metrics.OBSERVER)
     app.extensions["cartouche_metrics"] = metrics.StoreCollector(client, queue)
-    _document_games(api)
+    contract.document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())
     streamcaps.register(app)
     webhooks_api.register(app, api, app.extensions["cartouche"], webhook_queue or queue,
@@ -159,22 +159,6 @@ def _observe(app: Flask, ops: OpsConfig) -> None:
     @app.teardown_request
     def _forget(exc):  # noqa: ARG001
         logs.REQUEST_ID.set(None)
-
-
-def _document_games(api) -> None:
-    """Every game's options and action vocabulary as named JSON Schemas in the contract (the
-    same schemas GET /v1/game-types serves), e.g. ``DiamantOptions``, ``DiamantActionDecide``."""
-    from .games import GAMES
-    from .options import served_schema
-
-    def camel(text: str) -> str:
-        return "".join(part.capitalize() for part in text.replace("_", "-").split("-"))
-
-    for game in GAMES.values():
-        prefix = camel(game.type_id)
-        api.spec.components.schema(f"{prefix}Options", served_schema(game))
-        for action, schema in game.action_schemas.items():
-            api.spec.components.schema(f"{prefix}Action{camel(action)}", dict(schema))
 
 
 def openapi_yaml(app: Flask) -> str:

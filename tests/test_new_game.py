@@ -45,6 +45,23 @@ def test_the_catalog_lists_the_new_game(pebbles_url):
     assert r.status_code == 404 and r.json()["error"]["code"] == "guide_not_found"
 
 
+def test_the_contract_types_the_new_game(pebbles_url):
+    import yaml
+
+    spec = yaml.safe_load(requests.get(f"{pebbles_url}/openapi.yaml", timeout=10).text)
+    schemas = spec["components"]["schemas"]
+    assert {"PebblesOptions", "PebblesCreateGame", "PebblesActionTake", "PebblesState",
+            "PebblesGameView", "PebblesEventTook", "PebblesEventTookData", "PebblesEvent",
+            "PebblesEventPage", "PebblesExport"} <= set(schemas)
+    ref = "#/components/schemas/"
+    assert schemas["Action"]["discriminator"]["mapping"]["take"] == ref + "PebblesActionTake"
+    for union, member in (("GameView", "PebblesGameView"), ("EventPage", "PebblesEventPage"),
+                          ("Export", "PebblesExport"), ("CreateGame", "PebblesCreateGame")):
+        assert schemas[union]["discriminator"]["mapping"]["pebbles"] == ref + member
+    assert set(schemas["PebblesEvent"]["discriminator"]["mapping"]) >= {
+        "PileMade", "Took", "GameEnded", "GameCreated"}
+
+
 def test_a_human_plays_the_heuristic_bot_over_http(pebbles_url):
     url = pebbles_url
     r = requests.post(f"{url}/v1/games", timeout=5, json={

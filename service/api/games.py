@@ -259,7 +259,8 @@ def get_events(query, game_id):
     table = load(game_id)
     viewer = caller(table)
     events, last = service().events(table, viewer, query["after"], query["limit"])
-    return {"version": table.version, "events": events, "next_after": last}
+    return {"type": table.game.type_id, "version": table.version, "events": events,
+            "next_after": last}
 
 
 def _seat_caller(game_id: str) -> tuple[Table, int]:

@@ -1,9 +1,19 @@
 """JSON Schemas (2020-12) of what the shell serves around every game: the ``data`` of the
 events the engine and the application write for all games alike (creation, a table's seats,
-resignations, forfeits, aborts). Each game declares its own (``Game.state_schema``,
-``Game.event_schemas``); the contract (openapi.yaml) composes both."""
+resignations, forfeits, aborts), and the envelope every served event has. Each game declares its
+own (``Game.state_schema``, ``Game.event_schemas``); the contract (openapi.yaml) composes both
+(``service.api.contract``)."""
 
 from __future__ import annotations
+
+_PLAYER_ID = {"type": "string", "description": "a player id (`p-...` or `bot-<level>`)"}
+_SEAT = {"type": "integer", "minimum": 0}
+
+BOT = {
+    "type": "object",
+    "properties": {"level": {"type": "string"}, "budget_ms": {"type": "integer"}},
+    "required": ["level"],
+}
 
 SEAT_ENTRY = {
     "type": "object",
@@ -11,30 +21,124 @@ SEAT_ENTRY = {
                    "the player holding it, or open / the invited player for a table's seat.",
     "properties": {
         "name": {"type": ["string", "null"]},
-        "bot": {"type": ["object", "null"]},
-        "player": {"type": "string"},
-        "invited": {"type": "string"},
-        "open": {"const": True},
+        "bot": {"anyOf": [BOT, {"type": "null"}]},
+        "player": _PLAYER_ID,
+        "invited": _PLAYER_ID,
+        "open": {"type": "boolean", "description": "true: anyone may take the seat"},
     },
     "required": ["name", "bot"],
     "additionalProperties": False,
 }
 
+#: who aborted a game: a seat (before any move, or the last one leaving a table), a platform
+#: key, the server (idle or event limit) or the lobby (a table that expired)
+_ABORTED_BY = {"anyOf": [_SEAT, {"enum": ["platform", "server", "lobby"]}]}
+
 SHELL_EVENT_SCHEMAS: dict[str, dict] = {
     "GameCreated": {
         "type": "object",
         "description": "Version 1 of every game: the table, its normalized options (without "
-                       "options.setup while the game runs) and the seed's commitment.",
+                       "options.setup while the game runs), the seed's commitment, and what "
+                       "the shell holds the game to.",
         "properties": {
             "game_type": {"type": "string"},
             "players": {"type": "array", "items": SEAT_ENTRY, "minItems": 1},
-            "options": {"type": "object"},
+            "options": {"type": "object", "description": "the game's normalized options"},
             "seed_commitment": {"type": "string"},
-            "seed": {"type": "string"},
+            "seed": {"enum": ["server", "supplied"]},
             "setup": {"enum": ["standard", "custom"]},
+            "clock": {"type": ["object", "null"], "description": "the turn clock, if any"},
+            "on_decline": {"enum": ["open", "abort"], "description": "tables only"},
+            "rated": {"type": "boolean", "description": "true (present) when the game is rated"},
             "max_events": {"type": "integer", "minimum": 1},
-            "idle_abort_s": {"type": "integer", "minimum": 1},
+            "idle_abort_s": {"type": "integer", "minimum": 0},
+            "rematch_of": {"type": "string", "description": "a rematch: the game it follows"},
+            "seeks": {"type": "array", "items": {"type": ["string", "null"]},
+                      "description": "a seek's game: the seek of each seat (null: a bot's)"},
+            "tournament": {"type": "string", "description": "a tournament's game: its id"},
+            "round": {"type": "integer", "minimum": 1, "description": "... and round"},
+            "forked_from": {
+                "type": "object", "description": "a fork: the game and version it continues",
+                "properties": {"id": {"type": "string"}, "version": {"type": "integer"}},
+                "required": ["id", "version"], "additionalProperties": False},
         },
         "required": ["game_type", "players", "options", "seed_commitment", "seed", "setup"],
+        "additionalProperties": False,
+    },
+    "SeatJoined": {
+        "type": "object",
+        "description": "A player (or a name, without a player token) took a table's seat.",
+        "properties": {"name": {"type": "string"},
+                       "player": {"anyOf": [_PLAYER_ID, {"type": "null"}]}},
+        "required": ["name", "player"],
+        "additionalProperties": False,
+    },
+    "SeatLeft": {
+        "type": "object",
+        "description": "The seat's holder left the table before it started: the seat is open "
+                       "again (or reserved again for its invited player).",
+        "properties": {},
+        "additionalProperties": False,
+    },
+    "SeatDeclined": {
+        "type": "object",
+        "description": "The invited player turned the seat down: it is open now.",
+        "properties": {"player": _PLAYER_ID},
+        "required": ["player"],
+        "additionalProperties": False,
+    },
+    "GameStarted": {
+        "type": "object",
+        "description": "The table's last seat filled: the seats as the game starts with them.",
+        "properties": {"players": {"type": "array", "items": SEAT_ENTRY, "minItems": 1}},
+        "required": ["players"],
+        "additionalProperties": False,
+    },
+    "GameAborted": {
+        "type": "object",
+        "description": "The game ended before it was played: status `aborted`, unrated.",
+        "properties": {
+            "by": _ABORTED_BY,
+            "reason": {"enum": ["empty", "declined", "expired", "idle", "event_limit"],
+                       "description": "absent for an abort asked for by a seat or a platform"},
+        },
+        "required": ["by"],
+        "additionalProperties": False,
+    },
+    "SeatResigned": {
+        "type": "object",
+        "description": "The seat's human resigned: who plays it from now on.",
+        "properties": {"replaced_by": {
+            "type": "string", "pattern": "^(auto|bot:[a-z]+)$",
+            "description": "`bot:<level>`, or `auto` (the clock's automatic move)"}},
+        "required": ["replaced_by"],
+        "additionalProperties": False,
+    },
+    "SeatForfeited": {
+        "type": "object",
+        "description": "The seat left the game (resigned under `timeout: forfeit`, or ran out "
+                       "of time): the rules go on without it, or the game ends with it last.",
+        "properties": {"reason": {"enum": ["resigned", "timeout"]},
+                       "game_continues": {"type": "boolean"}},
+        "required": ["reason", "game_continues"],
+        "additionalProperties": False,
     },
 }
+
+#: The envelope of every served event (``GET /v1/games/{id}/events``, an action's response,
+#: an export's ``events``) around its ``type`` and ``data``.
+EVENT_ENVELOPE: dict[str, dict] = {
+    "version": {"type": "integer", "minimum": 1, "description": "the game's version it made"},
+    "seat": {"type": ["integer", "null"], "minimum": 0,
+             "description": "the seat it is about, null for the table"},
+    "at": {"type": ["string", "null"], "format": "date-time",
+           "description": "when it was written (RFC 3339)"},
+    "forced": {"type": "boolean",
+               "description": "played by the engine: the seat had one legal action"},
+    "timeout": {"type": "boolean",
+                "description": "played for the seat when its clock ran out"},
+    "cmd": {"type": "object", "description": "exports only, on the first event of each "
+                                            "command: what caused it ({seat, action} or "
+                                            "{shell, ...})"},
+}
+EVENT_REQUIRED = ["version", "type", "seat", "at", "data"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
+
 import marshmallow as ma
 from marshmallow import fields, validate
 
@@ -75,9 +78,24 @@ class Timestamp(fields.String):
     (``2026-12-02T09:14:03.512Z``, :func:`service.timestamps.rfc3339`), in a field
     named ``at`` or ``*_at``. Durations are integers named ``*_ms``."""
 
+    RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+
     def __init__(self, **kwargs) -> None:
         kwargs["metadata"] = {"format": "date-time", **kwargs.get("metadata", {})}
         super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        """In a request (an export sent to be verified), a string that is not an RFC 3339
+        date-time is refused as the contract's ``format`` says (400)."""
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            valid = (self.RFC3339.fullmatch(text) is not None
+                     and datetime.fromisoformat(text.upper().replace("Z", "+00:00")) is not None)
+        except ValueError:
+            valid = False
+        if not valid:
+            raise ma.ValidationError("an RFC 3339 date-time, e.g. 2026-12-02T09:14:03.512Z")
+        return text
 
 
 class Options(fields.Dict):
@@ -153,11 +171,13 @@ _SEAT_SHAPES = [
      "additionalProperties": False,
      "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64,
                              "pattern": TEXT_PATTERN},
-                    "bot": {"type": ["object", "null"], "required": ["level"],
-                            "additionalProperties": False,
-                            "properties": {"level": {"enum": list(BOT_LEVELS)},
-                                           "budget_ms": {"type": "integer", "minimum": 1,
-                                                         "maximum": 60_000}}}}},
+                    "bot": {"anyOf": [
+                        {"type": "object", "required": ["level"],
+                         "additionalProperties": False,
+                         "properties": {"level": {"type": "string", "enum": list(BOT_LEVELS)},
+                                        "budget_ms": {"type": "integer", "minimum": 1,
+                                                      "maximum": 60_000}}},
+                        {"type": "null"}]}}},
     {"type": "object", "title": "player seat", "required": ["player"],
      "additionalProperties": False,
      "properties": {"player": {"type": "string", "pattern": PLAYER_ID}}},
@@ -266,7 +286,10 @@ class SeatSchema(Strict):
 
 
 class ClockViewSchema(Strict):
-    remaining_ms = fields.List(JsonInteger(allow_none=True), required=True)
+    remaining_ms = fields.List(JsonInteger(allow_none=True), required=True, allow_none=True,
+                               metadata={"description": "each seat's time left (null for a "
+                                                        "seat with no limit running); null "
+                                                        "while a table waits for players"})
     per_decision_ms = JsonInteger(required=True, allow_none=True)
     increment_ms = JsonInteger(required=True)
     timeout = fields.String(required=True)
@@ -330,6 +353,7 @@ class EventsQuerySchema(Query):
 
 
 class EventPageSchema(Strict):
+    type = fields.String(required=True, metadata={"description": "the game type"})
     version = JsonInteger(required=True, metadata={"description": "the game's version"})
     events = fields.List(fields.Nested(EventSchema), required=True)
     next_after = JsonInteger(required=True, metadata={

@@ -46,3 +46,37 @@ def test_openapi_document_is_valid_openapi_3_1():
     from openapi_spec_validator import validate
 
     validate(yaml.safe_load((ROOT / "openapi.yaml").read_text()))
+
+
+def test_every_games_schemas_are_reachable_from_the_paths():
+    """A generator keeps only what an operation reaches: every game's options, actions, state
+    and events (and the shell's events, once a game declares its own) are reached."""
+    import json
+    import re
+
+    from service.api.contract import camel
+    from service.engine.schemas import SHELL_EVENT_SCHEMAS
+    from service.games import GAMES
+
+    spec = yaml.load((ROOT / "openapi.yaml").read_text(),
+                     Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    schemas = spec["components"]["schemas"]
+
+    def refs(node) -> set[str]:
+        return set(re.findall(r"#/components/schemas/([A-Za-z0-9_]+)", json.dumps(node)))
+
+    reached, todo = set(), list(refs(spec["paths"]))
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo += refs(schemas[name])
+    for type_id, game in GAMES.items():
+        prefix = camel(type_id)
+        wanted = {f"{prefix}{k}" for k in ("Options", "CreateGame", "State", "GameView",
+                                           "EventPage", "Export")}
+        wanted |= {f"{prefix}Action{camel(a)}" for a in game.action_schemas}
+        if game.event_schemas:
+            wanted |= {f"{prefix}Event{t}{d}" for t in game.event_schemas for d in ("", "Data")}
+            wanted |= {f"ShellEvent{t}{d}" for t in SHELL_EVENT_SCHEMAS for d in ("", "Data")}
+        assert wanted <= reached, sorted(wanted - reached)

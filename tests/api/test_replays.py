@@ -72,6 +72,25 @@ def test_a_tampered_shuffle_is_caught(client):
     assert verify(bad)["valid"] is False
 
 
+def test_an_export_whose_timestamps_are_not_rfc3339_is_refused(client):
+    # the contract says date-time: a request that breaks it is a 400 naming the field
+    gid, _ = play_to_end(client, "diamant", 3)
+    doc = client.get(f"/v1/games/{gid}/export").get_json()
+    assert client.post("/v1/replays/verify", json=doc).get_json()["valid"] is True
+    for path, bad in ((("created_at",), ""), (("events", 0, "at"), "2026-12-02"),
+                      (("events", 1, "at"), "2026-13-02T09:14:03.512Z")):
+        broken = copy.deepcopy(doc)
+        *parents, last = path
+        target = broken
+        for key in parents:
+            target = target[key]
+        target[last] = bad
+        r = client.post("/v1/replays/verify", json=broken)
+        assert r.status_code == 400, (path, r.get_json())
+        assert r.get_json()["error"]["code"] == "invalid_request"
+        assert str(path[0]) in str(r.get_json()["error"]["details"]["fields"])
+
+
 def test_export_needs_a_finished_game(client):
     gid, _ = play_to_end(client, "diamant", 3, stop_at=6)
     r = client.get(f"/v1/games/{gid}/export")

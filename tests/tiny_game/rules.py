@@ -29,6 +29,25 @@ class Pebbles(Game):
                  "required": ["type", "count"], "additionalProperties": False},
     }
 
+    _count = {"type": "integer", "minimum": 0}
+    _seat = {"type": "integer", "minimum": 0, "maximum": 2}
+    state_schema = {
+        "type": "object",
+        "properties": {"pile": _count, "turn": _seat,
+                       "taken": {"type": "array", "items": _count},
+                       "winner": {"type": ["integer", "null"], "minimum": 0}},
+        "required": ["pile", "turn", "taken", "winner"],
+        "additionalProperties": False,
+    }
+    event_schemas = {
+        "PileMade": {"type": "object", "properties": {"pile": _count}, "required": ["pile"],
+                     "additionalProperties": False},
+        "Took": {"type": "object", "properties": {"count": _count, "left": _count},
+                 "required": ["count", "left"], "additionalProperties": False},
+        "GameEnded": {"type": "object", "properties": {"winner": _seat},
+                      "required": ["winner"], "additionalProperties": False},
+    }
+
     def normalize_options(self, options: dict, players) -> dict:
         # the schema says it all (service.engine.options): nothing is checked by hand
         return {"pile": self.checked_options(options).get("pile")}
