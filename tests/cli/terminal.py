@@ -22,6 +22,17 @@ ENV = dict(os.environ, NO_COLOR="1", COLUMNS="160", LINES="50", TERM="xterm",
            PYTHONIOENCODING="utf-8", LANG="C.UTF-8", LC_ALL="C.UTF-8")
 
 
+def signal_state(pid: int) -> str:
+    """The process's state and signal masks (``/proc/<pid>/status``), for failure messages."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "(gone)"
+    return " ".join(line.replace("\t", " ") for line in lines
+                    if line.split(":")[0] in ("State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn",
+                                              "SigCgt"))
+
+
 class Terminal:
     """A process on a pseudo-terminal, with pexpect-like ``expect`` and ``send``."""
 
@@ -53,7 +64,8 @@ class Terminal:
         """Wait for the first of ``patterns`` (regexes); consume the output up to its end."""
         found = self.poll(patterns, timeout)
         if found is None:
-            raise AssertionError(f"timeout waiting for {patterns}; output:\n"
+            raise AssertionError(f"timeout waiting for {patterns}; process "
+                                 f"{signal_state(self.proc.pid)}; output:\n"
                                  f"{self.seen[-3000:]}")
         return found
 
@@ -87,7 +99,12 @@ class Terminal:
                 self._read(0.2)
             except EOFError:
                 break
-        return self.proc.wait(max(0.1, deadline - time.monotonic()))
+        try:
+            return self.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"still running after {timeout} s: "
+                                 f"{signal_state(self.proc.pid)}; output:\n"
+                                 f"{self.seen[-3000:]}") from None
 
     def close(self) -> None:
         if self.proc.poll() is None:
