@@ -22,6 +22,17 @@ ENV = dict(os.environ, NO_COLOR="1", COLUMNS="160", LINES="50", TERM="xterm",
            PYTHONIOENCODING="utf-8", LANG="C.UTF-8", LC_ALL="C.UTF-8")
 
 
+#: Runs a command with interrupt (Ctrl-C), quit and hang-up delivered as in a user's terminal. A test
+#: process started in the background by a non-interactive shell (``pytest ... &``, ``nohup``)
+#: ignores SIGINT, SIGQUIT and SIGHUP, every child inherits that, and Python installs no
+#: KeyboardInterrupt handler for an ignored SIGINT: a Ctrl-C test would wait for nothing.
+AS_TYPED = [sys.executable, "-c",
+            "import os, signal, sys\n"
+            "for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP):\n"
+            "    signal.signal(s, signal.SIG_DFL)\n"
+            "os.execv(sys.argv[1], sys.argv[1:])"]
+
+
 def signal_state(pid: int) -> str:
     """The process's state and signal masks (``/proc/<pid>/status``), for failure messages."""
     try:
@@ -38,7 +49,7 @@ class Terminal:
 
     def __init__(self, args: list[str], env: dict | None = None) -> None:
         master, slave = pty.openpty()
-        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
+        self.proc = subprocess.Popen([*AS_TYPED, *args], stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
                                      env={**ENV, **(env or {})}, close_fds=True,
                                      start_new_session=True)
         os.close(slave)
