@@ -22,10 +22,10 @@ ENV = dict(os.environ, NO_COLOR="1", COLUMNS="160", LINES="50", TERM="xterm",
            PYTHONIOENCODING="utf-8", LANG="C.UTF-8", LC_ALL="C.UTF-8")
 
 
-#: Runs a command with interrupt (Ctrl-C), quit and hang-up delivered as in a user's terminal. A test
-#: process started in the background by a non-interactive shell (``pytest ... &``, ``nohup``)
-#: ignores SIGINT, SIGQUIT and SIGHUP, every child inherits that, and Python installs no
-#: KeyboardInterrupt handler for an ignored SIGINT: a Ctrl-C test would wait for nothing.
+#: Runs a command with interrupt (Ctrl-C), quit and hang-up delivered as in a user's terminal.
+#: A test process started in the background by a non-interactive shell (``pytest ... &``,
+#: ``nohup``) ignores SIGINT, SIGQUIT and SIGHUP, every child inherits that, and Python installs
+#: no KeyboardInterrupt handler for an ignored SIGINT: a Ctrl-C test would wait for nothing.
 AS_TYPED = [sys.executable, "-c",
             "import os, signal, sys\n"
             "for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP):\n"
