@@ -49,7 +49,8 @@ class Terminal:
 
     def __init__(self, args: list[str], env: dict | None = None) -> None:
         master, slave = pty.openpty()
-        self.proc = subprocess.Popen([*AS_TYPED, *args], stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
+        self.proc = subprocess.Popen([*AS_TYPED, *args], stdin=slave, stdout=slave,
+                                     stderr=slave, cwd=ROOT,
                                      env={**ENV, **(env or {})}, close_fds=True,
                                      start_new_session=True)
         os.close(slave)
