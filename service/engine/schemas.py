@@ -142,3 +142,21 @@ EVENT_ENVELOPE: dict[str, dict] = {
                                             "{shell, ...})"},
 }
 EVENT_REQUIRED = ["version", "type", "seat", "at", "data"]
+
+
+# -- building blocks of the games' schemas ----------------------------------------------------
+def closed(description: str, required: list[str], **properties: dict) -> dict:
+    """An object with exactly these properties, ``required`` always present."""
+    return {"type": "object", "description": description, "properties": properties,
+            "required": required, "additionalProperties": False}
+
+
+def described(schema: dict, description: str) -> dict:
+    """``schema`` with its own description."""
+    return {**schema, "description": description}
+
+
+def nullable(schema: dict, description: str) -> dict:
+    """``schema`` or null. An ``anyOf``: client generators make it an optional value, where a
+    type list with null in an enum gives them three enum classes."""
+    return {"anyOf": [schema, {"type": "null"}], "description": description}

@@ -10,6 +10,7 @@ The platform key (``all``) and everybody after the end see everything.
 
 from __future__ import annotations
 
+from ...engine.schemas import closed, described, nullable
 from .data import (CANONICAL, CHOICES, MAX_PLAYERS, MIN_PLAYERS, RELIC_VALUES, RELICS, ROUNDS,
                    TRAP_TYPES, TRAPS, TREASURES)
 
@@ -40,25 +41,9 @@ def per_seat(items: dict, description: str) -> dict:
             "description": description}
 
 
-def obj(description: str, required: list[str], **properties: dict) -> dict:
-    """A closed object: exactly these properties, ``required`` always present."""
-    return {"type": "object", "description": description, "properties": properties,
-            "required": required, "additionalProperties": False}
-
-
-def described(schema: dict, description: str) -> dict:
-    return {**schema, "description": description}
-
-
-def or_null(schema: dict, description: str) -> dict:
-    """``schema`` or null (an ``anyOf``: generators make it an optional enum, where a type list
-    with null in the enum gives them three enum classes)."""
-    return {"anyOf": [schema, {"type": "null"}], "description": description}
-
-
 CHOICE = {"type": "string", "enum": list(CHOICES)}
 
-PLAYER = obj(
+PLAYER = closed(
     "One seat's expedition.",
     ["seat", "in_cave", "pocket", "chest", "relics", "committed", "choice"],
     seat=described(SEAT, "the seat number"),
@@ -73,11 +58,11 @@ PLAYER = obj(
                      "how many relics the seat has brought back (public)"),
     committed=described({"type": "boolean"},
                         "the seat is in the cave and has chosen for this decision"),
-    choice=or_null(CHOICE, "the seat's committed choice: seen by the seat itself only while "
-                           "the game runs; null to others, and null when nothing is committed"),
+    choice=nullable(CHOICE, "the seat's committed choice: seen by the seat itself only while "
+                            "the game runs; null to others, and null when nothing is committed"),
 )
 
-STATE = obj(
+STATE = closed(
     "Diamant as the viewer may see it.",
     ["round", "phase", "path", "path_rubies", "deck_size", "removed", "relics_brought_back",
      "traps_on_path", "players"],
@@ -108,7 +93,7 @@ STATE = obj(
 )
 
 EVENTS: dict[str, dict] = {
-    "RoundStarted": obj(
+    "RoundStarted": closed(
         "A round begins: everybody enters the cave with an empty pocket.",
         ["round", "deck_size"],
         round=ROUND,
@@ -119,7 +104,7 @@ EVENTS: dict[str, dict] = {
         deck_size=described({"type": "integer", "minimum": 1, "maximum": len(CANONICAL)},
                             "cards in the round's deck"),
     ),
-    "CardRevealed": obj(
+    "CardRevealed": closed(
         "The top card of the deck is turned onto the path.",
         ["card", "kind", "value", "share_each", "remainder", "path_rubies", "recipients"],
         card=CARD,
@@ -134,19 +119,19 @@ EVENTS: dict[str, dict] = {
         recipients=described(SEATS, "the seats in the cave that shared a treasure "
                                     "(ascending); [] for traps and relics"),
     ),
-    "ChoiceCommitted": obj(
+    "ChoiceCommitted": closed(
         "The event's seat has chosen (the event's seat field says who).",
         [],
         choice=described(CHOICE, "the choice: for the seat itself (and after the end) only, "
                                  "absent for others while the game runs"),
     ),
-    "ChoicesRevealed": obj(
+    "ChoicesRevealed": closed(
         "Every choice of the decision, revealed together.",
         ["choices"],
-        choices=per_seat(or_null(CHOICE, "continue or return; null for a seat already in camp"),
+        choices=per_seat(nullable(CHOICE, "continue or return; null for a seat already in camp"),
                          "every seat's choice, by seat"),
     ),
-    "PlayersReturned": obj(
+    "PlayersReturned": closed(
         "Seats that chose return go back to camp and bank their pockets.",
         ["seats", "share_each", "remainder", "relics_taken", "relic_values"],
         seats=described({**SEATS, "minItems": 1}, "the returning seats (ascending)"),
@@ -158,23 +143,23 @@ EVENTS: dict[str, dict] = {
                       "items": {"type": "integer", "enum": sorted(set(RELIC_VALUES))},
                       "description": "value of each relic taken, by its game-wide order"},
     ),
-    "RoundEndedByTrap": obj(
+    "RoundEndedByTrap": closed(
         "A second trap of a type: everybody still in the cave flees and loses the pocket.",
         ["trap", "card", "lost_pockets"],
         trap=TRAP_TYPE,
         card=described(TRAP_CARD, "the trap card that ended the round (it is removed)"),
         lost_pockets=per_seat(RUBIES, "rubies each seat lost (0 for seats in camp)"),
     ),
-    "RoundEnded": obj(
+    "RoundEnded": closed(
         "Cleanup: path rubies back to the bank, unclaimed relics and the ending trap removed.",
         ["round", "reason", "removed_trap", "removed_relics"],
         round=ROUND,
         reason={"type": "string", "enum": ["trap", "all_returned"],
                 "description": "a second trap of a type, or every seat went back to camp"},
-        removed_trap=or_null(TRAP_CARD, "the trap card removed, null when all returned"),
+        removed_trap=nullable(TRAP_CARD, "the trap card removed, null when all returned"),
         removed_relics=described(RELIC_CARDS, "relics left on the path, now removed"),
     ),
-    "GameEnded": obj(
+    "GameEnded": closed(
         "After round 5: the chests are the scores; the highest wins, ties share the win.",
         ["scores", "winners"],
         scores=per_seat(RUBIES, "each seat's chest"),

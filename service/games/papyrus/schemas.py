@@ -12,6 +12,7 @@ served to others with a count in place of the list. Codes are taken from the gam
 
 from __future__ import annotations
 
+from ...engine.schemas import closed, nullable
 from .data import (BAG_COUNTS, BOARD_SCHEMA, CAPACITY, COLOURS, EVENT, EVENT_COUNTS, EVENTS,
                    GLYPHS, GODS, KINDS, MAX_ID_LEN, MOVEMENT_COUNTS, SONS)
 
@@ -26,9 +27,7 @@ END_REASONS = ["final_round", "turn_limit", "resignation"]
 
 def _object(description: str, properties: dict, optional: tuple[str, ...] = ()) -> dict:
     """An object with exactly these keys, all required but ``optional``."""
-    return {"type": "object", "description": description, "properties": properties,
-            "required": [k for k in properties if k not in optional],
-            "additionalProperties": False}
+    return closed(description, [k for k in properties if k not in optional], **properties)
 
 
 def _int(description: str, minimum: int = 0, maximum: int | None = None) -> dict:
@@ -44,15 +43,6 @@ def _enum(codes: list[str], description: str) -> dict:
 
 def _list(items: dict, description: str, **bounds: int) -> dict:
     return {"type": "array", "items": items, "description": description, **bounds}
-
-
-def _or_null(schema: dict, description: str) -> dict:
-    """``schema`` or null (its ``type`` widened, or ``enum`` given ``None``)."""
-    out = dict(schema, description=description)
-    if "enum" in out:
-        out["enum"] = [*out["enum"], None]
-    out["type"] = [out["type"], "null"]
-    return out
 
 
 def _counts(keys: list[str], what: str, every: bool) -> dict:
@@ -140,7 +130,7 @@ PENDING = _object("the decision the game waits for before the turn goes on", {
     "kind": _enum(DECISION_KINDS, f"capacity (holder above {CAPACITY} tiles: discard the "
                                   "excess) or the Event card whose choice is pending"),
     "count": _int("how many tiles / cards the choice involves (the excess for capacity)", 1),
-    "card": _or_null(EVENT_CARD, "the Event card being resolved (null for capacity)"),
+    "card": nullable(EVENT_CARD, "the Event card being resolved (null for capacity)"),
 })
 
 SEAT_VIEW = _object("a seat as the viewer sees it", {
@@ -158,7 +148,7 @@ SEAT_VIEW = _object("a seat as the viewer sees it", {
     "skip_next_turn": {"type": "boolean",
                        "description": "Lost in the Desert: the seat skips its next turn"},
     "resigned": {"type": "boolean", "description": "the seat resigned (12.4)"},
-    "pawn": _or_null(SPACE, "standard variant only: the space of the seat's pawn (null once "
+    "pawn": nullable(SPACE, "standard variant only: the space of the seat's pawn (null once "
                             "resigned: the pawn is removed)"),
     "paid": _int("solo variant only: movement (element) cards paid to buy tiles"),
     "movement": _counts(list(KINDS), "standard variant: the movement cards in hand by kind; "
@@ -226,7 +216,7 @@ STANDARD_ONLY = {
                                 every=True),
     "event_deck_count": _int("Event cards left in the deck", 0, N_EVENTS),
     "event_discard": _counts(EVENTS, "the event discard pile by card (every card)", every=True),
-    "event_card": _or_null(EVENT_CARD, "the Event card being resolved now (null when none)"),
+    "event_card": nullable(EVENT_CARD, "the Event card being resolved now (null when none)"),
 }
 
 STATE = {
@@ -243,7 +233,7 @@ STATE = {
                   "turns_played": _int("turns played in total (skipped and interrupted ones "
                                        "included)"),
                   "turn_limit": _int("the game ends after this many turns (0: no cap)"),
-                  "current": _or_null(SEAT, "the seat whose turn it is (null once over)"),
+                  "current": nullable(SEAT, "the seat whose turn it is (null once over)"),
                   "first_player": {**SEAT, "description": "the seat that played first"},
                   "god_deck_size": _int("God cards in play", 3, len(GODS)),
                   "setup": _enum(["standard", "custom"],
@@ -258,14 +248,14 @@ STATE = {
                                            every=True),
                   "owners": {"type": "object", "propertyNames": GOD, "additionalProperties": SEAT,
                              "description": "conquered God card -> the seat that conquered it"},
-                  "pending": _or_null(PENDING, "the pending decision, or null"),
-                  "final_round": _or_null(_object("the final round (section 8)", {
+                  "pending": nullable(PENDING, "the pending decision, or null"),
+                  "final_round": nullable(_object("the final round (section 8)", {
                       "trigger": {**SEAT, "description": "the seat whose conquest emptied the "
                                                          "God deck and its hand"},
                       "remaining": {**SEATS, "description": "seats still to play their last "
                                                             "turn, in order"}}),
                       "the final round once started, else null"),
-                  "end_reason": _or_null(_enum(END_REASONS, ""), "why the game ended (null "
+                  "end_reason": nullable(_enum(END_REASONS, ""), "why the game ended (null "
                                                                  "while it runs)"),
                   **STANDARD_ONLY,
                   "hidden": HIDDEN,
@@ -380,7 +370,7 @@ EVENTS: dict[str, dict] = {
                                                 "cards by kind, now on the discard pile"},
                                   "glyphs": {**GLYPH_COUNTS, "description": "its tiles by type, "
                                              "now on the glyph discard pile"},
-                                  "dropped": _or_null(PENDING["properties"]["kind"],
+                                  "dropped": nullable(PENDING["properties"]["kind"],
                                                       "the seat's pending decision dropped, "
                                                       "or null"),
                               }),

@@ -15,6 +15,7 @@ is served to everybody once the game is over. Codes come from the component tabl
 
 from __future__ import annotations
 
+from ...engine.schemas import closed, described, nullable
 from .data import (ANIMALS, CARD_IDS, CURSE_IDS, EXPLORERS, HAND_SIZE, HEIGHT, MAX_END_MOVES,
                    PHARAOH_BONUS, PHARAOHS, SARC_IDS, SARCOPHAGI, SCARABS, START_PILE, WIDTH)
 
@@ -29,20 +30,9 @@ EYES = {"type": "integer", "minimum": 1, "maximum": 3,
                        "are opened first)"}
 
 
-def described(schema: dict, description: str) -> dict:
-    return {**schema, "description": description}
-
-
-def nullable(schema: dict, description: str) -> dict:
-    """``schema`` or null."""
-    return {"description": description, "anyOf": [schema, {"type": "null"}]}
-
-
 def fields(description: str, required: dict, optional: dict | None = None) -> dict:
     """An object with exactly the keys of ``required`` (always present) and ``optional``."""
-    return {"type": "object", "description": description,
-            "properties": {**required, **(optional or {})}, "required": list(required),
-            "additionalProperties": False}
+    return closed(description, list(required), **required, **(optional or {}))
 
 
 def array(items: dict, description: str, low: int = 0, high: int | None = None) -> dict:

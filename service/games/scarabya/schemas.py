@@ -14,6 +14,7 @@ the ``if``/``then`` rules of ``STATE``).
 
 from __future__ import annotations
 
+from ...engine.schemas import closed
 from .data import DUEL_GAMES, LEGEND, LETTERS, MODE_PLAYERS, MODES, N, ROUNDS
 
 MAX_SEATS = max(high for _, high in MODE_PLAYERS.values())
@@ -54,12 +55,6 @@ STATUSES = {
     "discarded": "the piece had no legal placement and was discarded",
     "idle": "nothing to do this round (the other duel seat's turn, or the game is over)",
 }
-
-
-def closed(description: str, required: list[str], **properties: dict) -> dict:
-    """An object with exactly these properties, ``required`` always present."""
-    return {"type": "object", "description": description, "properties": properties,
-            "required": required, "additionalProperties": False}
 
 
 def seats_list(items: dict, description: str) -> dict:

@@ -12,6 +12,7 @@ order (absent). The platform key (``all``) and everybody after the end see every
 
 from __future__ import annotations
 
+from ...engine.schemas import closed
 from .data import (CARDS, DRAFT, DRAW_AFTER_RELICS, GAME_OVER, HAND_SIZE, PICKS_PER_ROUND, RELIC,
                    ROUNDS, SCORED, SUITS)
 
@@ -45,12 +46,6 @@ def both(items: dict, description: str) -> dict:
     """A pair: seat 0's entry, then seat 1's."""
     return {"type": "array", "items": items, "minItems": 2, "maxItems": 2,
             "description": description}
-
-
-def closed(description: str, required: list[str], **properties: dict) -> dict:
-    """An object with exactly these properties, ``required`` always present."""
-    return {"type": "object", "description": description, "properties": properties,
-            "required": required, "additionalProperties": False}
 
 
 def suit_counts(most: int, description: str) -> dict:
