@@ -66,7 +66,7 @@ def guide_path(type_id: str) -> Path | None:
     return path if path.is_file() else None
 
 
-@lru_cache(maxsize=None)  # one entry per registered game type at most
+@lru_cache(maxsize=64)  # one entry per game type asked about; bounded whoever asks
 def guide_text(type_id: str) -> str | None:
     """The game's guide (Markdown), or None."""
     path = guide_path(type_id)
@@ -77,6 +77,7 @@ _MARKUP = [(re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),  # [text](url) -> text
            (re.compile(r"(\*\*|`)"), "")]
 
 
+@lru_cache(maxsize=64)  # the catalog serves every game's summary on each request
 def guide_summary(type_id: str) -> str | None:
     """The guide's first paragraph after its title, as plain text on one line, or None."""
     text = guide_text(type_id)
