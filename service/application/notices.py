@@ -24,9 +24,9 @@ from .players import bot_level
 
 
 def served_notice(kind: str, data: dict) -> dict:
-    """A stored notice's data as served: a ``your_turn`` stored while its deadline was named
-    ``deadline`` (before every timestamp on the wire was named ``*_at``) says
-    ``deadline_at``, like those stored since."""
+    """A stored notice's data as served. Player streams keep notices written by older servers,
+    whose ``your_turn`` names its deadline ``deadline``; it is served as ``deadline_at``, the
+    name of every point in time on the wire."""
     if kind == "your_turn" and "deadline" in data:
         data = {**{k: v for k, v in data.items() if k != "deadline"},
                 "deadline_at": data["deadline"]}
