@@ -30,6 +30,7 @@ replays = Blueprint("replays", __name__, url_prefix="/v1/replays",
 ERRORS = {400: "invalid request", 413: "body too large (`body_too_large`), or the export "
                                       "takes longer to verify than the server allows "
                                       "(`verification_too_costly`)",
+          422: "`not_an_integer`: `3.0` where the export has an integer (`details.fields`)",
           429: "rate limited (see Retry-After)",
           503: "`verifier_busy`: too many verifications at once (see Retry-After)"}
 
@@ -60,7 +61,7 @@ class Verifier:
 @replays.route("/verify", methods=["POST"])
 @replays.arguments(s.VerifiableSchema, error_status_code=400)
 @replays.response(200, s.VerifyResultSchema)
-@alt_errors(replays, ERRORS, 400, 413, 429, 503)
+@alt_errors(replays, ERRORS, 400, 413, 422, 429, 503)
 @replays.doc(operationId="verifyReplay")
 def verify_replay(body):
     """Check an export: its signature by one of this server's keys (`GET /v1/replays/keys`),

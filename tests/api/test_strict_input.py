@@ -44,6 +44,44 @@ def test_float_integers_are_refused_everywhere_a_request_takes_an_integer(client
     gid, _, _ = create(client, 3)
     r = client.post(f"/v1/games/{gid}/fork", json={"version": 3.0})
     assert r.status_code == 422 and code(r) == "not_an_integer"
+    export = {"format": "cartouche-export/1", "id": gid, "type": "diamant", "status": "finished",
+              "created_at": "2026-01-01T00:00:00Z", "options": {}, "players": [],
+              "result": None, "clock": None, "forked_from": None, "seed": "00" * 32,
+              "seed_commitment": "00" * 32, "seed_source": "server",
+              "signature": {"alg": "Ed25519", "key_id": "k", "value": ""},
+              "events": [{"version": 1.0, "type": "game_created", "data": {}, "seat": None,
+                          "at": None}]}
+    r = client.post("/v1/replays/verify", json=export)
+    assert r.status_code == 422 and code(r) == "not_an_integer", r.get_json()
+
+
+def test_every_operation_whose_body_holds_an_integer_documents_the_422():
+    """``not_an_integer`` can answer any body with an integer in it: each such operation
+    declares the 422 (the contract test otherwise finds it undocumented)."""
+    import yaml
+
+    from .test_contract import ROOT
+
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    components = spec["components"]["schemas"]
+
+    def holds_integer(node, seen=frozenset()):
+        if isinstance(node, dict):
+            if "$ref" in node:
+                name = node["$ref"].rsplit("/", 1)[-1]
+                return name not in seen and holds_integer(components[name], seen | {name})
+            kind = node.get("type")
+            if kind == "integer" or (isinstance(kind, list) and "integer" in kind):
+                return True
+            return any(holds_integer(v, seen) for v in node.values())
+        return isinstance(node, list) and any(holds_integer(v, seen) for v in node)
+
+    undeclared = [f"{method.upper()} {path}" for path, ops in spec["paths"].items()
+                  for method, op in ops.items() if method in ("post", "put", "patch", "delete")
+                  if holds_integer(op.get("requestBody", {}).get("content", {})
+                                   .get("application/json", {}).get("schema"))
+                  and "422" not in op["responses"]]
+    assert undeclared == []
 
 
 @pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
