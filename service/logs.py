@@ -125,6 +125,9 @@ def configure(fmt: str | None = None, level: int = logging.INFO) -> None:
     """Log to stderr in ``fmt`` (``CARTOUCHE_LOG_FORMAT`` when None) with request ids. Does
     nothing more when the root logger already has a handler in one of our formats."""
     install_record_factory()
+    # No format of ours prints a record's thread or process (a JSON line's ``request_id`` says
+    # which request it came from): LogRecord skips looking them up on every record.
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
     root = logging.getLogger()
     if any(isinstance(h.formatter, (JsonFormatter, TextFormatter)) for h in root.handlers):
         return

@@ -61,6 +61,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Mapping
 
 from flask import Flask, current_app, g, request
@@ -143,7 +144,7 @@ class RateLimiter:
         what the append the quota is given to stores, ``EventStore.append`` sets it).
         ``writes=False``: the budgets only. None: no limit applies."""
         cfg = self.config
-        digest = hashlib.sha256(token.encode()).hexdigest()[:32] if token else None
+        digest = _token_digest(token) if token else None
         identities = []
         if writes and digest and cfg.writes_per_minute:
             identities.append((f"tok:{digest}", cfg.writes_per_minute, WRITES))
@@ -181,6 +182,17 @@ class RateLimiter:
         if quota is None or quota.charged:
             return None
         return self.counters.charge(quota)
+
+
+#: How many tokens' digests are kept (a token's requests come in runs; each entry is under
+#: 700 bytes with the token itself).
+DIGEST_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=DIGEST_CACHE_SIZE)
+def _token_digest(token: str) -> str:
+    """The name a token's counters go by (never the token itself)."""
+    return hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 def _bearer(header: str | None) -> str | None:

@@ -40,6 +40,14 @@ def _deadline(table: Table, seat: int) -> str | None:
     return rfc3339(at) if at is not None else None
 
 
+def _has_accounts(table: Table) -> bool:
+    """Whether a seat of ``table`` is held by, or reserved for, a player account."""
+    for p in table.players:
+        if p.get("player") or p.get("invited"):
+            return True
+    return False
+
+
 class PlayerNotices:
     wants_previous = True
 
@@ -48,6 +56,8 @@ class PlayerNotices:
 
     def __call__(self, table: Table, first_version: int, envelopes: list[dict],
                  previous: Table | None = None) -> None:
+        if not _has_accounts(table) and (previous is None or not _has_accounts(previous)):
+            return  # a game of anonymous seats only: nobody to tell, nothing to count
         batch = self.store.batch()
         self._collect(batch, table, envelopes, previous)
         batch.send()
@@ -57,8 +67,6 @@ class PlayerNotices:
         holders = {i: p["player"] for i, p in enumerate(table.players) if p.get("player")}
         if previous is None:  # a new game
             invited = [p["invited"] for p in table.players if p.get("invited")]
-            if not holders and not invited:
-                return
             for player in [*holders.values(), *invited]:
                 self._add_game(out, player, table)
             for player in invited:
@@ -69,9 +77,6 @@ class PlayerNotices:
                 if seek_id is not None:  # a game of matched seeks (a bot's seat has none)
                     self._tell(out, holders[seat], "seek_matched",
                                {"seek_id": seek_id, "game_id": table.id})
-        elif not holders and not any(p.get("player") or p.get("invited")
-                                     for p in (*previous.players, *table.players)):
-            return
         kinds = [env["type"] for env in envelopes]
         if previous is not None:
             for env in envelopes:  # who came and went at a table

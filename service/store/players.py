@@ -206,8 +206,15 @@ class Batch:
 
     def __init__(self, store: PlayerStore) -> None:
         self.store = store
-        self.pipe = store.r.pipeline(transaction=False)
+        self._pipe = None
         self.size = 0
+
+    @property
+    def pipe(self):
+        """The pipeline, made at the first write (most commands write nothing here)."""
+        if self._pipe is None:
+            self._pipe = self.store.r.pipeline(transaction=False)
+        return self._pipe
 
     def notify(self, player_id: str, kind: str, data: dict) -> None:
         self.pipe.xadd(stream(player_id), {"t": kind, "d": orjson.dumps(data)},
