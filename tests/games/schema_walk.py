@@ -53,8 +53,9 @@ def check_history(game, g: LocalGame, viewers: list) -> None:
     of ``viewers``: inside commands too (between two events of one command)."""
     created = g.events[0]["data"]
     state = game.initial(created["players"], clone(created["options"]))
-    for version, ev in enumerate(g.events[1:], 2):
-        game.apply(state, clone(ev))
+    for version, ev in enumerate([None, *g.events[1:]], 1):
+        if ev is not None:  # version 1: the state of the creation event alone
+            game.apply(state, clone(ev))
         for viewer in viewers:
             check(game.state_schema, game.view(state, viewer),
                   f"state at version {version} as {viewer!r} sees it")

@@ -800,10 +800,12 @@ class Scarabya(Game):
             out["games"] = [dict(g) for g in state["game_log"]]
             out["match_scores"] = [sum(g["scores"][s] for g in state["game_log"])
                                    + (0 if over else state["scores"][s]) for s in range(2)]
-        if mode == "solo" and layout:
-            _, scarabs, occ = self._masks(state, 0)
-            out["covered"] = (scarabs & occ).bit_count()
-            out["uncovered"] = cells_of(scarabs & ~occ)
+        if mode == "solo":
+            out["covered"] = out["uncovered"] = None  # no layout yet (the setup's own state)
+            if layout:
+                _, scarabs, occ = self._masks(state, 0)
+                out["covered"] = (scarabs & occ).bit_count()
+                out["uncovered"] = cells_of(scarabs & ~occ)
             out["solo_discard_loses"] = state["solo_discard_loses"]
         if over:
             out["result"] = state["result"]

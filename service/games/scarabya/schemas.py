@@ -79,7 +79,9 @@ DISCARDED = {**PIECES, "description": "pieces discarded for want of a legal plac
 SITE = closed(
     "An excavation site: each seat's own in the standard mode, the one shared site otherwise.",
     ["rows", "camps", "tokens", "discarded"],
-    rows=ROWS,
+    rows={"anyOf": [ROWS, {"type": "null"}],
+          "description": "the site drawn; null only before the setup draws the layout (the "
+                         "state at version 1)"},
     camps=CAMPS,
     tokens=TOKENS,
     discarded=DISCARDED,
@@ -153,9 +155,12 @@ DUEL_FIELDS = {
     "match_scores": {**MATCH_SCORES, "description": "duel only: points over the match so far"},
 }
 SOLO_FIELDS = {
-    "covered": {"type": "integer", "minimum": 0, "maximum": SCARABS,
-                "description": "solo only: scarabs covered by camps"},
-    "uncovered": {**SCARAB_CELLS, "description": "solo only: the scarabs still uncovered"},
+    "covered": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": SCARABS}, {"type": "null"}],
+                "description": "solo only: scarabs covered by camps; null before the setup "
+                               "draws the layout (the state at version 1)"},
+    "uncovered": {"anyOf": [SCARAB_CELLS, {"type": "null"}],
+                  "description": "solo only: the scarabs still uncovered; null before the "
+                                 "setup draws the layout"},
     "solo_discard_loses": {"type": "boolean",
                            "description": "solo only: a discarded piece loses the game"},
 }
@@ -191,7 +196,9 @@ STATE = {
         missions_left={"type": "integer", "minimum": 0, "maximum": ROUNDS,
                        "description": "missions of this game still to reveal"},
         allow_reflection={"type": "boolean", "description": "pieces may be flipped"},
-        layout=LAYOUT,
+        layout={"anyOf": [LAYOUT, {"type": "null"}],
+                "description": "the landscape; null only before the setup draws it (the "
+                               "state at version 1, inside the creating command)"},
         legend=closed("what the characters of rows mean", list(LEGEND),
                       **{k: {"type": "string", "const": v, "description": f"what {k} stands for"}
                          for k, v in LEGEND.items()}),

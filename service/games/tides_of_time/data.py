@@ -56,4 +56,5 @@ PICKS_PER_ROUND = 5
 ROUNDS = 3
 DRAW_AFTER_RELICS = 2
 
-DRAFT, RELIC, SCORED, GAME_OVER = "DRAFT", "RELIC", "SCORED", "GAME_OVER"
+#: SETUP: the state of the creation event alone (version 1), before the first deal.
+SETUP, DRAFT, RELIC, SCORED, GAME_OVER = "SETUP", "DRAFT", "RELIC", "SCORED", "GAME_OVER"

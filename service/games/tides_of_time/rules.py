@@ -57,7 +57,7 @@ from ...engine.actions import action_type, check_fields, invalid_field
 from ...engine.rng import fisher_yates
 from . import schemas
 from .data import (CARDS, DRAFT, DRAW_AFTER_RELICS, GAME_OVER, HAND_SIZE, NUMBERS, PICKS_PER_ROUND,
-                   RELIC, ROUNDS, SCORED, SUITS)
+                   RELIC, ROUNDS, SCORED, SETUP, SUITS)
 
 # ---------------------------------------------------------------------------------------------
 # Cards (the tables are data.py's)
@@ -292,7 +292,7 @@ class TidesOfTime(Game):
             "strict_zero_ties": bool(options.get("strict_zero_ties", False)),
             "deck_order": list(setup["deck_order"]) if "deck_order" in setup else None,
             "custom_setup": bool(options.get("setup")),
-            "phase": "SETUP",
+            "phase": SETUP,
             "round": 0,
             "pick": 0,
             "hands": [[], []],

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ...engine.schemas import closed
 from .data import (CARDS, DRAFT, DRAW_AFTER_RELICS, GAME_OVER, HAND_SIZE, PICKS_PER_ROUND, RELIC,
-                   ROUNDS, SCORED, SUITS)
+                   ROUNDS, SCORED, SETUP, SUITS)
 
 #: Each seat keeps one relic after every round but the last; both remove one card then.
 RELICS_PER_SEAT = ROUNDS - 1
@@ -144,12 +144,13 @@ STATE = closed(
     "Tides of Time as the viewer may see it.",
     ["phase", "round", "pick", "seats", "draw_pile_size", "removed", "rounds",
      "strict_zero_ties", "setup"],
-    phase={"type": "string", "enum": [DRAFT, RELIC, SCORED, GAME_OVER],
-           "description": "DRAFT: both pick a card (hidden, simultaneous); RELIC: after rounds "
+    phase={"type": "string", "enum": [SETUP, DRAFT, RELIC, SCORED, GAME_OVER],
+           "description": "SETUP: before the first deal (only the state at version 1, "
+                          "between the creation and the deal of one command); DRAFT: both pick a card (hidden, simultaneous); RELIC: after rounds "
                           "1-2 both keep one card played this round and remove another; "
                           "SCORED: round 3 scored, the game not yet ended (only the state "
                           "between those two events of one command); GAME_OVER after round 3"},
-    round=ROUND,
+    round={**ROUND, "minimum": 0, "description": "the round, 1-3; 0 in SETUP"},
     pick={"type": ["integer", "null"], "minimum": 1, "maximum": PICKS_PER_ROUND,
           "description": "the pick of the round (1-5) in the draft, else null"},
     seats=both(SEAT_VIEW, "both seats"),
