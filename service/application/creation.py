@@ -75,6 +75,9 @@ def check_bot_level(game: Game, level: str, details: dict) -> None:
                              details)
 
 
+_ABSENT = object()  # an option not given (null is a value, and refused where it is not one)
+
+
 class Settings(NamedTuple):
     """A creation request's options as the creation event records them: the game's own,
     normalized by the game, and the shell's (``clock``, ``rated``, a table's ``on_decline``)."""
@@ -91,8 +94,8 @@ class Settings(NamedTuple):
         InvalidRequest ``invalid_options`` with the game's or the clock's code in
         ``details.code``. ``rated`` defaults to ``table``."""
         options = dict(options)
-        on_decline = options.pop("on_decline", None)
-        if on_decline is not None and (not table or on_decline not in ON_DECLINE):
+        on_decline = options.pop("on_decline", None) if "on_decline" in options else _ABSENT
+        if on_decline is not _ABSENT and (not table or on_decline not in ON_DECLINE):
             raise InvalidRequest("invalid_options", "on_decline is 'open' or 'abort', for "
                                  "tables with an invited seat",
                                  {"code": "invalid_option", "option": "on_decline",
@@ -107,7 +110,7 @@ class Settings(NamedTuple):
         except (clock_mod.ClockError, InvalidOptions) as exc:
             raise InvalidRequest("invalid_options", exc.message,
                                  {"code": exc.code, **exc.details}) from None
-        return cls(normalized, clock, rated, on_decline)
+        return cls(normalized, clock, rated, None if on_decline is _ABSENT else on_decline)
 
 
 @dataclass

@@ -239,6 +239,13 @@ def test_creating_for_an_unknown_player_is_refused(client):
     r = client.post("/v1/games", json={"type": "diamant", "players": [
         {"name": "a"}, {"open": True}, {"open": True}], "options": {"on_decline": "never"}})
     assert r.status_code == 422
+    for options in ({"on_decline": None}, {"on_decline": None, "clock": None}):
+        r = client.post("/v1/games", json={"type": "diamant", "players": [
+            {"name": "a"}, {"open": True}, {"open": True}], "options": options})
+        assert r.status_code == 422 and error(r)["details"]["option"] == "on_decline"
+        r = client.post("/v1/games/bulk", json={"games": [{"type": "diamant", "options": options,
+                                                           "players": [{"name": "a"}] * 3}]})
+        assert r.status_code == 422, r.get_json()
 
 
 def test_forks_of_a_table_start_from_its_filled_seats(client):
