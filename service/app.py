@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import logging
-import time
-
 import redis
 from flask import Flask, request
 
 from . import api as api_pkg
 from . import logs, metrics
-from .api import (bench, contract, docs, errors, fastpaths, games, health, players, ratings,
-                  replays, seeks, stream, streamcaps, tournaments, viewer)
+from .api import (bench, contract, docs, errors, fastpaths, games, health, observe, players,
+                  ratings, replays, seeks, stream, streamcaps, tournaments, viewer)
 from .api import metrics as metrics_api
 from .api import webhooks as webhooks_api
 from .application import GameService
@@ -43,9 +40,6 @@ CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-
 CORS_EXPOSE_HEADERS = ["Retry-After", "X-Request-ID"]
 #: How long a browser may reuse a preflight's answer.
 CORS_MAX_AGE_S = 600
-
-access_log = logging.getLogger("cartouche.access")
-
 
 def create_app(config: Config | None = None, client: redis.Redis | None = None, *,
                scheduler=None, now_ms=None, webhook_queue: redis.Redis | None = None,
@@ -113,52 +107,31 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
 
         CORS(app, origins=list(ops.cors_origins), allow_headers=CORS_ALLOW_HEADERS,
              expose_headers=CORS_EXPOSE_HEADERS, max_age=CORS_MAX_AGE_S)
+    fastpaths.install_action_route(app, ops.access_log)  # last: it checks the app's hooks
     return app
 
 
 def _observe(app: Flask, ops: OpsConfig) -> None:
-    """Every request gets a request id (the client's ``X-Request-ID`` when it is safe, else a
-    new one: ``logs.request_id_from``), in every log line it causes and echoed on its response
-    (errors too); is counted in the HTTP metrics; and gets one ``cartouche.access`` log line
-    (unless ``ops.access_log`` is off)."""
+    """Every request gets what ``service.api.observe`` says: a request id, its count in the
+    HTTP metrics and an access log line (unless ``ops.access_log`` is off)."""
     logs.install_record_factory()
     log_access = ops.access_log
 
     @app.before_request
     def _start():
-        environ = request.environ
-        environ["cartouche.started"] = time.perf_counter()
-        rid = environ["cartouche.request_id"] = logs.request_id_from(
-            environ.get("HTTP_X_REQUEST_ID"))
-        logs.REQUEST_ID.set(rid)
+        observe.begin(request.environ)
 
     @app.after_request
     def _finish(response):
         req = request._get_current_object()
-        environ = req.environ
-        rid = environ.get("cartouche.request_id")
-        if rid is None:  # a response made before our first hook ran
-            return response
-        response.headers["X-Request-ID"] = rid
-        seconds = time.perf_counter() - environ["cartouche.started"]
         rule = req.url_rule
-        route = rule.rule if rule is not None else "unmatched"
-        method, status = req.method, response.status_code
-        metrics.observe_request(method, route, status, seconds)
-        if log_access and access_log.isEnabledFor(logging.INFO):
-            ms = round(seconds * 1000, 1)
-            path = req.path
-            # made and handled here: logging's caller lookup would cost more than the line
-            access_log.handle(access_log.makeRecord(
-                access_log.name, logging.INFO, __file__, 0, "%s %s %s %.1fms",
-                (method, path, status, ms), None,
-                extra={"method": method, "path": path, "route": route, "status": status,
-                       "duration_ms": ms, "remote": req.remote_addr}))
+        observe.end(req.environ, response, req.method, req.path,
+                    rule.rule if rule is not None else "unmatched", log_access)
         return response
 
     @app.teardown_request
     def _forget(exc):  # noqa: ARG001
-        logs.REQUEST_ID.set(None)
+        observe.forget()
 
 
 def openapi_yaml(app: Flask) -> str:

@@ -26,6 +26,18 @@
      ``NullSession`` is handed out instead (it refuses every write, so sharing it is safe; no
      cookie is read or written either way).
 
+4. The action route in front of Flask (:class:`ActionRoute`): ``POST /v1/games/{id}/actions``
+   with a JSON body of the common shape (as in 2) is answered by a WSGI callable that wraps
+   the Flask app, inside an application context only: no request context, URL matching,
+   request object or hook dispatch. It does what the app's hooks do for every request
+   (``service.api.observe``: request id, metrics, access log; ``ratelimit.action_quota`` and
+   ``ratelimit.settle``), calls the same ``games.act_as`` the Flask view calls, and answers
+   errors through the same ``errors.answer``. Any other request, and any action body it does
+   not take as is, goes to Flask. :func:`install_action_route` puts it in place only when the
+   app's hooks are exactly the ones it stands in for (:data:`ROUTE_STANDS_IN_FOR`): a hook
+   added later (CORS, say) sends every request through Flask again until the route learns
+   it.
+
 Every other per-request cost cut lives where the code it shortens is, each with its note:
 ``service/app.py`` (the request-id, metrics and access-log hooks), ``service/logs.py``
 (``rfc3339``: a second's text made once), ``service/api/ratelimit.py`` (the limiter's hooks).
@@ -34,6 +46,8 @@ Every other per-request cost cut lives where the code it shortens is, each with 
 from __future__ import annotations
 
 from types import FunctionType
+
+import re
 
 import orjson
 from flask import Flask, request
@@ -161,3 +175,105 @@ class LeanFlask(Flask):
         if type(func) is FunctionType and not func.__code__.co_flags & _CO_COROUTINE:
             return func
         return super().ensure_sync(func)
+
+
+#: The app's hooks the action route does the work of, by name: before the request, after it
+#: (Flask runs these in reverse), at its teardown. ``_bigger_bodies_for_exports`` concerns
+#: only ``/v1/replays/verify``.
+ROUTE_STANDS_IN_FOR = {
+    "before": ("_start", "_bigger_bodies_for_exports", "_rate_limit"),
+    "after": ("_finish", "_settle"),
+    "teardown": ("_forget",),
+}
+
+
+def _hook_names(funcs: dict) -> dict:
+    return {bp: tuple(f.__name__ for f in fs) for bp, fs in funcs.items() if fs}
+
+
+class ActionRoute:
+    """``POST /v1/games/{id}/actions`` in front of the Flask app ``app`` (see the module
+    docstring, 4); every other request goes to ``wsgi_app``, Flask's own."""
+
+    def __init__(self, app: Flask, wsgi_app, log_access: bool) -> None:
+        from . import GameIdConverter, errors, games, observe, ratelimit
+
+        self.app, self.wsgi_app, self.log_access = app, wsgi_app, log_access
+        self.path = re.compile(rf"/v1/games/({GameIdConverter.regex})/actions")
+        (rule,) = app.url_map.iter_rules(ACTION_ENDPOINT)
+        self.route = rule.rule  # what the metrics and the access log name the route
+        self.games, self.ratelimit, self.observe, self.answer = games, ratelimit, observe, \
+            errors.answer
+
+    def __call__(self, environ, start_response):
+        if environ.get("REQUEST_METHOD") != "POST":
+            return self.wsgi_app(environ, start_response)
+        found = self.path.fullmatch(environ.get("PATH_INFO", ""))
+        body = found and self._body(environ)
+        if body is None:
+            return self.wsgi_app(environ, start_response)
+        observe = self.observe
+        observe.begin(environ)
+        try:
+            with self.app.app_context():
+                try:
+                    response = self._respond(environ, found.group(1), body)
+                except Exception as exc:  # as Flask's error handler would answer it
+                    response = self.answer(exc)
+                observe.end(environ, response, "POST", environ["PATH_INFO"], self.route,
+                            self.log_access)
+        finally:
+            observe.forget()
+        return response(environ, start_response)
+
+    def _respond(self, environ, game_id: str, body: dict):
+        """What the app's rate-limit hooks and the action view do, in their order."""
+        limiter = self.app.extensions.get("cartouche_ratelimit")
+        pending = response = None
+        if limiter is not None:
+            pending, response = self.ratelimit.action_quota(
+                limiter, environ.get("HTTP_AUTHORIZATION"), environ.get("REMOTE_ADDR"))
+        if response is None:
+            try:
+                response = self.games.act_as(
+                    self.app.extensions["cartouche"], game_id, body,
+                    environ.get("HTTP_AUTHORIZATION"), environ.get("HTTP_IDEMPOTENCY_KEY"),
+                    pending)
+            except Exception as exc:
+                response = self.answer(exc)
+        return self.ratelimit.settle(limiter, pending) or response
+
+    def _body(self, environ) -> dict | None:
+        """The action body when it is JSON of the common shape within the size limit, else
+        None (Flask then reads it, from ``cartouche.body``, and answers it)."""
+        length, limit = environ.get("CONTENT_LENGTH", ""), self.app.config["MAX_CONTENT_LENGTH"]
+        if (not length.isdigit() or "HTTP_TRANSFER_ENCODING" in environ
+                or (limit is not None and int(length) > limit)
+                or not is_json(environ.get("CONTENT_TYPE"))):
+            return None
+        data = environ.get("cartouche.body")
+        if data is None:
+            data = environ["cartouche.body"] = environ["wsgi.input"].read(int(length))
+        try:
+            body = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return None
+        if type(body) is not dict or too_deep(body):
+            return None
+        return ActionRequestSchema.fast_load(body)
+
+
+def install_action_route(app: Flask, log_access: bool) -> bool:
+    """Put :class:`ActionRoute` in front of ``app`` when its hooks are exactly the ones the
+    route stands in for; whether it did."""
+    expected = {None: ROUTE_STANDS_IN_FOR}
+    found = {None: {"before": (), "after": (), "teardown": ()}}
+    for kind, funcs in (("before", app.before_request_funcs), ("after", app.after_request_funcs),
+                        ("teardown", app.teardown_request_funcs)):
+        for bp, names in _hook_names(funcs).items():
+            found.setdefault(bp, {"before": (), "after": (), "teardown": ()})[kind] = names
+    if (found != expected or any(app.url_value_preprocessors.values())
+            or any(app.url_default_functions.values())):
+        return False
+    app.wsgi_app = ActionRoute(app, app.wsgi_app, log_access)
+    return True

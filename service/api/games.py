@@ -43,7 +43,11 @@ def service() -> GameService:
 
 
 def bearer_token() -> str | None:
-    header = request.headers.get("Authorization")
+    return bearer_from(request.headers.get("Authorization"))
+
+
+def bearer_from(header: str | None) -> str | None:
+    """The token of an ``Authorization`` header (None without one)."""
     if header is None:
         return None
     scheme, _, token = header.partition(" ")
@@ -232,18 +236,25 @@ def post_action(body, game_id):
 
 def act_as_caller(body: dict, game_id: str):
     """``POST /v1/games/{id}/actions`` with its body loaded."""
-    svc = service()
+    return act_as(service(), game_id, body, request.headers.get("Authorization"),
+                  request.headers.get("Idempotency-Key"), ratelimit.pending_quota())
+
+
+def act_as(svc: GameService, game_id: str, body: dict, authorization: str | None,
+           idempotency_key: str | None, quota):
+    """An action by the seat of ``authorization``'s token (the action route in front of Flask,
+    ``fastpaths.ActionRoute``, calls it too); ``quota``: what its append charges."""
     # the cached game, unless another process moved it on (see load_for_command)
     table = svc.load_for_command(game_id)
-    viewer = caller(table)
+    viewer = svc.viewer_for(table, bearer_from(authorization))
     if not isinstance(viewer, int):
         raise Forbidden("spectator_cannot_act", "only a seat token can act")
-    key = request.headers.get("Idempotency-Key")
+    key = idempotency_key
     if key is not None and not 1 <= len(key) <= 255:
         raise MalformedRequest("invalid_idempotency_key",
                                "Idempotency-Key takes 1-255 characters")
     done = svc.act(game_id, viewer, body["action"], body.get("expected_version"), key,
-                   body_digest(body), loaded=table, quota=ratelimit.pending_quota())
+                   body_digest(body), loaded=table, quota=quota)
     return json_response({"version": done.last_version,
                           "events": svc.served_events(done.table, done.envelopes,
                                                       done.first_version, viewer)}, 201)

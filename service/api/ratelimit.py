@@ -223,6 +223,25 @@ def _charge_or_refuse(limiter: RateLimiter, quota: Quota | None):
     return None if refused is None else coded_response(refused)
 
 
+def action_quota(limiter: RateLimiter, authorization: str | None, ip: str | None):
+    """An action's charge before its command: ``(pending, refusal)``: the quota its append
+    charges (the writes too when they can be charged inside the append, else only the bytes it
+    stores), and the 429 answer when the writes, charged now, are over the limit."""
+    token = _bearer(authorization)
+    if limiter.in_append:
+        return limiter.quota(token, ip, stored=None), None
+    return (limiter.quota(token, ip, writes=False, stored=None),
+            _charge_or_refuse(limiter, limiter.quota(token, ip)))
+
+
+def settle(limiter: RateLimiter | None, pending: Quota | None):
+    """An action that never reached its append (refused, replayed) is counted after all: the
+    429 answer when that puts it over the limit (it changed nothing), else None."""
+    if pending is None or pending.charged or limiter is None:
+        return None
+    return _charge_or_refuse(limiter, pending)
+
+
 def charge_writes(count: int) -> None:
     """Count ``count`` more writes of this request, by its token and its address (a bulk
     creation's games after the first: the request itself was counted as one). Raises
@@ -281,14 +300,12 @@ def register(app: Flask, client, config: Any = None) -> RateLimiter | None:
         environ = req.environ
         if limiter is None or req.method != "POST" or req.path.startswith("/bench/"):
             return None
-        token, ip = _bearer(environ.get("HTTP_AUTHORIZATION")), req.remote_addr
+        authorization, ip = environ.get("HTTP_AUTHORIZATION"), req.remote_addr
         endpoint = req.endpoint
-        if limiter.in_append and endpoint == ACTION_ENDPOINT:
-            g.cartouche_quota = limiter.quota(token, ip, stored=None)  # see _settle
-            return None
-        if endpoint == ACTION_ENDPOINT:  # the append charges the bytes it stores
-            g.cartouche_quota = limiter.quota(token, ip, writes=False, stored=None)
-        refused = _charge_or_refuse(limiter, limiter.quota(token, ip))
+        if endpoint == ACTION_ENDPOINT:
+            g.cartouche_quota, refused = action_quota(limiter, authorization, ip)  # see _settle
+            return refused
+        refused = _charge_or_refuse(limiter, limiter.quota(_bearer(authorization), ip))
         if refused is None and endpoint == VERIFY_ENDPOINT:
             refused = _charge_or_refuse(limiter, limiter.verify_quota(ip))
         return refused
@@ -297,10 +314,7 @@ def register(app: Flask, client, config: Any = None) -> RateLimiter | None:
     def _settle(response):
         """An action that never reached its append (refused, replayed) is counted here, before
         its answer leaves; over the limit the answer is the 429 (it changed nothing)."""
-        quota = g.pop("cartouche_quota", None)
-        limiter = app.extensions["cartouche_ratelimit"]
-        if quota is None or quota.charged or limiter is None:
-            return response
-        return _charge_or_refuse(limiter, quota) or response
+        return settle(app.extensions["cartouche_ratelimit"],
+                      g.pop("cartouche_quota", None)) or response
 
     return limiter

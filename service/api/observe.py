@@ -1,0 +1,48 @@
+"""What every request gets, whichever path serves it (Flask's hooks in ``service.app``, or the
+action route in front of Flask, ``service.api.fastpaths``): a request id (the client's
+``X-Request-ID`` when it is safe, else a new one: ``logs.request_id_from``) in every log line it
+causes and echoed on its response, a count in the HTTP metrics, and one ``cartouche.access``
+log line (unless the access log is off)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from .. import logs, metrics
+
+access_log = logging.getLogger("cartouche.access")
+
+
+def begin(environ: dict) -> None:
+    """A request starts: its clock and its id."""
+    environ["cartouche.started"] = time.perf_counter()
+    rid = environ["cartouche.request_id"] = logs.request_id_from(
+        environ.get("HTTP_X_REQUEST_ID"))
+    logs.REQUEST_ID.set(rid)
+
+
+def end(environ: dict, response, method: str, path: str, route: str,
+        log_access: bool) -> None:
+    """A request's ``response`` is ready: its id on it, the metrics and the access log line.
+    ``route``: the URL rule that matched (``"unmatched"`` when none did)."""
+    rid = environ.get("cartouche.request_id")
+    if rid is None:  # a response made before ``begin``
+        return
+    response.headers["X-Request-ID"] = rid
+    seconds = time.perf_counter() - environ["cartouche.started"]
+    status = response.status_code
+    metrics.observe_request(method, route, status, seconds)
+    if log_access and access_log.isEnabledFor(logging.INFO):
+        ms = round(seconds * 1000, 1)
+        # made and handled here: logging's caller lookup would cost more than the line
+        access_log.handle(access_log.makeRecord(
+            access_log.name, logging.INFO, __file__, 0, "%s %s %s %.1fms",
+            (method, path, status, ms), None,
+            extra={"method": method, "path": path, "route": route, "status": status,
+                   "duration_ms": ms, "remote": environ.get("REMOTE_ADDR")}))
+
+
+def forget() -> None:
+    """A request is over: later log lines are not its."""
+    logs.REQUEST_ID.set(None)
