@@ -29,7 +29,8 @@ Per matchup it prints each level's win rate (a shared win of ``k`` winners count
 95% Wilson score interval, the lone seat's ratio to its fair share (multi-seat games), and per
 level the mean, p95 and max time of one decision (only real decisions: more than one legal
 action), the wall time of one whole game (mean, median, p95, max), and the machine's 1-minute
-load average read after each game (min, mean, max).
+load average read after each game (min, mean, max); the JSON also lists both per game, so that
+runs on other seeds can be pooled.
 Then, for games whose AI module has a determinizer, the ISMCTS iterations per second over the
 decision points of one heuristic game, next to a baseline measured in the same run on the same
 points: plain uniform-random playouts (determinize + random moves to the end, no tree, no
@@ -324,7 +325,10 @@ def main(argv=None) -> int:
                                  "p95": round(p95(walls), 3), "max": round(max(walls), 3)},
                  "load_avg_1min": {"min": round(min(loads), 2),
                                    "mean": round(sum(loads) / len(loads), 2),
-                                   "max": round(max(loads), 2)}}
+                                   "max": round(max(loads), 2)},
+                 # every game's wall time and load average, in order (to pool several runs)
+                 "per_game": {"wall_s": [round(w, 3) for w in walls],
+                              "load_avg_1min": [round(x, 2) for x in loads]}}
             for lv in dict.fromkeys(levels_ab):
                 seats_of_lv = 1 if (kind != "table" or lv == a) else n - 1
                 rate = share[lv] / args.games

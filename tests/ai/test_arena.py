@@ -69,6 +69,8 @@ def test_seats_play_a_lone_seat_at_each_count_and_skip_counts_out_of_range(arena
         assert 0 < w["median"] <= w["max"] and w["mean"] <= w["max"]
         la = m["load_avg_1min"]
         assert 0 <= la["min"] <= la["mean"] <= la["max"]
+        assert len(m["per_game"]["wall_s"]) == len(m["per_game"]["load_avg_1min"]) == 3
+        assert max(m["per_game"]["wall_s"]) == w["max"]
         assert f"== diamant@{n} ({n} seats, one lone seat)" in text
     assert "== diamant@9: skipped" in text
 
