@@ -3,6 +3,7 @@
     python bench/arena.py [--games N] [--types diamant tides-of-time ...] [--budget-ms MS]
                           [--iterations K] [--seed S] [--sims-seconds SEC]
                           [--mode default duel solo curse sphinx ...] [--matchups mcts:heuristic]
+                          [--seats 3 4 5]
 
 For every registered game type (or those given with ``--types``) it plays ``N`` games per
 matchup, every seat choosing from its observation only (built incrementally, as the server does:
@@ -12,6 +13,10 @@ matchup, every seat choosing from its observation only (built incrementally, as 
   the two levels alternating seats from game to game;
 * games that need more seats (Diamant: 4 seats): one ``mcts`` seat against ``heuristic`` seats and
   one ``heuristic`` seat against ``random`` seats, the lone seat rotating round the table.
+
+``--seats N ...`` plays each game type at each of these seat counts it allows instead (2: the
+duel above; 3 or more: the lone seat against the others, e.g. ``--types diamant papyrus --seats
+3 4 5``); a count outside the game's range is skipped with a note.
 
 ``--mode`` plays each game type in the given variants (the ids of ``Game.variants``: ``duel``,
 ``solo``, ``curse``, ``sphinx``...; ``default`` is the game without options); a type without
@@ -23,7 +28,9 @@ being the share of games it won, every level on the same seeds.
 Per matchup it prints each level's win rate (a shared win of ``k`` winners counts ``1/k``) with a
 95% Wilson score interval, the lone seat's ratio to its fair share (multi-seat games), and per
 level the mean, p95 and max time of one decision (only real decisions: more than one legal
-action), and the wall time of one whole game (mean, p95, max).
+action), the wall time of one whole game (mean, median, p95, max), and the machine's 1-minute
+load average read after each game (min, mean, max); the JSON also lists both per game, so that
+runs on other seeds can be pooled.
 Then, for games whose AI module has a determinizer, the ISMCTS iterations per second over the
 decision points of one heuristic game, next to a baseline measured in the same run on the same
 points: plain uniform-random playouts (determinize + random moves to the end, no tree, no
@@ -204,13 +211,24 @@ def mode_options(game, mode: str | None) -> dict | None:
     return None
 
 
-def plan_for(game, mode: str | None) -> tuple[int, str, list[tuple[str, ...]]]:
+def median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    k = len(xs) // 2
+    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
+
+
+def plan_for(game, mode: str | None,
+             seats: int | None = None) -> tuple[int, str, list[tuple[str, ...]]]:
     """(seats, kind, matchups): kind ``duel`` (2 seats, levels alternating), ``table`` (one
     lone seat against the others), ``solo`` (one seat alone against the game's target: each
-    level on its own)."""
+    level on its own). ``seats`` forces the number of seats (2: duel, more: table); by default
+    :func:`seat_plan` chooses."""
     if mode == "solo":
         return 1, "solo", [("mcts",), ("heuristic",)]  # random: a solo game may never end
-    n, duel = seat_plan(game)
+    if seats is not None:
+        n, duel = seats, seats == 2
+    else:
+        n, duel = seat_plan(game)
     return n, "duel" if duel else "table", matchups(duel)
 
 
@@ -227,6 +245,9 @@ def main(argv=None) -> int:
     ap.add_argument("--iterations", type=int, default=None,
                     help="mcts iterations per decision instead of a time budget (reproducible)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seats", type=int, nargs="*", default=None,
+                    help="seat counts to play each game type at (2: duel; 3 or more: one lone "
+                         "seat against the others); default: 2 if the game allows it, else 4")
     ap.add_argument("--sims-seconds", type=float, default=3.0,
                     help="seconds for each ISMCTS and baseline speed measurement (0: skip)")
     args = ap.parse_args(argv)
@@ -251,10 +272,16 @@ def main(argv=None) -> int:
             if options is None:
                 notes[key] = f"skipped: {tid} has no variant {mode!r}"
                 continue
-            n, kind, ms = plan_for(game, mode)
-            if args.matchups:
-                ms = [m for m in ms if ":".join(m) in args.matchups]
-            plan.append((key, tid, mode, options, game, mod, n, kind, ms))
+            for seats in (args.seats or [None]):
+                skey = key if seats is None else f"{key}@{seats}"
+                if seats is not None and not game.min_players <= seats <= game.max_players:
+                    notes[skey] = (f"skipped: {tid} seats {game.min_players}-"
+                                   f"{game.max_players}, not {seats}")
+                    continue
+                n, kind, ms = plan_for(game, mode, seats)
+                if args.matchups:
+                    ms = [m for m in ms if ":".join(m) in args.matchups]
+                plan.append((skey, tid, mode, options, game, mod, n, kind, ms))
     total = sum(len(p[-1]) * args.games for p in plan)
     bar = Progress(total)
     report: dict = {"games": args.games, "budget_ms": args.budget_ms,
@@ -269,6 +296,7 @@ def main(argv=None) -> int:
             a, b = levels_ab[0], levels_ab[-1]
             share = {a: 0.0, b: 0.0}
             walls: list[float] = []
+            loads: list[float] = []
             for i in range(args.games):
                 if kind == "solo":
                     levels = [a]
@@ -286,13 +314,21 @@ def main(argv=None) -> int:
                 res = play_one(game, levels, seed, rnd, args.budget_ms, args.iterations, times,
                                options)
                 walls.append(time.perf_counter() - t0)
+                loads.append(os.getloadavg()[0])
                 winners = res["winners"]
                 for s in winners:
                     share[levels[s]] += 1.0 / len(winners)
                 bar.tick(f"{key} {' vs '.join(levels_ab)} #{i + 1}")
             m = {"levels": list(levels_ab), "games": args.games,
                  "game_wall_s": {"mean": round(sum(walls) / len(walls), 3),
-                                 "p95": round(p95(walls), 3), "max": round(max(walls), 3)}}
+                                 "median": round(median(walls), 3),
+                                 "p95": round(p95(walls), 3), "max": round(max(walls), 3)},
+                 "load_avg_1min": {"min": round(min(loads), 2),
+                                   "mean": round(sum(loads) / len(loads), 2),
+                                   "max": round(max(loads), 2)},
+                 # every game's wall time and load average, in order (to pool several runs)
+                 "per_game": {"wall_s": [round(w, 3) for w in walls],
+                              "load_avg_1min": [round(x, 2) for x in loads]}}
             for lv in dict.fromkeys(levels_ab):
                 seats_of_lv = 1 if (kind != "table" or lv == a) else n - 1
                 rate = share[lv] / args.games
@@ -328,8 +364,10 @@ def main(argv=None) -> int:
                 lines.append(f"   {title}: lone {a} seat = {m['lone_seat_vs_fair_share']:.2f}"
                              f" x fair share (1/{n})")
             w = m["game_wall_s"]
-            lines.append(f"   {title}: game wall time mean {w['mean']:.2f} s, p95 {w['p95']:.2f}"
-                         f" s, max {w['max']:.2f} s")
+            la = m["load_avg_1min"]
+            lines.append(f"   {title}: game wall time mean {w['mean']:.2f} s, median "
+                         f"{w['median']:.2f} s, p95 {w['p95']:.2f} s, max {w['max']:.2f} s; "
+                         f"load average {la['min']:.2f}-{la['max']:.2f} (mean {la['mean']:.2f})")
         for lv, t in entry["decision_time_ms"].items():
             lines.append(f"   decision time {lv:<9} mean {t['mean']:8.2f} ms   p95 "
                          f"{t['p95']:8.2f} ms   max {t['max']:8.2f} ms   "
