@@ -1,6 +1,11 @@
 """Small helpers for API tests. They take the Flask test client, or :class:`Live` for a real
 server: both answer ``get`` and ``post`` of a path with ``status_code`` and ``get_json()``."""
 
+import contextlib
+import io
+import json
+import logging
+
 import requests
 
 
@@ -92,3 +97,24 @@ def event_types(client, gid):
     """The types of the game's events, oldest first (as a spectator sees them)."""
     return [e["type"] for e in
             client.get(f"/v1/games/{gid}/events?after=0&limit=1000").get_json()["events"]]
+
+
+@contextlib.contextmanager
+def json_log_lines():
+    """Every log line written inside the block, as the JSON objects the server logs (the root
+    logger at INFO meanwhile); the list is filled when the block ends."""
+    from service.logs import JsonFormatter
+
+    out, lines = io.StringIO(), []
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        yield lines
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+        lines.extend(json.loads(line) for line in out.getvalue().splitlines())

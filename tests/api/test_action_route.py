@@ -5,9 +5,7 @@ the app has a hook it does not stand in for."""
 
 from __future__ import annotations
 
-import io
 import json
-import logging
 import re
 
 import pytest
@@ -16,9 +14,8 @@ import redis
 from service.api.fastpaths import ActionRoute
 from service.app import create_app
 from service.config import Config, OpsConfig
-from service.logs import JsonFormatter
 
-from .helpers import auth
+from .helpers import auth, json_log_lines
 
 SEED = "5e" * 32
 ROUTE = "/v1/games/<gid:game_id>/actions"
@@ -97,22 +94,11 @@ def test_its_access_line_and_metrics_are_the_routes(redis_url, queue_url):
     game = client.post("/v1/games", json={"type": "diamant", "seed": SEED,
                                           "players": [{"name": f"p{i}"} for i in range(3)]})
     gid, token = game.get_json()["id"], game.get_json()["seats"][0]["token"]
-    out = io.StringIO()
-    handler = logging.StreamHandler(out)
-    handler.setFormatter(JsonFormatter())
-    root = logging.getLogger()
-    root.addHandler(handler)
-    level = root.level
-    root.setLevel(logging.INFO)
-    try:
+    with json_log_lines() as lines:
         r = client.post(f"/v1/games/{gid}/actions", headers={**auth(token), "X-Request-ID": "a-1"},
                         json={"action": {"type": "decide", "choice": "continue"}})
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(level)
     assert r.status_code == 201 and r.headers["X-Request-ID"] == "a-1"
-    (line,) = [json.loads(x) for x in out.getvalue().splitlines()
-               if json.loads(x)["logger"] == "cartouche.access"]
+    (line,) = [x for x in lines if x["logger"] == "cartouche.access"]
     assert line["request_id"] == "a-1" and line["route"] == ROUTE and line["status"] == 201
     assert line["method"] == "POST" and line["path"] == f"/v1/games/{gid}/actions"
     metrics = client.get("/metrics").get_data(as_text=True)

@@ -17,7 +17,7 @@ from service.app import create_app
 from service.config import Config, OpsConfig
 from service.logs import JsonFormatter
 
-from .helpers import act, auth, create
+from .helpers import act, auth, create, json_log_lines
 
 ALLOWED = "https://play.example.org"
 PREFLIGHT = {"Access-Control-Request-Method": "POST",
@@ -115,21 +115,10 @@ def test_every_log_line_of_a_request_carries_its_id_as_json(queue_url):
                      client=redis.Redis.from_url("redis://127.0.0.1:1/0",
                                                  socket_connect_timeout=0.5),
                      ops=OpsConfig())
-    out = io.StringIO()
-    handler = logging.StreamHandler(out)
-    handler.setFormatter(JsonFormatter())
-    root = logging.getLogger()
-    root.addHandler(handler)
-    level = root.level
-    root.setLevel(logging.INFO)
-    try:
+    with json_log_lines() as lines:
         r = app.test_client().get("/v1/games/0abc", headers={"X-Request-ID": "trace-7"})
         logging.getLogger("cartouche.test").info("after the request")
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(level)
     assert r.status_code == 503 and r.headers["X-Request-ID"] == "trace-7"
-    lines = [json.loads(line) for line in out.getvalue().splitlines()]
     during, after = lines[:-1], lines[-1]
     assert {line["logger"] for line in during} >= {"cartouche.api", "cartouche.access"}
     assert all(line["request_id"] == "trace-7" for line in during), during
