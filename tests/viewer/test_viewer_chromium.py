@@ -244,6 +244,40 @@ def test_the_live_badge_shows_while_the_stream_is_still_connecting(vpage, viewer
     assert vpage.errors == [], vpage.errors
 
 
+def test_a_list_answer_that_comes_late_does_not_replace_a_newer_one(vpage, viewer_url):
+    """The first (unfiltered) list is held back until the filtered list is drawn: when it
+    arrives it is dropped, and the filtered list stays."""
+    live = Live(viewer_url)
+    ada = player(live, "Ada")
+    table(live, ada, [{"player": ada["id"]}, {"open": True}], type_="tides-of-time")
+    create(viewer_url, "diamant", {}, 3, "late-list")  # an active game
+    pg = vpage.page
+    held = []
+
+    def hold_unfiltered(route):
+        if "status=" in route.request.url:
+            route.continue_()
+        else:
+            held.append(route)
+
+    pg.route("**/v1/games?*", hold_unfiltered)
+    pg.goto(f"{viewer_url}/viewer")
+    for _ in range(100):  # the route's callback runs while Playwright waits on something
+        if held:
+            break
+        pg.wait_for_timeout(50)
+    assert held, "the page did not ask for the list"
+    pg.select_option("#f-status", "waiting")
+    statuses = pg.locator("#games tbody td.status")
+    expect(statuses.first).to_have_text("waiting", timeout=10000)
+    assert set(statuses.all_inner_texts()) == {"waiting"}
+    with pg.expect_response(lambda r: "/v1/games?" in r.url and "status=" not in r.url):
+        held[0].continue_()
+    pg.wait_for_timeout(300)  # the late answer's handler has run
+    assert set(statuses.all_inner_texts()) == {"waiting"}
+    assert vpage.errors == [], vpage.errors
+
+
 def test_the_lobby_lists_waiting_tables_and_follows_one_to_its_start(vpage, viewer_url, shots):
     live = Live(viewer_url)
     ada, bob, cy = (player(live, name) for name in ("Ada", "Bob", "Cy"))

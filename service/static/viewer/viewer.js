@@ -90,8 +90,12 @@
     if (type) params.set("type", type);
     if (status) params.set("status", status);
     const err = $("#list-error");
+    // answers can arrive out of order (a filter changed while the first list was loading):
+    // only the latest request's answer is drawn
+    const seq = (app.list.seq = (app.list.seq || 0) + 1);
     try {
       const data = await api(`/v1/games?${params}`);
+      if (seq !== app.list.seq) return;
       err.hidden = true;
       app.list.total = data.total;
       const tbody = $("#games tbody");
@@ -114,6 +118,7 @@
       $("#prev-page").disabled = app.list.page <= 1;
       $("#next-page").disabled = app.list.page >= pages;
     } catch (e) {
+      if (seq !== app.list.seq) return;
       err.hidden = false;
       err.textContent = `Could not list games: ${e.message}`;
     }
