@@ -49,6 +49,7 @@ import os
 import random
 import sys
 import time
+from statistics import median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -209,12 +210,6 @@ def mode_options(game, mode: str | None) -> dict | None:
         if v["id"] == mode:
             return dict(v["options"])
     return None
-
-
-def median(xs: list[float]) -> float:
-    xs = sorted(xs)
-    k = len(xs) // 2
-    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
 
 
 def plan_for(game, mode: str | None,
