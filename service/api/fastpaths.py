@@ -66,19 +66,26 @@ MAX_DEPTH = 64
 
 
 def read_body(req) -> bytes:
-    """The raw body, read once per request. A body with a Content-Length within the limit is
-    read straight from the WSGI input; any other (chunked, over the limit: 413) goes through
-    werkzeug."""
-    env = req.environ
+    """The raw body, read once per request: straight from the WSGI input when it can be
+    (:func:`direct_body`); any other (chunked, over the limit: 413) goes through werkzeug."""
+    data = direct_body(req.environ, req.max_content_length)
+    if data is None:
+        data = req.environ["cartouche.body"] = req.get_data(cache=True)
+    return data
+
+
+def direct_body(env: dict, limit: int | None) -> bytes | None:
+    """The raw body when it has a Content-Length within ``limit`` and no Transfer-Encoding,
+    read straight from the WSGI input once (kept in ``env["cartouche.body"]``); None when
+    werkzeug has to read it."""
     data = env.get("cartouche.body")
     if data is None:
-        length, limit = env.get("CONTENT_LENGTH", ""), req.max_content_length
-        if (length.isdigit() and (limit is None or int(length) <= limit)
-                and "HTTP_TRANSFER_ENCODING" not in env):
-            data = env["wsgi.input"].read(int(length)) if int(length) else b""
-        else:
-            data = req.get_data(cache=True)
-        env["cartouche.body"] = data
+        length = env.get("CONTENT_LENGTH", "")
+        if (not length.isdigit() or (limit is not None and int(length) > limit)
+                or "HTTP_TRANSFER_ENCODING" in env):
+            return None
+        data = env["cartouche.body"] = env["wsgi.input"].read(int(length)) if int(length) \
+            else b""
     return data
 
 
@@ -115,6 +122,12 @@ def json_body(req):
     if not is_json(req.environ.get("CONTENT_TYPE")):
         raise UnsupportedMediaType("unsupported_media_type",
                                    "send the body as 'Content-Type: application/json'")
+    return decode_json(data)
+
+
+def decode_json(data: bytes):
+    """``data`` decoded by orjson; malformed JSON, integers past 64 bits and nesting deeper
+    than :data:`MAX_DEPTH` raise ``MalformedRequest`` (a clean 400)."""
     try:
         body = orjson.loads(data)
     except (orjson.JSONDecodeError, RecursionError, UnicodeDecodeError):
@@ -191,17 +204,28 @@ def _hook_names(funcs: dict) -> dict:
     return {bp: tuple(f.__name__ for f in fs) for bp, fs in funcs.items() if fs}
 
 
+def _path_pattern(app: Flask, rule: str) -> re.Pattern:
+    """The URL rule ``rule`` as a regex of whole paths: each ``<converter:name>`` is its
+    converter's regex, in a group of its own."""
+    parts, at = [], 0
+    for var in re.finditer(r"<(?:(\w+):)?\w+>", rule):
+        converter = app.url_map.converters[var.group(1) or "default"]
+        parts += [re.escape(rule[at:var.start()]), f"({converter.regex})"]
+        at = var.end()
+    return re.compile("".join([*parts, re.escape(rule[at:])]))
+
+
 class ActionRoute:
     """``POST /v1/games/{id}/actions`` in front of the Flask app ``app`` (see the module
     docstring, 4); every other request goes to ``wsgi_app``, Flask's own."""
 
     def __init__(self, app: Flask, wsgi_app, log_access: bool) -> None:
-        from . import GameIdConverter, errors, games, observe, ratelimit
+        from . import errors, games, observe, ratelimit
 
         self.app, self.wsgi_app, self.log_access = app, wsgi_app, log_access
-        self.path = re.compile(rf"/v1/games/({GameIdConverter.regex})/actions")
         (rule,) = app.url_map.iter_rules(ACTION_ENDPOINT)
         self.route = rule.rule  # what the metrics and the access log name the route
+        self.path = _path_pattern(app, rule.rule)
         self.games, self.ratelimit, self.observe, self.answer = games, ratelimit, observe, \
             errors.answer
 
@@ -245,22 +269,16 @@ class ActionRoute:
 
     def _body(self, environ) -> dict | None:
         """The action body when it is JSON of the common shape within the size limit, else
-        None (Flask then reads it, from ``cartouche.body``, and answers it)."""
-        length, limit = environ.get("CONTENT_LENGTH", ""), self.app.config["MAX_CONTENT_LENGTH"]
-        if (not length.isdigit() or "HTTP_TRANSFER_ENCODING" in environ
-                or (limit is not None and int(length) > limit)
-                or not is_json(environ.get("CONTENT_TYPE"))):
+        None (Flask then answers it, reading the body :func:`direct_body` kept)."""
+        if not is_json(environ.get("CONTENT_TYPE")):
             return None
-        data = environ.get("cartouche.body")
-        if data is None:
-            data = environ["cartouche.body"] = environ["wsgi.input"].read(int(length))
+        data = direct_body(environ, self.app.config["MAX_CONTENT_LENGTH"])
+        if not data:
+            return None
         try:
-            body = orjson.loads(data)
-        except orjson.JSONDecodeError:
+            return ActionRequestSchema.fast_load(decode_json(data))
+        except MalformedRequest:
             return None
-        if type(body) is not dict or too_deep(body):
-            return None
-        return ActionRequestSchema.fast_load(body)
 
 
 def install_action_route(app: Flask, log_access: bool) -> bool:
