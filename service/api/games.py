@@ -249,12 +249,11 @@ def act_as(svc: GameService, game_id: str, body: dict, authorization: str | None
     viewer = svc.viewer_for(table, bearer_from(authorization))
     if not isinstance(viewer, int):
         raise Forbidden("spectator_cannot_act", "only a seat token can act")
-    key = idempotency_key
-    if key is not None and not 1 <= len(key) <= 255:
+    if idempotency_key is not None and not 1 <= len(idempotency_key) <= 255:
         raise MalformedRequest("invalid_idempotency_key",
                                "Idempotency-Key takes 1-255 characters")
-    done = svc.act(game_id, viewer, body["action"], body.get("expected_version"), key,
-                   body_digest(body), loaded=table, quota=quota)
+    done = svc.act(game_id, viewer, body["action"], body.get("expected_version"),
+                   idempotency_key, body_digest(body), loaded=table, quota=quota)
     return json_response({"version": done.last_version,
                           "events": svc.served_events(done.table, done.envelopes,
                                                       done.first_version, viewer)}, 201)

@@ -94,7 +94,7 @@ class Settings(NamedTuple):
         InvalidRequest ``invalid_options`` with the game's or the clock's code in
         ``details.code``. ``rated`` defaults to ``table``."""
         options = dict(options)
-        on_decline = options.pop("on_decline", None) if "on_decline" in options else _ABSENT
+        on_decline = options.pop("on_decline", _ABSENT)
         if on_decline is not _ABSENT and (not table or on_decline not in ON_DECLINE):
             raise InvalidRequest("invalid_options", "on_decline is 'open' or 'abort', for "
                                  "tables with an invited seat",
