@@ -22,7 +22,7 @@ from Redis and loading the table are not included (no store here). Wall time
 
 Per type/mode: the number of decisions (real ones, more than one legal action; forced ones
 are timed and counted apart, their max reported), p50, p95 and max of wall and CPU time, and
-the game's event index (version) of the slowest decision; the 1-minute load average at the start
+the game's event index (version) of the slowest decision (by wall time) and its CPU time; the 1-minute load average at the start
 and the end of each game. The last line of output is one JSON object with every figure.
 """
 
