@@ -15,8 +15,10 @@ Every decision of the mcts seat is timed end to end, the work of the autoplay's 
 (``service.application.autoplay.Autoplay._bot_choice``, run by ``workers.jobs.bot_turn``) once
 the table is loaded: the decision's random stream (``secret_random``), the seat's observation
 from its cached log plus the new events (``SeatLogs.observe``, the events copied as
-``game_event`` copies a stored envelope), then ``choose("mcts", obs, rnd, budget_ms)`` — with
-``budget_ms`` None unless ``--budget-ms`` is given, i.e. the default budget. Reading the events
+``game_event`` copies a stored envelope), then ``choose("mcts", obs, rnd, budget_ms,
+started)`` — with ``budget_ms`` None unless ``--budget-ms`` is given, i.e. the default budget,
+and ``started`` the decision's start, as the autoplay passes it (the budget covers the
+observation too). Reading the events
 from Redis and loading the table are not included (no store here). Wall time
 (``time.perf_counter``) and CPU time of this process (``time.process_time``) are both taken.
 
@@ -94,7 +96,7 @@ def play(game, mode: str | None, seed: bytes, budget_ms: int | None) -> dict:
             w0, c0 = time.perf_counter(), time.process_time()
             rnd = secret_random(seed, game_id, g.version, seat)
             obs = mcts_logs.observe(game_id, game, created, seat, g.state, g.version, read)
-            action = choose("mcts", obs, rnd, budget_ms)
+            action = choose("mcts", obs, rnd, budget_ms, started=w0)
             w1, c1 = time.perf_counter(), time.process_time()
             if len(obs.legal) > 1:
                 real.append(((w1 - w0) * 1000, (c1 - c0) * 1000, g.version))
