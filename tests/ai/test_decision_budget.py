@@ -115,7 +115,7 @@ def test_the_search_stops_within_one_command_of_its_deadline(request, monkeypatc
 def test_the_budget_counts_from_the_decisions_start(monkeypatch, late_papyrus_solo):
     """A decision whose observation took 30 ms of a 50 ms budget searches for ~20 ms."""
     obs = late_papyrus_solo[0]
-    action, over_ms, clock = fake_search(monkeypatch, obs, budget_ms=50, started_ago_ms=30)
+    action, over_ms, _ = fake_search(monkeypatch, obs, budget_ms=50, started_ago_ms=30)
     assert action in obs.legal
     assert over_ms <= COMMAND_S * 1000 + 1e-6
 
