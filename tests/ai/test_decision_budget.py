@@ -138,11 +138,15 @@ def test_iterations_without_a_budget_stay_deterministic(late_wall_curse):
 
 @pytest.mark.parametrize("fixture", ["late_papyrus_solo", "late_wall_curse"])
 def test_a_real_decision_at_50_ms_returns_in_time(request, fixture):
-    """Wall clock: the budget plus ``REAL_MARGIN_MS`` (the search's own overrun is one
-    command, well under a millisecond here; the margin is for the machine)."""
+    """A real clock: the decision's CPU time stays within the budget plus ``REAL_MARGIN_MS``
+    (the search's own overrun is one command, well under a millisecond here; the margin is
+    for a garbage collection). CPU time, not wall time: on a loaded machine the process may
+    wait for a core past its deadline, which no search can prevent, and a search that ran
+    on past its deadline would spend CPU doing it."""
     for obs in request.getfixturevalue(fixture):
         t0 = time.perf_counter()
+        c0 = time.process_time()
         action = choose("mcts", obs, random.Random(4), budget_ms=50, started=t0)
-        elapsed_ms = (time.perf_counter() - t0) * 1000
+        cpu_ms = (time.process_time() - c0) * 1000
         assert action in obs.legal
-        assert elapsed_ms <= 50 + REAL_MARGIN_MS, elapsed_ms
+        assert cpu_ms <= 50 + REAL_MARGIN_MS, cpu_ms
