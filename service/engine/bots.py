@@ -232,6 +232,13 @@ class BotHooks:
         of every payment): all of them by default."""
         return legal
 
+    def tree_every_seat(self, obs: "Observation") -> bool:
+        """Whether the search for ``obs`` branches on the other seat's decisions too (two
+        seats, alternating public decisions; that seat maximises 1 - the observer's reward)
+        instead of letting it play :meth:`rollout` in the tree phase (see
+        :mod:`service.engine.ismcts`). Off by default."""
+        return False
+
     def prior(self, obs: "Observation") -> Action | None:
         """An action the search keeps unless another one is clearly better (its mean reward
         above this one's by :data:`~service.engine.ismcts.PRIOR_MARGIN`): e.g. the heuristic's.

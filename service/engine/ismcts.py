@@ -29,6 +29,13 @@ one tree instead of one per seat. When several seats are awaited at once (simult
 the other seats commit first, then the observer (rollout policies never read other seats' pending
 choices).
 
+Two-seat games of alternating, public decisions may answer ``hooks.tree_every_seat(obs)`` with
+True (default False; Scarabya's duel does): then the other seat's decisions branch the tree too,
+in the tree phase only, narrowed by ``hooks.candidates`` as the observer's are, and that seat
+picks its child by the same UCB1 on *its* reward, ``1 - the observer's`` (a node records whose
+decision it is, ``Node.mine``, and backpropagation adds that seat's reward): a max-min search
+instead of an opponent that follows the rollout policy.
+
 Reward (documented choice): the observer's share of the win at the end of the game — ``1/k`` when
 the observer is one of ``k`` winners, else ``0``. The game's
 :class:`~service.engine.bots.BotHooks` may cap the simulation depth (``cuts_simulations``): ``horizon(state) -> key`` (the simulation stops as soon as the key differs
@@ -71,10 +78,12 @@ def action_key(action: dict) -> bytes:
 
 
 class Node:
-    __slots__ = ("action", "children", "visits", "total", "avail")
+    __slots__ = ("action", "children", "visits", "total", "avail", "mine")
 
-    def __init__(self, action: dict | None = None) -> None:
+    def __init__(self, action: dict | None = None, mine: bool = True) -> None:
         self.action = action
+        #: whether the observer chose ``action`` (else the other seat: ``total`` is its reward)
+        self.mine = mine
         self.children: dict[bytes, Node] = {}
         self.visits = 0
         self.total = 0.0
@@ -106,6 +115,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
     awaiting = game.awaiting
     legal_actions = game.legal_actions
     candidates = hooks.candidates
+    both = hooks.tree_every_seat(obs)
     log = math.log
     sqrt = math.sqrt
     c = EXPLORATION
@@ -139,7 +149,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
             moves = legal_actions(state, seat)
             if len(moves) == 1:
                 action = moves[0]
-            elif seat == me and in_tree:
+            elif in_tree and (seat == me or both):
                 moves = candidates(game, state, seat, moves)
                 best = None
                 best_score = -1.0
@@ -159,7 +169,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
                 if untried:
                     k, a = untried[rnd.randrange(len(untried))] if len(untried) > 1 \
                         else untried[0]
-                    child = Node(a)
+                    child = Node(a, seat == me)
                     child.avail = 1
                     children[k] = child
                     in_tree = False
@@ -177,7 +187,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
                 reward = evaluate(game, state, me)
         for n in path:
             n.visits += 1
-            n.total += reward
+            n.total += reward if n.mine else 1.0 - reward
 
     order = {action_key(a): i for i, a in enumerate(legal)}
     best_key = None
