@@ -216,44 +216,52 @@ def _known_order(obs: Observation) -> list[str] | None:
     return None
 
 
-def heuristic(obs: Observation, rnd: random.Random) -> dict:
+def _heuristic_scores(obs: Observation) -> list[float]:
+    """The heuristic's score of every legal placement (``obs.legal`` order; see the module
+    docstring). Duel: the placements outside the ``THREAT_CANDIDATES`` examined for the threat
+    get -1e6 more."""
     legal = obs.legal
-    if len(legal) == 1:
-        return legal[0]
     view, me = obs.view, obs.seat
     mode = view["mode"]
     rocks, scarabs = layout_masks(tuple(view["layout"]))
     occ = occupied(_site_of(view, me))
     masks = [mask_of(a["cells"]) for a in legal]
     if mode == "solo":
-        scores = [_solo_score(rocks, scarabs, occ, m) for m in masks]
-    else:
-        base = potential(rocks, scarabs, occ)
-        pts = [_points(rocks, scarabs, occ, m) for m in masks]
-        lam = LOOKAHEAD if mode == "standard" else DUEL_POTENTIAL
-        scores = [p + lam * (potential(rocks, scarabs, occ | m) - base)
-                  for p, m in zip(pts, masks)]
-        if mode == "duel" and view["round"] < ROUNDS:
-            known = _known_order(obs)
-            if known is not None:
-                upcoming = [known[view["round"]]]
-            else:
-                upcoming = _remaining(view["revealed"])
-            order = sorted(range(len(legal)), key=lambda i: -scores[i])[:THREAT_CANDIDATES]
-            for i in order:
-                after = occ | masks[i]
-                exp = 0.0
-                for piece in upcoming:
-                    opts = legal_masks(piece, view["allow_reflection"], rocks, after)
-                    exp += max((_points(rocks, scarabs, after, p.mask) for p in opts),
-                               default=0)
-                scores[i] -= THREAT * exp / len(upcoming)
-            cut = set(order)
-            for i in range(len(legal)):
-                if i not in cut:
-                    scores[i] -= 1e6  # only the examined candidates compete
+        return [_solo_score(rocks, scarabs, occ, m) for m in masks]
+    base = potential(rocks, scarabs, occ)
+    pts = [_points(rocks, scarabs, occ, m) for m in masks]
+    lam = LOOKAHEAD if mode == "standard" else DUEL_POTENTIAL
+    scores = [p + lam * (potential(rocks, scarabs, occ | m) - base)
+              for p, m in zip(pts, masks)]
+    if mode == "duel" and view["round"] < ROUNDS:
+        known = _known_order(obs)
+        if known is not None:
+            upcoming = [known[view["round"]]]
+        else:
+            upcoming = _remaining(view["revealed"])
+        order = sorted(range(len(legal)), key=lambda i: -scores[i])[:THREAT_CANDIDATES]
+        for i in order:
+            after = occ | masks[i]
+            exp = 0.0
+            for piece in upcoming:
+                opts = legal_masks(piece, view["allow_reflection"], rocks, after)
+                exp += max((_points(rocks, scarabs, after, p.mask) for p in opts),
+                           default=0)
+            scores[i] -= THREAT * exp / len(upcoming)
+        cut = set(order)
+        for i in range(len(legal)):
+            if i not in cut:
+                scores[i] -= 1e6  # only the examined candidates compete
+    return scores
+
+
+def heuristic(obs: Observation, rnd: random.Random) -> dict:
+    legal = obs.legal
+    if len(legal) == 1:
+        return legal[0]
+    scores = _heuristic_scores(obs)
     # standard mode's placements are secret commits: near-equal ones mixed (see MIX)
-    return mix(list(zip(legal, scores)), rnd, MIX if mode == "standard" else 0.0)
+    return mix(list(zip(legal, scores)), rnd, MIX if obs.view["mode"] == "standard" else 0.0)
 
 
 def _gain(rocks: int, scarabs: int, occ: int, pmask: int) -> int:
@@ -389,6 +397,7 @@ def determinize(obs: Observation, rnd: random.Random) -> dict:
         _search[0], _search[1] = obs, rnd
         _running[0], _running[1] = 0.0, 0
         _choice_cache.clear()
+        _rank_cache.clear()
     _sim_rnd.seed(rnd.getrandbits(32))
     tpl = _template(obs)
     state = orjson.loads(tpl["state"])
@@ -420,6 +429,11 @@ HORIZON = 1
 FAST_ROUNDS = 5
 #: the same in the duel (cards of both seats)
 DUEL_FAST_ROUNDS = 1
+#: duel: the search tree branches on both seats' placements (``tree_every_seat``), among this
+#: many candidates at each node (``candidates``)
+DUEL_CANDIDATES = 8
+#: duel: mission cards simulated in the rules (tree phase, then the rollout policy) before the cut
+DUEL_HORIZON = 3
 #: worth of one point of the heuristic's ``potential`` at the end of the fast playout
 EVAL_POTENTIAL = 0.5
 #: evaluation temperature in points
@@ -457,7 +471,8 @@ def for_simulation(state: dict) -> dict:
         base = [state["scores"][s] + EVAL_POTENTIAL * _root_potential(rocks, scarabs,
                                                                       occupied(site))
                 for s, site in enumerate(state["sites"])]
-    state["sim"] = {"stop": _progress(state) + HORIZON, "base": base}
+    state["sim"] = {"stop": _progress(state) + (DUEL_HORIZON if mode == "duel" else HORIZON),
+                    "base": base}
     return state
 
 
@@ -509,6 +524,57 @@ def _playout_duel(state: dict, last: int, rnd: random.Random) -> list[int]:
             gains[starter if r % 2 == 1 else 1 - starter] += _gain(rocks, scarabs, occ, m)
             occ |= m
     return gains
+
+
+#: (rocks, scarabs, occupied, piece, reflection) -> the duel candidates' indexes in
+#: ``legal_actions`` order (cleared with ``_choice_cache``)
+_rank_cache: dict = {}
+#: [observation, indexes]: the root's candidates of the current search
+_root_rank: list = [None, None]
+
+
+def _duel_ranked(rocks: int, scarabs: int, occ: int, piece: str, refl: bool) -> list[int]:
+    """The ``DUEL_CANDIDATES`` best placements by the heuristic's first two terms (points +
+    ``DUEL_POTENTIAL`` x potential change), best first, ties in legal order."""
+    key = (rocks, scarabs, occ, piece, refl)
+    hit = _rank_cache.get(key)
+    if hit is not None:
+        return hit
+    masks = [p.mask for p in legal_masks(piece, refl, rocks, occ)]
+    base = potential(rocks, scarabs, occ)
+    scores = [_gain(rocks, scarabs, occ, m)
+              + DUEL_POTENTIAL * (potential(rocks, scarabs, occ | m) - base) for m in masks]
+    hit = sorted(range(len(masks)), key=lambda i: -scores[i])[:DUEL_CANDIDATES]
+    if len(_rank_cache) >= CHOICE_CACHE_SIZE:
+        _rank_cache.clear()
+    _rank_cache[key] = hit
+    return hit
+
+
+def candidates(game, state: dict, seat: int, legal: list[dict]) -> list[dict]:
+    """Duel: the placements a tree node considers. At the root (the observer's decision, read
+    from the search's observation): the ``DUEL_CANDIDATES`` best by the heuristic's full score
+    (threat included); further down, for either seat: the best by :func:`_duel_ranked`, from
+    the (public) shared site and the piece. Other modes: every legal placement."""
+    if state["mode"] != "duel" or len(legal) <= DUEL_CANDIDATES:
+        return legal
+    obs = _search[0]
+    if obs is not None and seat == obs.seat and state["game"] == obs.view.get("game", 1) \
+            and state["round"] == obs.view["round"] and len(legal) == len(obs.legal):
+        if _root_rank[0] is not obs:
+            scores = _heuristic_scores(obs)
+            _root_rank[0] = obs
+            _root_rank[1] = sorted(range(len(legal)), key=lambda i: -scores[i])[
+                :DUEL_CANDIDATES]
+        ranked = _root_rank[1]
+    else:
+        rocks, scarabs = layout_masks(tuple(state["layout"]))
+        ranked = _duel_ranked(rocks, scarabs, occupied(state["sites"][0]), state["piece"],
+                              state["allow_reflection"])
+        if len(legal) != len(_choices(rocks, scarabs, occupied(state["sites"][0]),
+                                      state["piece"], state["allow_reflection"], "duel")[0]):
+            return legal  # pragma: no cover - not this site's legal actions
+    return [legal[i] for i in ranked]
 
 
 def _share(vals: list[float], seat: int, temp: float) -> float:
@@ -569,6 +635,11 @@ class Bots(BotHooks):
     for_simulation = staticmethod(for_simulation)
     horizon = staticmethod(horizon)
     evaluate = staticmethod(evaluate)
+    candidates = staticmethod(candidates)
+
+    def tree_every_seat(self, obs) -> bool:
+        """The duel's placements are public and alternate: the tree branches on both seats."""
+        return obs.view["mode"] == "duel"
 
 
 BOTS = Bots()
