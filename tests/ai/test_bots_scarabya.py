@@ -206,26 +206,29 @@ def _sim_state(g, seat, rnd_seed=0):
 
 @pytest.mark.parametrize("options", [{}, {"mode": "duel"}])
 def test_horizon_cuts_after_the_decided_card_and_evaluate_is_a_share(options):
+    """Standard game: the cut comes with the card after the decided one (``HORIZON``); duel:
+    after ``DUEL_HORIZON`` cards, counted across the match's games."""
     from service.engine import command
     from service.engine.rng import SimRng
 
     g = new_game(2, options, b"hooks")
     rnd = random.Random(4)
+    cards = bot.DUEL_HORIZON if options else bot.HORIZON
     cuts = 0
     while not GAME.is_over(g.state):
         seat = g.awaiting()[0]
         obs, state = _sim_state(g, seat)
         assert bot.horizon(state) is False
-        start_round, start_game = state["round"], state["game"]
+        start = bot._progress(state)
         sim_rng = SimRng(rnd)
         while not GAME.is_over(state) and not bot.horizon(state):
-            assert (state["game"], state["round"]) == (start_game, start_round)
+            assert start <= bot._progress(state) < start + cards
             s = GAME.awaiting(state)[0]
             state = command(GAME, state, s, rnd.choice(GAME.legal_actions(state, s)), sim_rng,
                             simulated=True)[1]
         if not GAME.is_over(state):
             cuts += 1
-            assert (state["game"], state["round"]) != (start_game, start_round)
+            assert bot._progress(state) >= start + cards  # a discard may skip a turn
             for s in (0, 1):
                 assert 0.0 <= bot.evaluate(GAME, state, s) <= 1.0
             if options:  # duel, same playout: the two seats' shares are complementary
