@@ -310,6 +310,64 @@ def test_mcts_decision_does_not_depend_on_the_true_hidden_state():
     assert checked >= 2
 
 
+def test_duel_mcts_decision_does_not_depend_on_the_hidden_deck_order():
+    """Duel, game 1: the unrevealed cards' order is hidden. The search (its tree on both
+    seats' placements, its candidates) answers the same for two true states that differ in it."""
+    ismcts = pytest.importorskip("service.engine.ismcts")
+    g = new_game(2, {"mode": "duel"}, b"hidden-duel")
+    rnd = random.Random(8)
+    checked = 0
+    while g.state["game"] == 1 and not GAME.is_over(g.state):
+        seat = g.awaiting()[0]
+        if len(g.legal(seat)) > 1 and g.state["round"] in (2, 5, 9):
+            twin = clone(g.state)
+            hidden = [p for p in LETTERS if p not in twin["revealed"]]
+            twin["deck"] = twin["revealed"] + hidden[::-1]
+            assert twin != g.state
+            a, b = obs_of(g, seat), obs_of(g, seat, twin)
+            assert a == b
+            assert bot.BOTS.tree_every_seat(a)
+            picks = [ismcts.search(o, bot.BOTS, random.Random(1), budget_ms=None, iterations=60)
+                     for o in (a, b)]
+            assert picks[0] == picks[1] and picks[0] in a.legal
+            checked += 1
+        g.act(seat, rnd.choice(g.legal(seat)))
+    assert checked == 3
+
+
+def test_duel_candidates():
+    """Root: the heuristic's best placements; deeper (either seat): legal placements of the
+    node's site and piece, at most ``DUEL_CANDIDATES``. Standard game: every placement, and the
+    tree branches on the observer only."""
+    g = new_game(2, {"mode": "duel"}, b"cands")
+    for _ in range(3):
+        seat = g.awaiting()[0]
+        g.act(seat, g.legal(seat)[len(g.legal(seat)) // 2])
+    seat = g.awaiting()[0]
+    obs = obs_of(g, seat)
+    rnd = random.Random(2)
+    state = bot.for_simulation(bot.determinize(obs, rnd))
+    root = bot.candidates(GAME, state, seat, GAME.legal_actions(state, seat))
+    scores = bot._heuristic_scores(obs)
+    best = sorted(range(len(obs.legal)), key=lambda i: -scores[i])[:bot.DUEL_CANDIDATES]
+    assert root == [obs.legal[i] for i in best]
+    assert bot.heuristic(obs, random.Random(0)) in root
+    from service.engine import command
+    from service.engine.rng import SimRng
+    state = command(GAME, state, seat, root[0], SimRng(rnd), simulated=True)[1]
+    other = GAME.awaiting(state)[0]
+    assert other == 1 - seat
+    legal = GAME.legal_actions(state, other)
+    deeper = bot.candidates(GAME, state, other, legal)
+    assert len(deeper) == min(len(legal), bot.DUEL_CANDIDATES)
+    assert all(a in legal for a in deeper)
+    std = new_game(2, {}, b"cands-std")
+    obs = obs_of(std, 0)
+    assert not bot.BOTS.tree_every_seat(obs)
+    state = bot.determinize(obs, rnd)
+    assert bot.candidates(GAME, state, 0, obs.legal) == obs.legal
+
+
 def test_determinizations_of_one_observation_are_independent():
     g = new_game(2, {}, b"indep")
     g.act(1, g.legal(1)[3])

@@ -464,6 +464,9 @@ DUEL_FAST_ROUNDS = 1
 DUEL_CANDIDATES = 8
 #: duel: mission cards simulated in the rules (tree phase, then the rollout policy) before the cut
 DUEL_HORIZON = 3
+#: duel: in the match's last game the reward is the soft share of the match scores themselves
+#: (the lead decides the match), not of their change since the iteration's start
+DUEL_LAST_GAME_LEAD = False
 #: worth of one point of the heuristic's ``potential`` at the end of the fast playout
 EVAL_POTENTIAL = 0.5
 #: evaluation temperature in points
@@ -630,8 +633,8 @@ def evaluate(game, state: dict, seat: int) -> float:
         gains = _playout_duel(state, min(ROUNDS, state["round"] + DUEL_FAST_ROUNDS - 1), rnd)
         match = [sum(g["scores"][s] for g in state["game_log"]) + state["scores"][s] + gains[s]
                  for s in range(2)]
-        if state["round"] + DUEL_FAST_ROUNDS - 1 >= ROUNDS \
-                and state["game"] >= state["duel_games"]:
+        if state["game"] >= state["duel_games"] and (
+                DUEL_LAST_GAME_LEAD or state["round"] + DUEL_FAST_ROUNDS - 1 >= ROUNDS):
             return _share(match, seat, EVAL_POINTS)
         base = state["sim"]["base"]
         return _share([match[s] - base[s] for s in range(2)], seat, EVAL_POINTS)
