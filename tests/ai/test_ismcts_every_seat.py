@@ -78,3 +78,50 @@ def test_every_seat_search_is_deterministic_for_a_seed():
         a = search(_obs(), Hooks(True), random.Random(seed), None, iterations=30)
         b = search(_obs(), Hooks(True), random.Random(seed), None, iterations=30)
         assert a == b
+
+
+class Pick:
+    """One decision of seat 0 among five actions; only the last one wins."""
+
+    def is_over(self, state):
+        return state["pick"] is not None
+
+    def awaiting(self, state):
+        return [] if self.is_over(state) else [0]
+
+    def legal_actions(self, state, seat):
+        return [{"type": "pick", "n": n} for n in range(5)]
+
+    def decide(self, state, seat, action, rng):
+        return [], {"pick": action["n"]}
+
+    def result(self, state):
+        return {"winners": [0] if state["pick"] == 4 else [1]}
+
+
+class Widening(BotHooks):
+    def __init__(self, widen: bool) -> None:
+        self.widen = widen
+
+    def determinize(self, obs, rnd):
+        return {"pick": None}
+
+    def progressive_widening(self, obs):
+        return self.widen
+
+
+def _pick_obs():
+    game = Pick()
+    return SimpleNamespace(game=game, seat=0, legal=game.legal_actions({"pick": None}, 0))
+
+
+def test_progressive_widening_expands_the_candidates_in_order():
+    assert not BotHooks().progressive_widening(_pick_obs())
+    # 3 iterations: the first two candidates only (the third needs 2^2 <= visits of the two)
+    for seed in range(5):
+        pick = search(_pick_obs(), Widening(True), random.Random(seed), None, iterations=3)
+        assert pick["n"] in (0, 1)
+    # enough iterations reach the last candidate (4 tried children need 16 visits), and it wins
+    assert search(_pick_obs(), Widening(True), random.Random(1), None, iterations=60)["n"] == 4
+    # without widening every candidate is tried first, in random order
+    assert search(_pick_obs(), Widening(False), random.Random(1), None, iterations=6)["n"] == 4
