@@ -495,6 +495,8 @@ DUEL_LAST_GAME_LEAD = False
 EVAL_POTENTIAL = 0.5
 #: evaluation temperature in points
 EVAL_POINTS = 4.0
+#: the same in the duel (of the match lead)
+DUEL_EVAL_POINTS = 4.0
 
 #: randomness of the fast playouts (``evaluate`` gets no ``rnd``): reseeded from the search's
 #: ``rnd`` by every ``determinize``, so a search with ``iterations`` stays reproducible
@@ -659,9 +661,9 @@ def evaluate(game, state: dict, seat: int) -> float:
                  for s in range(2)]
         if state["game"] >= state["duel_games"] and (
                 DUEL_LAST_GAME_LEAD or state["round"] + DUEL_FAST_ROUNDS - 1 >= ROUNDS):
-            return _share(match, seat, EVAL_POINTS)
+            return _share(match, seat, DUEL_EVAL_POINTS)
         base = state["sim"]["base"]
-        return _share([match[s] - base[s] for s in range(2)], seat, EVAL_POINTS)
+        return _share([match[s] - base[s] for s in range(2)], seat, DUEL_EVAL_POINTS)
     if last == ROUNDS:
         # The playout ends the game: every seat's final score is simulated.
         finals = [state["scores"][s] + _playout_site(state, s, last, rnd)[0]
