@@ -96,9 +96,15 @@ iteration; of the match scores themselves when that playout ends the match): the
 match, counted across the two games, a simulation from late in game 1 going on into game 2.
 In game 2 the card order is game 1's (public; the determinizer uses it), so the search is over
 a perfect-information game there; in game 1 each iteration draws an order of the unrevealed
-cards and the opponent's nodes differ with the piece drawn. Measured (arena, 40 matches,
-seed 7, 400 iterations): 3 cards in the rules 73.8 %, 2 cards 60.0 %, 4 cards 55.0 % against
-the heuristic (the former one-card search 45.0 % on the same matches).
+cards and the opponent's nodes differ with the piece drawn. The tree widens progressively
+(``progressive_widening``, ``DUEL_WIDENING``): a node expands its next candidate, best first,
+only while (tried children)^2 <= their visits, so a node visited a few times (an opponent's
+reply in game 1, split over the pieces drawn) keeps to its best-ranked replies.
+
+Measured against the heuristic (arena, 400 iterations, docs/bots.md): 60.0 % [50.2, 69.1] of
+100 matches on seed 1 and 68.5 % [58.9, 76.8] on seed 2 (the former one-card search: 42.5 % on
+seed 1). On 40 matches of seed 7: 3 cards in the rules 73.8 %, 2 cards 60.0 %, 4 cards 55.0 %
+(without widening; with it 72.5 %); the former search 45.0 %.
 
 ``for_simulation`` stores ``state["sim"] = {"stop", "base"}`` (an extra key the rules ignore):
 the progress at which to cut and each seat's value at the start. ``evaluate`` gets no ``rnd``:
@@ -488,9 +494,6 @@ DUEL_CANDIDATES = 8
 DUEL_WIDENING = True
 #: duel: mission cards simulated in the rules (tree phase, then the rollout policy) before the cut
 DUEL_HORIZON = 3
-#: duel: in the match's last game the reward is the soft share of the match scores themselves
-#: (the lead decides the match), not of their change since the iteration's start
-DUEL_LAST_GAME_LEAD = False
 #: worth of one point of the heuristic's ``potential`` at the end of the fast playout
 EVAL_POTENTIAL = 0.5
 #: evaluation temperature in points
@@ -659,8 +662,8 @@ def evaluate(game, state: dict, seat: int) -> float:
         gains = _playout_duel(state, min(ROUNDS, state["round"] + DUEL_FAST_ROUNDS - 1), rnd)
         match = [sum(g["scores"][s] for g in state["game_log"]) + state["scores"][s] + gains[s]
                  for s in range(2)]
-        if state["game"] >= state["duel_games"] and (
-                DUEL_LAST_GAME_LEAD or state["round"] + DUEL_FAST_ROUNDS - 1 >= ROUNDS):
+        if state["round"] + DUEL_FAST_ROUNDS - 1 >= ROUNDS \
+                and state["game"] >= state["duel_games"]:
             return _share(match, seat, DUEL_EVAL_POINTS)
         base = state["sim"]["base"]
         return _share([match[s] - base[s] for s in range(2)], seat, DUEL_EVAL_POINTS)
