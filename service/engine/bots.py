@@ -229,8 +229,23 @@ class BotHooks:
                    ) -> list[Action]:
         """The observer's actions the search tree considers at a node, a subset of ``legal``
         that must not depend on what ``seat`` cannot see (e.g. one payment per path instead
-        of every payment): all of them by default."""
+        of every payment): all of them by default. With :meth:`tree_every_seat`, also asked
+        for the other seat's decisions in the tree."""
         return legal
+
+    def tree_every_seat(self, obs: "Observation") -> bool:
+        """Whether the search for ``obs`` branches on the other seat's decisions too (two
+        seats, alternating public decisions; that seat maximises 1 - the observer's reward)
+        instead of letting it play :meth:`rollout` in the tree phase (see
+        :mod:`service.engine.ismcts`). Off by default."""
+        return False
+
+    def progressive_widening(self, obs: "Observation") -> bool:
+        """Whether :meth:`candidates` lists its actions best first and the search's tree widens
+        progressively: a node expands its next untried candidate, in that order, only while
+        (tried children)^2 <= their visits (see :mod:`service.engine.ismcts`). Off by default
+        (untried actions are expanded first, in random order)."""
+        return False
 
     def prior(self, obs: "Observation") -> Action | None:
         """An action the search keeps unless another one is clearly better (its mean reward

@@ -10,7 +10,8 @@ One search answers one decision of the observing seat ``obs.seat``. Every iterat
    *availability* count is incremented and UCB1 uses it instead of the parent's visit count
    (``ucb = mean + C * sqrt(ln(avail) / visits)``, ``C = 0.7``). A game may narrow the
    observer's candidates (``hooks.candidates``, e.g. one payment per path), from what the
-   observer sees only, so every determinization gives the same ones. The first time a legal action
+   observer sees only, so every determinization gives the same ones (with
+   ``hooks.tree_every_seat``, the other seat's too, see below). The first time a legal action
    has never been tried it is expanded (one new node per iteration) and the tree phase ends.
 3. **Simulate** with ``hooks.rollout`` (uniform random unless the game says otherwise), each
    command through the engine's runner (:func:`service.engine.runner.command` with
@@ -28,6 +29,19 @@ an opponent's simultaneous (hidden) choice leak into the observer's node statist
 one tree instead of one per seat. When several seats are awaited at once (simultaneous phases),
 the other seats commit first, then the observer (rollout policies never read other seats' pending
 choices).
+
+Two-seat games of alternating, public decisions may answer ``hooks.tree_every_seat(obs)`` with
+True (default False; Scarabya's duel does): then the other seat's decisions branch the tree too,
+in the tree phase only, narrowed by ``hooks.candidates`` as the observer's are, and that seat
+picks its child by the same UCB1 on *its* reward, ``1 - the observer's`` (a node records whose
+decision it is, ``Node.mine``, and backpropagation adds that seat's reward): a max-min search
+instead of an opponent that follows the rollout policy.
+
+Progressive widening (``hooks.progressive_widening(obs)``, default False): the candidates
+come best first, and a node expands its next untried candidate (in that order) only while
+(number of its available tried children)^2 <= their visits, else it picks among those by UCB1:
+a node visited a few times keeps to its best-ranked actions (e.g. an opponent's best-scoring
+reply) instead of trying each once.
 
 Reward (documented choice): the observer's share of the win at the end of the game — ``1/k`` when
 the observer is one of ``k`` winners, else ``0``. The game's
@@ -81,10 +95,12 @@ def action_key(action: dict) -> bytes:
 
 
 class Node:
-    __slots__ = ("action", "children", "visits", "total", "avail")
+    __slots__ = ("action", "children", "visits", "total", "avail", "mine")
 
-    def __init__(self, action: dict | None = None) -> None:
+    def __init__(self, action: dict | None = None, mine: bool = True) -> None:
         self.action = action
+        #: whether the observer chose ``action`` (else the other seat: ``total`` is its reward)
+        self.mine = mine
         self.children: dict[bytes, Node] = {}
         self.visits = 0
         self.total = 0.0
@@ -123,6 +139,8 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
     awaiting = game.awaiting
     legal_actions = game.legal_actions
     candidates = hooks.candidates
+    both = hooks.tree_every_seat(obs)
+    widen = hooks.progressive_widening(obs)
     log = math.log
     sqrt = math.sqrt
     c = EXPLORATION
@@ -163,12 +181,13 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
             moves = legal_actions(state, seat)
             if len(moves) == 1:
                 action = moves[0]
-            elif seat == me and in_tree:
+            elif in_tree and (seat == me or both):
                 moves = candidates(game, state, seat, moves)
                 best = None
                 best_score = -1.0
                 untried = []
                 children = node.children
+                tried = tried_visits = 0
                 for a in moves:
                     k = action_key(a)
                     child = children.get(k)
@@ -176,14 +195,19 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
                         untried.append((k, a))
                         continue
                     child.avail += 1
+                    tried += 1
+                    tried_visits += child.visits
                     score = child.total / child.visits + c * sqrt(log(child.avail) / child.visits)
                     if score > best_score:
                         best_score = score
                         best = child
-                if untried:
-                    k, a = untried[rnd.randrange(len(untried))] if len(untried) > 1 \
-                        else untried[0]
-                    child = Node(a)
+                if untried and (not widen or tried * tried <= tried_visits):
+                    if widen:
+                        k, a = untried[0]
+                    else:
+                        k, a = untried[rnd.randrange(len(untried))] if len(untried) > 1 \
+                            else untried[0]
+                    child = Node(a, seat == me)
                     child.avail = 1
                     children[k] = child
                     in_tree = False
@@ -201,7 +225,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
                 reward = evaluate(game, state, me)
         for n in path:
             n.visits += 1
-            n.total += reward
+            n.total += reward if n.mine else 1.0 - reward
 
     order = {action_key(a): i for i, a in enumerate(legal)}
     best_key = None

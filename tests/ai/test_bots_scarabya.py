@@ -206,26 +206,29 @@ def _sim_state(g, seat, rnd_seed=0):
 
 @pytest.mark.parametrize("options", [{}, {"mode": "duel"}])
 def test_horizon_cuts_after_the_decided_card_and_evaluate_is_a_share(options):
+    """Standard game: the cut comes with the card after the decided one (``HORIZON``); duel:
+    after ``DUEL_HORIZON`` cards, counted across the match's games."""
     from service.engine import command
     from service.engine.rng import SimRng
 
     g = new_game(2, options, b"hooks")
     rnd = random.Random(4)
+    cards = bot.DUEL_HORIZON if options else bot.HORIZON
     cuts = 0
     while not GAME.is_over(g.state):
         seat = g.awaiting()[0]
         obs, state = _sim_state(g, seat)
         assert bot.horizon(state) is False
-        start_round, start_game = state["round"], state["game"]
+        start = bot._progress(state)
         sim_rng = SimRng(rnd)
         while not GAME.is_over(state) and not bot.horizon(state):
-            assert (state["game"], state["round"]) == (start_game, start_round)
+            assert start <= bot._progress(state) < start + cards
             s = GAME.awaiting(state)[0]
             state = command(GAME, state, s, rnd.choice(GAME.legal_actions(state, s)), sim_rng,
                             simulated=True)[1]
         if not GAME.is_over(state):
             cuts += 1
-            assert (state["game"], state["round"]) != (start_game, start_round)
+            assert bot._progress(state) >= start + cards  # a discard may skip a turn
             for s in (0, 1):
                 assert 0.0 <= bot.evaluate(GAME, state, s) <= 1.0
             if options:  # duel, same playout: the two seats' shares are complementary
@@ -305,6 +308,64 @@ def test_mcts_decision_does_not_depend_on_the_true_hidden_state():
             if s in g.awaiting():
                 g.act(s, rnd.choice(g.legal(s)))
     assert checked >= 2
+
+
+def test_duel_mcts_decision_does_not_depend_on_the_hidden_deck_order():
+    """Duel, game 1: the unrevealed cards' order is hidden. The search (its tree on both
+    seats' placements, its candidates) answers the same for two true states that differ in it."""
+    ismcts = pytest.importorskip("service.engine.ismcts")
+    g = new_game(2, {"mode": "duel"}, b"hidden-duel")
+    rnd = random.Random(8)
+    checked = 0
+    while g.state["game"] == 1 and not GAME.is_over(g.state):
+        seat = g.awaiting()[0]
+        if len(g.legal(seat)) > 1 and g.state["round"] in (2, 5, 9):
+            twin = clone(g.state)
+            hidden = [p for p in LETTERS if p not in twin["revealed"]]
+            twin["deck"] = twin["revealed"] + hidden[::-1]
+            assert twin != g.state
+            a, b = obs_of(g, seat), obs_of(g, seat, twin)
+            assert a == b
+            assert bot.BOTS.tree_every_seat(a)
+            picks = [ismcts.search(o, bot.BOTS, random.Random(1), budget_ms=None, iterations=60)
+                     for o in (a, b)]
+            assert picks[0] == picks[1] and picks[0] in a.legal
+            checked += 1
+        g.act(seat, rnd.choice(g.legal(seat)))
+    assert checked == 3
+
+
+def test_duel_candidates():
+    """Root: the heuristic's best placements; deeper (either seat): legal placements of the
+    node's site and piece, at most ``DUEL_CANDIDATES``. Standard game: every placement, and the
+    tree branches on the observer only."""
+    g = new_game(2, {"mode": "duel"}, b"cands")
+    for _ in range(3):
+        seat = g.awaiting()[0]
+        g.act(seat, g.legal(seat)[len(g.legal(seat)) // 2])
+    seat = g.awaiting()[0]
+    obs = obs_of(g, seat)
+    rnd = random.Random(2)
+    state = bot.for_simulation(bot.determinize(obs, rnd))
+    root = bot.candidates(GAME, state, seat, GAME.legal_actions(state, seat))
+    scores = bot._heuristic_scores(obs)
+    best = sorted(range(len(obs.legal)), key=lambda i: -scores[i])[:bot.DUEL_CANDIDATES]
+    assert root == [obs.legal[i] for i in best]
+    assert bot.heuristic(obs, random.Random(0)) in root
+    from service.engine import command
+    from service.engine.rng import SimRng
+    state = command(GAME, state, seat, root[0], SimRng(rnd), simulated=True)[1]
+    other = GAME.awaiting(state)[0]
+    assert other == 1 - seat
+    legal = GAME.legal_actions(state, other)
+    deeper = bot.candidates(GAME, state, other, legal)
+    assert len(deeper) == min(len(legal), bot.DUEL_CANDIDATES)
+    assert all(a in legal for a in deeper)
+    std = new_game(2, {}, b"cands-std")
+    obs = obs_of(std, 0)
+    assert not bot.BOTS.tree_every_seat(obs)
+    state = bot.determinize(obs, rnd)
+    assert bot.candidates(GAME, state, 0, obs.legal) == obs.legal
 
 
 def test_determinizations_of_one_observation_are_independent():

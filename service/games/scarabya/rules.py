@@ -294,13 +294,17 @@ def occupied(site: dict) -> int:
     return m
 
 
-def legal_masks(piece: str, allow_reflection: bool, rocks: int, occ: int) -> list[Placement]:
-    """Every legal placement of ``piece`` on a site (section 7), sorted by cell list."""
+@lru_cache(maxsize=16384)
+def legal_masks(piece: str, allow_reflection: bool, rocks: int, occ: int
+                ) -> tuple[Placement, ...]:
+    """Every legal placement of ``piece`` on a site (section 7), sorted by cell list. Memoized
+    (a site recurs: ``legal_actions``, ``decide``'s validation and the bots ask for the same
+    one, and a search's simulations revisit the sites near its root)."""
     table = PLACEMENTS[(piece, allow_reflection)]
     if not occ:
-        return [p for p in table if not p.mask & rocks and p.mask & CENTER]
+        return tuple(p for p in table if not p.mask & rocks and p.mask & CENTER)
     blocked = rocks | occ
-    return [p for p in table if not p.mask & blocked and p.nbr & occ]
+    return tuple(p for p in table if not p.mask & blocked and p.nbr & occ)
 
 
 def enclosed(rocks: int, occ: int, pmask: int) -> list[int]:
@@ -488,7 +492,7 @@ class Scarabya(Game):
         rocks, scarabs = layout_masks(tuple(state["layout"]))
         return rocks, scarabs, occupied(state["sites"][self._site_index(state, seat)])
 
-    def _legal(self, state: dict, seat: int) -> list[Placement]:
+    def _legal(self, state: dict, seat: int) -> tuple[Placement, ...]:
         rocks, _, occ = self._masks(state, seat)
         return legal_masks(state["piece"], state["allow_reflection"], rocks, occ)
 
