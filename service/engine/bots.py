@@ -232,6 +232,13 @@ class BotHooks:
         of every payment): all of them by default."""
         return legal
 
+    def exact(self, obs: "Observation") -> Action | None:
+        """The action for ``obs`` when the game's policy solves this kind of decision exactly
+        (e.g. a claim that can only help, a plan over the seat's own moves), from the
+        observation only: :func:`~service.engine.ismcts.search` then answers it without
+        searching. None by default (every decision is searched)."""
+        return None
+
     def prior(self, obs: "Observation") -> Action | None:
         """An action the search keeps unless another one is clearly better (its mean reward
         above this one's by :data:`~service.engine.ismcts.PRIOR_MARGIN`): e.g. the heuristic's.

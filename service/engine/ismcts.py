@@ -38,6 +38,10 @@ Without it every simulated game is played to its end. ``for_simulation(state) ->
 parts of a determinization that only feed views and result details (e.g. Tides' per-round
 breakdown) so that the rules' own clones stay cheap.
 
+A decision the game's ``hooks.exact(obs)`` answers (a kind of decision its policy solves
+exactly, e.g. Pharaoh's Wall's curse claims and end-phase scarab moves) is not searched: that
+action is the answer.
+
 Budget: ``iterations`` (exact count, deterministic for a given ``rnd``) and/or ``budget_ms``
 (wall clock). With ``iterations`` and ``budget_ms=None`` the search is fully deterministic. The
 answer is the most visited root action (ties: higher mean, then first in ``obs.legal`` order),
@@ -93,6 +97,9 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
     legal = obs.legal
     if len(legal) == 1:
         return legal[0]
+    exact = hooks.exact(obs)
+    if exact is not None:
+        return exact
     if iterations is None and budget_ms is None:
         raise ValueError("search needs iterations or budget_ms")
     game = obs.game

@@ -806,10 +806,41 @@ __all__ = ["heuristic", "rollout", "determinize", "for_simulation", "horizon", "
            "GAME"]
 
 
+# ---------------------------------------------------------------------------------------------
+# ISMCTS hooks: decisions not searched
+# ---------------------------------------------------------------------------------------------
+
+#: Decision kinds the policy answers exactly (``exact``, ``candidates``): a correct curse claim
+#: can only gain (a wrong one is a pass), the victim and the gift follow from public eye counts
+#: and the seat's own values, and the end-phase plan is exact over the seat's own scarab moves.
+SOLVED_KINDS = frozenset(("curse_claim", "curse_pass", "curse_victim", "curse_give",
+                          "move_scarab", "done"))
+
+
+def exact(obs: Observation) -> dict | None:
+    """The heuristic's answer to every decision that is not an insert (``SOLVED_KINDS``): the
+    search answers those without searching. None for an insert (searched)."""
+    if obs.legal[0]["type"] not in SOLVED_KINDS:
+        return None
+    return heuristic(obs, random.Random(0))
+
+
+def candidates(game, state: dict, seat: int, legal: list[dict]) -> list[dict]:
+    """The observer's actions the tree considers: inside an iteration, a decision of a
+    ``SOLVED_KINDS`` kind has one candidate, the policy's answer (read from the public wall,
+    the revealed curse card, public eye counts and the seat's own values); inserts are all
+    searched."""
+    if legal[0]["type"] in SOLVED_KINDS:
+        return [rollout(game, state, seat, legal, None)]
+    return legal
+
+
 class Bots(BotHooks):
     """This game's bot hooks (:class:`~service.engine.bots.BotHooks`)."""
 
     cuts_simulations = True
+    exact = staticmethod(exact)
+    candidates = staticmethod(candidates)
     heuristic = staticmethod(heuristic)
     determinize = staticmethod(determinize)
     rollout = staticmethod(rollout)
