@@ -108,6 +108,7 @@ from .rules import (ANIMALS, CARD_IDS, CARDS, CELLS, CURSE_IDS, CURSES,
                                    DIRECTIONS8, GAME, HEIGHT, PHARAOH_BONUS, PHARAOHS,
                                    SARCOPHAGI, TIERS, WIDTH, find_pairs, segment_matches)
 from ...engine.bots import BotHooks, Observation
+from ...engine.ismcts import action_key
 
 EYE_EV: dict[int, float] = {
     e: sum(SARCOPHAGI[s]["value"] for s in TIERS[e - 1]) / len(TIERS[e - 1]) for e in (1, 2, 3)}
@@ -825,14 +826,99 @@ def exact(obs: Observation) -> dict | None:
     return heuristic(obs, random.Random(0))
 
 
+def _counts_from_state(state: dict, me: int) -> dict[tuple[str, str], int]:
+    """:func:`unseen_counts` on a determinization: what ``me`` has not seen (wall, own hand)."""
+    counts = {k: 0 for k in REPRESENTATIVE}
+    seen = {c for col in state["wall"] for c in col} | set(state["hands"][me])
+    for cid in CARD_IDS:
+        if cid not in seen:
+            counts[(_ANIMAL[cid], _FACING[cid])] += 1
+    return counts
+
+
+def threat_scores(pub: Pub, me: int, legal: list[dict], counts: dict, hand: int
+                  ) -> list[tuple[float, int, dict]]:
+    """Every insert scored as the heuristic scores its ten best: one-ply gain minus the next
+    seat's threat (weight 1.0 with 2 seats, 0.6 with more), as ``(score, -index, action)``
+    sorted best first (ties: first in ``legal``)."""
+    n = pub.n
+    opp = (me + 1) % n
+    weight = 1.0 if n == 2 else 0.6
+    out = []
+    for i, (g, act) in enumerate(insert_gains(pub, me, legal)):
+        after = pub.copy()
+        simulate(after, me, act["card"], act["column"], act["explorer"], apply=True)
+        after.weight = pub.weight + 0.6 / CELLS
+        out.append((g - weight * threat(after, me, opp, hand, counts), -i, act))
+    out.sort(key=lambda x: (x[0], x[1]), reverse=True)
+    return out
+
+
+#: ISMCTS: inserts the tree considers at the observer's decision of an iteration's start (the
+#: best by :func:`threat_scores`) and at its later decisions inside the tree (the best by
+#: one-ply gain).
+ROOT_CANDIDATES = 8
+TREE_CANDIDATES = 8
+#: Root candidates of recent decisions, keyed by what the observer sees (bounded).
+_ROOT_CACHE: dict[bytes, list[dict]] = {}
+
+
+def _root_key(state: dict, seat: int, legal: list[dict]) -> bytes:
+    pil = state["pillars"]
+    return orjson.dumps([seat, state["wall"], sorted(state["hands"][seat]),
+                         [len(h) for h in state["hands"]], state["pharaohs"][seat],
+                         [[pil[a]["occupant"], pil[a]["scarabs"],
+                           [SARCOPHAGI[x]["eyes"] for x in pil[a]["stack"]]] for a in ANIMALS],
+                         state["supply"], state["reserves"], state["sphinx"], legal])
+
+
+def root_candidates(state: dict, seat: int, legal: list[dict]) -> list[dict]:
+    """The ``ROOT_CANDIDATES`` best inserts by :func:`threat_scores` on the observer's public
+    position, its own hand and pharaoh (the same for every determinization of one
+    observation), in ``legal`` order."""
+    key = _root_key(state, seat, legal)
+    out = _ROOT_CACHE.get(key)
+    if out is None:
+        pub = pub_from_state(state, seat)
+        opp = (seat + 1) % pub.n
+        scored = threat_scores(pub, seat, legal, _counts_from_state(state, seat),
+                               len(state["hands"][opp]))
+        keep = {action_key(a) for _, _, a in scored[:ROOT_CANDIDATES]}
+        out = [a for a in legal if action_key(a) in keep]
+        if len(_ROOT_CACHE) >= 256:
+            _ROOT_CACHE.clear()
+        _ROOT_CACHE[key] = out
+    return out
+
+
+def tree_candidates(state: dict, seat: int, legal: list[dict]) -> list[dict]:
+    """The ``TREE_CANDIDATES`` best inserts by one-ply gain (ties: first in ``legal``), in
+    ``legal`` order."""
+    pub = pub_from_state(state, seat)
+    gains = insert_gains(pub, seat, legal)
+    order = sorted(range(len(gains)), key=lambda i: (-gains[i][0], i))[:TREE_CANDIDATES]
+    keep = set(order)
+    return [a for i, (_, a) in enumerate(gains) if i in keep]
+
+
 def candidates(game, state: dict, seat: int, legal: list[dict]) -> list[dict]:
-    """The observer's actions the tree considers: inside an iteration, a decision of a
-    ``SOLVED_KINDS`` kind has one candidate, the policy's answer (read from the public wall,
-    the revealed curse card, public eye counts and the seat's own values); inserts are all
-    searched."""
+    """The observer's actions the tree considers, from what the seat sees only. A decision
+    of a ``SOLVED_KINDS`` kind has one candidate, the policy's answer (read from the public
+    wall, the revealed curse card, public eye counts and the seat's own values). Inserts: at
+    the iteration's first decision (the real one) :func:`root_candidates`, deeper in the tree
+    :func:`tree_candidates`."""
     if legal[0]["type"] in SOLVED_KINDS:
         return [rollout(game, state, seat, legal, None)]
-    return legal
+    if len(legal) <= min(ROOT_CANDIDATES, TREE_CANDIDATES):
+        return legal
+    if state["turn_number"] == state.get(SIM_START):
+        return root_candidates(state, seat, legal)
+    return tree_candidates(state, seat, legal)
+
+
+def prior(obs: Observation) -> dict:
+    """The heuristic's insert, kept unless the search finds a clearly better one."""
+    return heuristic(obs, random.Random(0))
 
 
 class Bots(BotHooks):
@@ -841,6 +927,7 @@ class Bots(BotHooks):
     cuts_simulations = True
     exact = staticmethod(exact)
     candidates = staticmethod(candidates)
+    prior = staticmethod(prior)
     heuristic = staticmethod(heuristic)
     determinize = staticmethod(determinize)
     rollout = staticmethod(rollout)
