@@ -239,6 +239,13 @@ class BotHooks:
         searching. None by default (every decision is searched)."""
         return None
 
+    def next_to_commit(self, state: State, awaited: list[int], observer: int,
+                       rnd: random.Random) -> int:
+        """Which of several awaited seats commits next in a simulation: by default the first
+        other seat (the observer commits last, so no other seat's pending choice can depend on
+        its own)."""
+        return awaited[1] if awaited[0] == observer else awaited[0]
+
     def prior(self, obs: "Observation") -> Action | None:
         """An action the search keeps unless another one is clearly better (its mean reward
         above this one's by :data:`~service.engine.ismcts.PRIOR_MARGIN`): e.g. the heuristic's.

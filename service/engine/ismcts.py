@@ -26,8 +26,10 @@ Every other seat, in the tree phase as in the simulation, plays ``hooks.rollout`
 in the determinization. This is the "opponents follow the rollout policy" variant: it never lets
 an opponent's simultaneous (hidden) choice leak into the observer's node statistics, and it needs
 one tree instead of one per seat. When several seats are awaited at once (simultaneous phases),
-the other seats commit first, then the observer (rollout policies never read other seats' pending
-choices).
+``hooks.next_to_commit`` picks who commits next: by default the other seats first, then the
+observer (rollout policies never read other seats' pending choices); a game whose simultaneous
+phase is a race (Pharaoh's Wall's curse claims: the first correct claim wins) may draw the order
+instead.
 
 Reward (documented choice): the observer's share of the win at the end of the game — ``1/k`` when
 the observer is one of ``k`` winners, else ``0``. The game's
@@ -113,6 +115,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
     awaiting = game.awaiting
     legal_actions = game.legal_actions
     candidates = hooks.candidates
+    next_to_commit = hooks.next_to_commit
     log = math.log
     sqrt = math.sqrt
     c = EXPLORATION
@@ -140,9 +143,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
                 reward = evaluate(game, state, me)
                 break
             aw = awaiting(state)
-            seat = aw[0]
-            if seat == me and len(aw) > 1:
-                seat = aw[1]
+            seat = aw[0] if len(aw) == 1 else next_to_commit(state, aw, me, rnd)
             moves = legal_actions(state, seat)
             if len(moves) == 1:
                 action = moves[0]

@@ -916,6 +916,14 @@ def candidates(game, state: dict, seat: int, legal: list[dict]) -> list[dict]:
     return tree_candidates(state, seat, legal)
 
 
+def next_to_commit(state: dict, awaited: list[int], observer: int, rnd: random.Random) -> int:
+    """A curse round is a race (the first correct claim wins, in the order the server records
+    claims), and which seat's claim comes first is not known in advance: the simulations draw
+    it uniformly among the seats still awaited, the observer included (the default order, the
+    observer last, would hand every race to the others)."""
+    return awaited[rnd.randrange(len(awaited))]
+
+
 def prior(obs: Observation) -> dict:
     """The heuristic's insert, kept unless the search finds a clearly better one."""
     return heuristic(obs, random.Random(0))
@@ -928,6 +936,7 @@ class Bots(BotHooks):
     exact = staticmethod(exact)
     candidates = staticmethod(candidates)
     prior = staticmethod(prior)
+    next_to_commit = staticmethod(next_to_commit)
     heuristic = staticmethod(heuristic)
     determinize = staticmethod(determinize)
     rollout = staticmethod(rollout)
