@@ -76,6 +76,30 @@ The horizon is what makes mcts stronger than the heuristic (measured with bench/
 seats: 1 round ~ the heuristic's own one-ply threat, 2-5 rounds better, 3 best per iteration
 cost); each iteration costs ~0.5 ms, most of it the rules' ``legal_actions``.
 
+What the tree searches (``exact``, ``candidates``, ``prior``, ``next_to_commit``)
+-------------------------------------------------------------------------------
+Only inserts are searched. Every other decision (``SOLVED_KINDS``: curse claim or pass, curse
+victim, curse gift, end-phase scarab move or done) is answered by the heuristic's own rule
+(``exact``: the search returns it without an iteration; inside the tree such a node has that one
+candidate). Searching them lost games: a curse round lists every straight segment of three
+cards (~55 on average), 200 iterations spread over them, and mcts at 200 iterations never once
+made the heuristic's claim (0 of 20 claim decisions in 4 curse games), i.e. it gave up nearly
+every curse it could have won; its end-phase moves matched the exact plan 18% of the time.
+
+Inserts: at the real decision (the iteration's first observer node) the tree considers the
+``ROOT_CANDIDATES`` (8) best by the heuristic's score (one-ply gain minus the next seat's
+threat, :func:`threat_scores`, computed on the public position, the seat's hand and pharaoh, so
+every determinization gives the same 8; cached per decision), deeper in the tree the
+``TREE_CANDIDATES`` (8) best by one-ply gain. The answer is the heuristic's insert (``prior``)
+unless the most visited one's mean reward is higher by ``PRIOR_MARGIN`` (0.05). With ~20
+legal inserts, 200 iterations gave each ~10 visits and the answer was close to a coin among
+near-equal moves (it differed from the heuristic's at ~80% of insert decisions, and playing
+both continuations out from 16 determinizations found those deviations no better on average).
+
+A curse round is a race: the first correct claim wins. The engine's default simulation order
+(the other seats commit first) handed every race to the opponent; ``next_to_commit`` draws the
+race's order uniformly among the awaited seats instead.
+
 Determinizer (``determinize(obs, rnd)``)
 ---------------------------------------
 Builds a full engine state from ``obs.view`` (and ``obs.events`` for sarcophagus ids this seat
