@@ -442,9 +442,28 @@ def test_exact_answers_curse_and_end_phase_decisions_without_searching():
         assert bot.exact(obs) is None
 
 
-def test_default_hooks_answer_nothing_exactly():
+def test_default_hooks_answer_nothing_exactly_and_let_the_observer_commit_last():
     from service.engine.bots import BotHooks
-    assert BotHooks().exact(None) is None
+    hooks = BotHooks()
+    assert hooks.exact(None) is None
+    rnd = random.Random(0)
+    assert hooks.next_to_commit(None, [0, 1], 0, rnd) == 1
+    assert hooks.next_to_commit(None, [0, 1, 2], 1, rnd) == 0
+    assert rnd.random() == random.Random(0).random()  # the default draws nothing
+
+
+def test_curse_race_is_simulated_in_seat_order():
+    """In a curse round the awaited seats commit in the engine's order (seat 0 first), the
+    observer included: a simulated race is won by the lowest seat that can claim."""
+    checked = 0
+    for g, seat, obs in _decisions({"curse": True}, b"race", {"curse_claim", "curse_pass"}, 3):
+        aw = g.awaiting()
+        if len(aw) < 2:
+            continue
+        for me in aw:
+            assert bot.BOTS.next_to_commit(g.state, aw, me, random.Random(1)) == aw[0]
+        checked += 1
+    assert checked >= 1
 
 
 @pytest.mark.parametrize("variant", ["base", "curse-sphinx"])
