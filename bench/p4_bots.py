@@ -20,7 +20,9 @@ observations a seat really gets, only those with more than one legal action).
 3. The time of one decision at default settings, ``service.engine.bots.choose(level, obs)``
    (no budget given: the mcts level uses ``DEFAULT_BUDGET_MS``), for every game type and level,
    over several decision points each; the time of building the observation (``observe``) is reported
-   apart. Target: every decision <= 1 s.
+   apart. Target: every decision <= 1 s. This is a sample (a few points per game type, the
+   default mode only); ``bench/decision_time.py`` times every decision of the mcts seat of whole
+   games of every type and mode, as the autoplay makes them (incremental observation + choose).
 
 A game without bot hooks is skipped with a note.
 

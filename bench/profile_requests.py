@@ -9,11 +9,12 @@ environ of every request built beforehand so that only the app's own work is tim
 * ``inapp``: the same request on the production app (its hooks, limiter, logs, metrics);
 * ``action``: ``POST /v1/games/{id}/actions`` (Diamant, 4 seats, the awaited seats in turn).
 
-Prints this process's CPU microseconds per request for each (best of ``--repeat`` timed loops;
+Prints this process's CPU microseconds per request for each (best of ``--repeat`` timed loops,
+and the median over the rounds of each loop's ratio to the bare loop of its round;
 CPU time, not wall time: waiting for Redis and for other jobs on the machine is not counted,
 Redis's own CPU is not either), then a cProfile (CPU time) of one more loop of each (top functions by own time and by cumulative time), and one JSON line.
-The access log goes to a handler that formats every record and drops the text (what a real
-deployment pays, minus the write to stderr).
+The access log goes to the handler a deployment logs with (``logs.StderrHandler``, JSON), writing
+to ``/dev/null``: what a real deployment pays, minus the pipe to its log collector.
 
     .venv/bin/python bench/profile_requests.py [--requests 3000] [--repeat 3] [--top 25]
 """
@@ -28,6 +29,7 @@ import logging
 import os
 import pstats
 import random
+import statistics
 import sys
 import time
 
@@ -38,13 +40,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _harness import Redis  # noqa: E402
 
 SEATS = 4
-
-
-class _Sink(logging.Handler):
-    """Formats each record like the stderr handler would, keeps nothing."""
-
-    def emit(self, record):
-        self.format(record)
 
 
 def environ(method: str, path: str, body: bytes = b"", headers: dict | None = None) -> dict:
@@ -195,9 +190,9 @@ def main() -> None:
         bare = bare_app.create_app(os.environ["REDIS_URL"])
         prod = prod_wsgi()
         root = logging.getLogger()
-        for h in list(root.handlers):  # the access log formatted, not printed
+        for h in list(root.handlers):  # the access log formatted and written to /dev/null
             root.removeHandler(h)
-        sink = _Sink()
+        sink = logs.StderrHandler(open(os.devnull, "w"))
         sink.setFormatter(logs.JsonFormatter())
         root.addHandler(sink)
         root.setLevel(logging.INFO)
@@ -221,6 +216,10 @@ def main() -> None:
             best["action"].append(s)
             errors += e
         us = {k: round(1e6 * min(v) / n, 1) for k, v in best.items()}
+        # each loop against the bare loop of the same round, a few ms earlier: a neighbour's
+        # load that comes and goes slows both alike, which the best-of figures do not cancel
+        median_ratio = {k: round(statistics.median(x / b for x, b in zip(best[k], best["bare"])),
+                                 3) for k in ("inapp", "action")}
         profiles = {}
         for name, runner in (("bare", lambda p: run_environs(bare, bench_environs(n, "ee"), p)),
                              ("inapp", lambda p: run_environs(prod, bench_environs(n, "ef"), p)),
@@ -236,7 +235,9 @@ def main() -> None:
 
     print(f"in-process WSGI calls, CPU per request, {n} requests per loop, best of {args.repeat}:")
     for k, v in us.items():
-        print(f"  {k:7s} {v:8.1f} us per request  ({v / us['bare']:.2f}x bare)")
+        print(f"  {k:7s} {v:8.1f} us per request  ({v / us['bare']:.2f}x bare"
+              + (f"; median of the rounds' ratios {median_ratio[k]:.2f}x)" if k in median_ratio
+                 else ")"))
     for name, prof in profiles.items():
         print(f"\n== cProfile {name} ({n} requests): by own time")
         print("\n".join(top(prof, args.top, "tottime")))
@@ -246,6 +247,7 @@ def main() -> None:
                       "cpu_us_per_request": us, "errors": errors,
                       "ratio_inapp_to_bare": round(us["inapp"] / us["bare"], 3),
                       "ratio_action_to_bare": round(us["action"] / us["bare"], 3),
+                      "median_round_ratio_to_bare": median_ratio,
                       "loadavg": [round(x, 2) for x in os.getloadavg()]}, sort_keys=True))
 
 

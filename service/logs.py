@@ -23,6 +23,7 @@ import logging
 import os
 import re
 import sys
+import time
 from contextvars import ContextVar
 from typing import Mapping
 
@@ -65,15 +66,19 @@ def rfc3339(created: float) -> str:
     return timestamps.rfc3339(int(created * 1000))
 
 
+def _head(created: float, level: str, name: str, message: str, rid: str | None) -> dict:
+    out = {"time": rfc3339(created), "level": level, "logger": name, "message": message}
+    if rid is not None:
+        out["request_id"] = rid
+    return out
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per record (see the module docstring)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        out = {"time": rfc3339(record.created), "level": record.levelname,
-               "logger": record.name, "message": record.getMessage()}
-        rid = getattr(record, "request_id", None)
-        if rid is not None:
-            out["request_id"] = rid
+        out = _head(record.created, record.levelname, record.name, record.getMessage(),
+                    getattr(record, "request_id", None))
         for key, value in vars(record).items():
             if key not in _STANDARD and key not in out:
                 out[key] = value
@@ -99,6 +104,62 @@ class TextFormatter(logging.Formatter):
 
     def formatTime(self, record, datefmt=None):  # noqa: N802 - logging's name
         return rfc3339(record.created)
+
+
+class StderrHandler(logging.StreamHandler):
+    """The handler :func:`configure` installs on the root logger."""
+
+
+def _sole_handler(logger: logging.Logger, level: int) -> StderrHandler | None:
+    """The :class:`StderrHandler` with one of our formatters that a record of ``logger`` at
+    ``level`` reaches, and nothing else sees (no filter, no other handler on the way), else
+    None."""
+    while True:
+        if logger.filters:
+            return None
+        if logger.parent is None or not logger.propagate:
+            break
+        if logger.handlers:
+            return None
+        logger = logger.parent
+    if len(logger.handlers) != 1:
+        return None
+    handler = logger.handlers[0]
+    if (type(handler) is not StderrHandler or handler.filters or level < handler.level
+            or type(handler.formatter) not in (JsonFormatter, TextFormatter)):
+        return None
+    return handler
+
+
+def log_fields(logger: logging.Logger, level: int, message: str, fields: dict) -> None:
+    """``logger.log(level, message, extra=fields)`` (``message`` already formatted), for a line
+    logged on every request: where the record would only reach :func:`configure`'s handler,
+    the line is written without making a ``LogRecord`` -- the same text its formatter would
+    write for that record (``tests/test_logs.py`` compares them)."""
+    handler = _sole_handler(logger, level)
+    if handler is None:
+        record = logger.makeRecord(logger.name, level, __file__, 0, message, None, None,
+                                   extra=fields)
+        logger.handle(record)
+        return
+    created = time.time()
+    name = logging.getLevelName(level)
+    rid = REQUEST_ID.get()
+    if type(handler.formatter) is JsonFormatter:
+        out = _head(created, name, logger.name, message, rid)
+        for key, value in fields.items():
+            if key not in out:
+                out[key] = value
+        line = orjson.dumps(out, default=str).decode()
+    else:
+        line = f"{rfc3339(created)} {name} {logger.name}{f' [{rid}]' if rid else ''} {message}"
+    try:
+        with handler.lock:
+            handler.stream.write(line + handler.terminator)
+            handler.flush()
+    except Exception:  # as StreamHandler.emit reports a failed write
+        handler.handleError(logger.makeRecord(logger.name, level, __file__, 0, message, None,
+                                              None, extra=fields))
 
 
 def formatter(fmt: str) -> logging.Formatter:
@@ -131,7 +192,7 @@ def configure(fmt: str | None = None, level: int = logging.INFO) -> None:
     root = logging.getLogger()
     if any(isinstance(h.formatter, (JsonFormatter, TextFormatter)) for h in root.handlers):
         return
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StderrHandler(sys.stderr)
     handler.setFormatter(formatter(fmt or log_format()))
     root.addHandler(handler)
     root.setLevel(level)

@@ -248,7 +248,7 @@ class ActionRoute:
                             self.log_access)
         finally:
             observe.forget()
-        return response(environ, start_response)
+        return _send(response, environ, start_response)
 
     def _respond(self, environ, game_id: str, body: dict):
         """What the app's rate-limit hooks and the action view do, in their order."""
@@ -279,6 +279,27 @@ class ActionRoute:
             return ActionRequestSchema.fast_load(decode_json(data))
         except MalformedRequest:
             return None
+
+
+def _send(response, environ, start_response):
+    """``response(environ, start_response)``, for the route's answers without werkzeug's
+    per-response copy of the headers: an answer made with bytes (as ``json_response`` and the
+    error handlers make them) already carries its Content-Length, and one without a
+    ``Location``/``Content-Location``, of a status that has a body and with nothing to run on
+    close, is sent with those headers and that body unchanged (what ``get_wsgi_response``
+    would send); anything else is werkzeug's."""
+    status = response.status_code
+    if response.is_sequence and not response._on_close and 200 <= status \
+            and status not in (204, 304):
+        headers = response.headers.to_wsgi_list()
+        names = {name.lower() for name, _ in headers}
+        if "content-length" in names and not names & _FIXED_BY_WERKZEUG:
+            start_response(response.status, headers)
+            return response.response
+    return response(environ, start_response)
+
+
+_FIXED_BY_WERKZEUG = {"location", "content-location"}
 
 
 def install_action_route(app: Flask, log_access: bool) -> bool:

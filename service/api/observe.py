@@ -35,12 +35,9 @@ def end(environ: dict, response, method: str, path: str, route: str,
     metrics.observe_request(method, route, status, seconds)
     if log_access and access_log.isEnabledFor(logging.INFO):
         ms = round(seconds * 1000, 1)
-        # made and handled here: logging's caller lookup would cost more than the line
-        access_log.handle(access_log.makeRecord(
-            access_log.name, logging.INFO, __file__, 0, "%s %s %s %.1fms",
-            (method, path, status, ms), None,
-            extra={"method": method, "path": path, "route": route, "status": status,
-                   "duration_ms": ms, "remote": environ.get("REMOTE_ADDR")}))
+        logs.log_fields(access_log, logging.INFO, f"{method} {path} {status} {ms:.1f}ms",
+                        {"method": method, "path": path, "route": route, "status": status,
+                         "duration_ms": ms, "remote": environ.get("REMOTE_ADDR")})
 
 
 def forget() -> None:

@@ -88,11 +88,14 @@ class Autoplay:
     def _bot_action(self, table: Table, seat: int, level: str, budget_ms: int | None) -> Any:
         started = time.perf_counter()
         try:
-            return self._bot_choice(table, seat, level, budget_ms)
+            return self._bot_choice(table, seat, level, budget_ms, started)
         finally:
             self.observer.bot_decided(table.game.type_id, level, time.perf_counter() - started)
 
-    def _bot_choice(self, table: Table, seat: int, level: str, budget_ms: int | None) -> Any:
+    def _bot_choice(self, table: Table, seat: int, level: str, budget_ms: int | None,
+                    started: float | None = None) -> Any:
+        """The bot's action; an mcts budget counts from ``started`` (``time.perf_counter()``
+        when the decision began: the observation's reading is part of it)."""
         from ..engine.bots import choose, secret_random
 
         rnd = secret_random(bytes.fromhex(self.loader.seed(table.id)), table.id, table.version,
@@ -101,7 +104,7 @@ class Autoplay:
             return rnd.choice(table.game.legal_actions(table.state, seat))
 
         obs = self._observe(table, seat)
-        return choose(level, obs, rnd, budget_ms)
+        return choose(level, obs, rnd, budget_ms, started)
 
     def _observe(self, table: Table, seat: int):
         """The seat's observation, from its cached log plus the events since (O(new events))."""

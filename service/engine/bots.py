@@ -291,8 +291,11 @@ def available(game: Game, level: str) -> bool:
 
 
 def choose(level: str, obs: Observation, rnd: random.Random | None = None,
-           budget_ms: int | None = None) -> dict[str, Any]:
-    """The action a bot of ``level`` plays for ``obs``."""
+           budget_ms: int | None = None, started: float | None = None) -> dict[str, Any]:
+    """The action a bot of ``level`` plays for ``obs``. The mcts level's budget
+    (``DEFAULT_BUDGET_MS`` unless given) counts from ``started``, a ``time.perf_counter()``
+    reading taken when the decision began (e.g. before its observation was built); from the
+    search's start when None."""
     rnd = rnd or random.Random()
     if len(obs.legal) == 1:
         return obs.legal[0]
@@ -303,4 +306,4 @@ def choose(level: str, obs: Observation, rnd: random.Random | None = None,
         raise ValueError(f"no {level!r} bot for {obs.game.type_id}")
     if level == "heuristic":
         return hooks.heuristic(obs, rnd)
-    return search(obs, hooks, rnd, budget_ms=budget_ms or DEFAULT_BUDGET_MS)
+    return search(obs, hooks, rnd, budget_ms=budget_ms or DEFAULT_BUDGET_MS, started=started)

@@ -49,6 +49,16 @@ Budget: ``iterations`` (exact count, deterministic for a given ``rnd``) and/or `
 answer is the most visited root action (ties: higher mean, then first in ``obs.legal`` order),
 except that a game's ``hooks.prior(obs)`` (e.g. its heuristic's choice) is kept unless that
 action's mean reward is below the most visited one's by at least ``PRIOR_MARGIN``.
+
+The wall-clock deadline is ``started + budget_ms`` (``started``: a ``time.perf_counter()``
+reading taken when the decision began, e.g. before its observation was built; the search's own
+start by default) and covers the whole search: the prior is asked for before the first
+iteration; no iteration starts when the mean iteration so far would end past the deadline; and
+a simulation still running at the deadline stops at its next command, scored by
+``hooks.evaluate`` as a cut-off (like one that reached ``MAX_SIM_STEPS``), and the search ends
+— once the root has a child, i.e. the observer has an answer (the first iteration runs until it
+expands one). What the search cannot bound is time the process is
+not running (another process holds the core, a garbage collection).
 """
 
 from __future__ import annotations
@@ -94,8 +104,9 @@ def win_share(game, state: dict, seat: int) -> float:
 
 
 def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
-           iterations: int | None = None) -> dict[str, Any]:
-    """The observer's action for ``obs`` after an ISMCTS search (see the module docstring)."""
+           iterations: int | None = None, started: float | None = None) -> dict[str, Any]:
+    """The observer's action for ``obs`` after an ISMCTS search (see the module docstring).
+    ``started`` is the ``time.perf_counter()`` the budget counts from (default: now)."""
     legal = obs.legal
     if len(legal) == 1:
         return legal[0]
@@ -104,6 +115,12 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
         return exact
     if iterations is None and budget_ms is None:
         raise ValueError("search needs iterations or budget_ms")
+    perf = time.perf_counter
+    if started is None:
+        started = perf()
+    deadline = None if budget_ms is None else started + budget_ms / 1000.0
+    # the prior reads the observation only: asked for first, so that the deadline covers it
+    prior = hooks.prior(obs)
     game = obs.game
     me = obs.seat
     rollout = hooks.rollout
@@ -121,13 +138,17 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
     c = EXPLORATION
 
     root = Node()
-    deadline = None if budget_ms is None else time.perf_counter() + budget_ms / 1000.0
     done = 0
-    while True:
+    loop_start = perf()
+    timed_out = False
+    while not timed_out:
         if iterations is not None and done >= iterations:
             break
-        if deadline is not None and done > 0 and time.perf_counter() >= deadline:
-            break
+        if deadline is not None and done > 0:
+            now = perf()
+            # stop unless one more iteration of the mean length so far ends by the deadline
+            if now + (now - loop_start) / done >= deadline:
+                break
         done += 1
         state = prepare(determinize(obs, rnd))
         rng = SimRng(rnd)
@@ -141,6 +162,9 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
                 break
             if horizon is not None and horizon(state) != start_key:
                 reward = evaluate(game, state, me)
+                break
+            if deadline is not None and root.children and perf() >= deadline:
+                timed_out = True  # scored below as a cut-off; the search ends
                 break
             aw = awaiting(state)
             seat = aw[0] if len(aw) == 1 else next_to_commit(state, aw, me, rnd)
@@ -181,7 +205,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
         if reward is None:
             if is_over(state):
                 reward = win_share(game, state, me)
-            else:  # MAX_SIM_STEPS reached
+            else:  # MAX_SIM_STEPS reached, or the deadline
                 reward = evaluate(game, state, me)
         for n in path:
             n.visits += 1
@@ -198,7 +222,6 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
             best_rank, best_key = rank, k
     if best_key is None:
         return legal[0]
-    prior = hooks.prior(obs)
     if prior is not None:
         kept = root.children.get(action_key(prior))
         best = root.children[best_key]

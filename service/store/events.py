@@ -20,7 +20,7 @@ import orjson
 import redis
 from redis.cluster import RedisCluster
 
-from . import keys
+from . import connect, keys
 from .archive import OVER, Document, Documents, Files, decode, encode, resolve
 from .players import StoredNotice, read_notices
 from .quota import NO_QUOTA_ARGS, PROLOGUE, Charged, Counters, Quota, charge, pairs
@@ -86,16 +86,19 @@ class EventStore:
     def __init__(self, client: redis.Redis, *, archive_cache: int = ARCHIVE_CACHE,
                  archive_dir: str | None = None) -> None:
         self.r = client
+        #: a Redis Cluster (redis-py's ``RedisCluster`` derives from a ``typing.Protocol``: an
+        #: ``isinstance`` against it costs microseconds, so it is asked once)
+        self.cluster = isinstance(client, RedisCluster)
         #: archived games' documents this process has read (they never change)
         self.documents = Documents(archive_cache)
         #: where documents are written as files (None: in their archive key)
         self.files = Files(archive_dir) if archive_dir else None
         # the quota prologue (a no-op without a quota) heads the append script
-        self._append = client.register_script(PROLOGUE + _lua("append.lua"))
+        self._append = connect.script(client, PROLOGUE + _lua("append.lua"))
         self._charge = register_charge(client)
-        self._create = client.register_script(_lua("create.lua"))
-        self._load = client.register_script(_lua("load.lua"))
-        self._archive = client.register_script(_lua("archive.lua"))
+        self._create = connect.script(client, _lua("create.lua"))
+        self._load = connect.script(client, _lua("load.lua"))
+        self._archive = connect.script(client, _lua("archive.lua"))
 
     # -- writes ---------------------------------------------------------------------------
     def create(self, game_id: str, meta: dict[str, str], seed_hex: str,
@@ -119,7 +122,7 @@ class EventStore:
         if len(games) == 1:
             self.create(*games[0])
             return
-        if isinstance(self.r, RedisCluster):
+        if self.cluster:
             # No transaction spans slots: create one by one and undo on failure.
             done: list[str] = []
             try:
@@ -173,7 +176,7 @@ class EventStore:
         payloads = [orjson.dumps(e) for e in envelopes]
         if quota is not None:  # what the budgets of bytes stored count
             quota.stored = sum(map(len, payloads))
-        cluster = isinstance(self.r, RedisCluster)
+        cluster = self.cluster
         if quota is not None and cluster:
             charged = charge(self._charge, quota, cluster=True)
             if charged.over:
@@ -436,7 +439,7 @@ class EventStore:
         """List a game under its type and status (and off the other statuses). One
         transaction on a single server, so a refusal (the store full) changes nothing; on a
         cluster, where the index keys live in other slots, a plain pipeline."""
-        pipe = self.r.pipeline(transaction=not isinstance(self.r, RedisCluster))
+        pipe = self.r.pipeline(transaction=not self.cluster)
         pipe.zadd(keys.index_all(), {game_id: created_ms})
         pipe.zadd(keys.index_type(game_type), {game_id: created_ms})
         for s in STATUSES:

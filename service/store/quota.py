@@ -29,6 +29,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from ..engine import CodedError
+from . import connect
 
 #: KEYS[1..2n]: per identity, its current window's counter then its previous window's counter.
 #: ARGV[1] n (0: no quota; then nothing else of ARGV belongs to it); with n > 0: ARGV[2] window
@@ -173,7 +174,7 @@ class QuotaExceeded(CodedError):
 
 
 def charge(script, quota: Quota, *, cluster: bool = False) -> Charged:
-    """Charge ``quota`` with ``script`` (``client.register_script(CHARGE_LUA)``): one call, or
+    """Charge ``quota`` with ``script`` (``connect.script(client, CHARGE_LUA)``): one call, or
     one per identity on a cluster."""
     parts = quota.split() if cluster else [quota]
     quota.charged = True  # attempted once: a failed call is not repeated
@@ -187,7 +188,7 @@ def charge(script, quota: Quota, *, cluster: bool = False) -> Charged:
 
 def register(client: redis.Redis):
     """The charge script on ``client``."""
-    return client.register_script(CHARGE_LUA)
+    return connect.script(client, CHARGE_LUA)
 
 
 class Counters:

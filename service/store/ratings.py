@@ -21,6 +21,8 @@ from importlib import resources
 import orjson
 import redis
 
+from . import connect
+
 PREFIX = "cartouche"
 
 
@@ -51,8 +53,8 @@ class RatingStore:
     def __init__(self, client: redis.Redis, *, min_games: int = 5) -> None:
         self.r = client
         self.min_games = min_games
-        self._record = client.register_script(
-            resources.files(__package__).joinpath("lua/rate.lua").read_text())
+        self._record = connect.script(
+            client, resources.files(__package__).joinpath("lua/rate.lua").read_text())
 
     def current(self, rating_type: str, players: list[str]) -> list[bytes | None]:
         """The stored JSON of each player's rating (None: unrated), as read — pass it back to

@@ -33,6 +33,8 @@ from importlib import resources
 import orjson
 import redis
 
+from . import connect
+
 PREFIX = "cartouche:{seeks}"
 #: How long a matched, cancelled or expired seek can still be read.
 ENDED_TTL_S = 24 * 3600
@@ -127,9 +129,9 @@ class SeekStore:
     def __init__(self, client: redis.Redis) -> None:
         self.r = client
         lua = resources.files(__package__).joinpath
-        self._open = client.register_script(lua("lua/seek_open.lua").read_text())
-        self._settle = client.register_script(lua("lua/seek_settle.lua").read_text())
-        self._page = client.register_script(lua("lua/seek_page.lua").read_text())
+        self._open = connect.script(client, lua("lua/seek_open.lua").read_text())
+        self._settle = connect.script(client, lua("lua/seek_settle.lua").read_text())
+        self._page = connect.script(client, lua("lua/seek_page.lua").read_text())
 
     def open(self, seek: Seek, per_player: int, total: int) -> Opened:
         """Write a waiting seek and index it, unless a limit is reached."""

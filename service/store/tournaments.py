@@ -26,6 +26,8 @@ from typing import Sequence
 import orjson
 import redis
 
+from . import connect
+
 RUNNING_KEY = "cartouche:tournaments:running"
 INDEX_KEY = "cartouche:tournaments:index"
 #: Tournaments the listing index keeps (the newest; older ones stay readable by id).
@@ -51,7 +53,7 @@ class TournamentStore:
     def __init__(self, client: redis.Redis) -> None:
         self.r = client
         lua = resources.files(__package__).joinpath("lua/tournament_append.lua").read_text()
-        self._append = client.register_script(lua)
+        self._append = connect.script(client, lua)
 
     def append(self, tid: str, expected: int, events: Sequence[dict], *, max_events: int,
                max_running: int = 0, now_ms: int = 0, status: str = "",

@@ -37,8 +37,8 @@ def act(client, gid, token, choice="continue", **extra):
 
 
 def record_commands(r) -> list:
-    """Record the command names sent with ``r.execute_command`` from now on (the store's
-    scripts and single commands; its appends and loads do not pipeline)."""
+    """Record the command names sent with ``r.execute_command`` from now on, and with its
+    pool's ``execute_packed`` (the store's scripts; its appends and loads do not pipeline)."""
     sent = []
     real = r.execute_command
 
@@ -47,6 +47,15 @@ def record_commands(r) -> list:
         return real(*args, **kwargs)
 
     r.execute_command = recording
+    pool = getattr(r, "connection_pool", None)
+    if hasattr(pool, "execute_packed"):
+        real_packed = pool.execute_packed
+
+        def recording_packed(packed: bytes):
+            sent.append(packed.split(b"\r\n", 3)[2].decode().upper())  # *N, $len, NAME
+            return real_packed(packed)
+
+        pool.execute_packed = recording_packed
     return sent
 
 

@@ -1,0 +1,101 @@
+"""The access log's direct line (``logs.log_fields``): where only the service's own stderr
+handler would see the record, the line is written without a ``LogRecord``, and it is the very
+text that handler's formatter writes for the record; anything else on the way gets the record."""
+
+import contextlib
+import io
+import logging
+
+import pytest
+
+from service import logs
+
+FIELDS = {"method": "POST", "path": "/v1/games/0abc/actions", "route": "/v1/games/<gid>",
+          "status": 201, "duration_ms": 1.3, "remote": "127.0.0.1"}
+NOW = 1_764_000_000.123456
+
+
+@contextlib.contextmanager
+def only_our_handler(fmt: str = "json"):
+    """The root logger with nothing but a StderrHandler writing to a buffer (pytest adds its
+    own capture handlers to the root logger while a test runs: they are set aside here)."""
+    root = logging.getLogger()
+    saved, level = root.handlers[:], root.level
+    out = io.StringIO()
+    handler = logs.StderrHandler(out)
+    handler.setFormatter(logs.formatter(fmt))
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    logs.install_record_factory()
+    try:
+        yield handler, out
+    finally:
+        root.handlers[:] = saved
+        root.setLevel(level)
+
+
+def _record_line(handler, logger, message, rid):
+    """What the handler's formatter writes for the record ``logger.info`` would make."""
+    token = logs.REQUEST_ID.set(rid)
+    try:
+        record = logger.makeRecord(logger.name, logging.INFO, __file__, 0, message, None, None,
+                                   extra=dict(FIELDS))
+    finally:
+        logs.REQUEST_ID.reset(token)
+    record.created = NOW
+    return handler.format(record)
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+@pytest.mark.parametrize("rid", ["trace-7", None])
+def test_the_direct_line_is_what_the_formatter_writes(monkeypatch, fmt, rid):
+    logger = logging.getLogger("cartouche.access")
+    made = []
+    monkeypatch.setattr(logs.time, "time", lambda: NOW)
+    monkeypatch.setattr(logger, "makeRecord", lambda *a, **k: made.append(a))  # never called
+    token = logs.REQUEST_ID.set(rid)
+    with only_our_handler(fmt) as (handler, out):
+        try:
+            logs.log_fields(logger, logging.INFO, "POST /v1/games/0abc/actions 201 1.3ms",
+                            FIELDS)
+        finally:
+            logs.REQUEST_ID.reset(token)
+    monkeypatch.undo()
+    assert made == []
+    expected = _record_line(handler, logger, "POST /v1/games/0abc/actions 201 1.3ms", rid)
+    assert out.getvalue() == expected + "\n"
+
+
+def test_a_filter_or_another_handler_gets_the_record():
+    logger = logging.getLogger("cartouche.access")
+    seen = []
+
+    def keep(record):
+        seen.append(record)
+        return True
+
+    other = io.StringIO()
+    extra = logging.StreamHandler(other)
+    with only_our_handler() as (handler, out):
+        logger.addFilter(keep)
+        try:
+            logs.log_fields(logger, logging.INFO, "GET / 200 0.1ms", FIELDS)
+        finally:
+            logger.removeFilter(keep)
+        logging.getLogger("cartouche").addHandler(extra)
+        try:
+            logs.log_fields(logger, logging.INFO, "GET / 200 0.2ms", FIELDS)
+        finally:
+            logging.getLogger("cartouche").removeHandler(extra)
+    assert len(seen) == 1 and seen[0].route == FIELDS["route"]
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 2 and all('"route":"/v1/games/<gid>"' in line for line in lines)
+    assert other.getvalue() == "GET / 200 0.2ms\n"
+
+
+def test_a_handler_above_info_writes_nothing():
+    with only_our_handler() as (handler, out):
+        handler.setLevel(logging.WARNING)
+        logs.log_fields(logging.getLogger("cartouche.access"), logging.INFO, "GET / 200 0.1ms",
+                        FIELDS)
+    assert out.getvalue() == ""
