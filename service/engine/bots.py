@@ -247,6 +247,20 @@ class BotHooks:
         (untried actions are expanded first, in random order)."""
         return False
 
+    def exact(self, obs: "Observation") -> Action | None:
+        """The action for ``obs`` when the game's policy solves this kind of decision exactly
+        (e.g. a claim that can only help, a plan over the seat's own moves), from the
+        observation only: :func:`~service.engine.ismcts.search` then answers it without
+        searching. None by default (every decision is searched)."""
+        return None
+
+    def next_to_commit(self, state: State, awaited: list[int], observer: int,
+                       rnd: random.Random) -> int:
+        """Which of several awaited seats commits next in a simulation: by default the first
+        other seat (the observer commits last, so no other seat's pending choice can depend on
+        its own)."""
+        return awaited[1] if awaited[0] == observer else awaited[0]
+
     def prior(self, obs: "Observation") -> Action | None:
         """An action the search keeps unless another one is clearly better (its mean reward
         above this one's by :data:`~service.engine.ismcts.PRIOR_MARGIN`): e.g. the heuristic's.

@@ -27,8 +27,10 @@ Every other seat, in the tree phase as in the simulation, plays ``hooks.rollout`
 in the determinization. This is the "opponents follow the rollout policy" variant: it never lets
 an opponent's simultaneous (hidden) choice leak into the observer's node statistics, and it needs
 one tree instead of one per seat. When several seats are awaited at once (simultaneous phases),
-the other seats commit first, then the observer (rollout policies never read other seats' pending
-choices).
+``hooks.next_to_commit`` picks who commits next: by default the other seats first, then the
+observer (rollout policies never read other seats' pending choices); a game whose simultaneous
+phase is a race (Pharaoh's Wall's curse claims: the first correct claim wins) may draw the order
+instead.
 
 Two-seat games of alternating, public decisions may answer ``hooks.tree_every_seat(obs)`` with
 True (default False; Scarabya's duel does): then the other seat's decisions branch the tree too,
@@ -51,6 +53,10 @@ from its value at the start of the iteration, e.g. Diamant: the round number) an
 Without it every simulated game is played to its end. ``for_simulation(state) -> state`` may drop
 parts of a determinization that only feed views and result details (e.g. Tides' per-round
 breakdown) so that the rules' own clones stay cheap.
+
+A decision the game's ``hooks.exact(obs)`` answers (a kind of decision its policy solves
+exactly, e.g. Pharaoh's Wall's curse claims and end-phase scarab moves) is not searched: that
+action is the answer.
 
 Budget: ``iterations`` (exact count, deterministic for a given ``rnd``) and/or ``budget_ms``
 (wall clock). With ``iterations`` and ``budget_ms=None`` the search is fully deterministic. The
@@ -120,6 +126,9 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
     legal = obs.legal
     if len(legal) == 1:
         return legal[0]
+    exact = hooks.exact(obs)
+    if exact is not None:
+        return exact
     if iterations is None and budget_ms is None:
         raise ValueError("search needs iterations or budget_ms")
     perf = time.perf_counter
@@ -141,6 +150,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
     candidates = hooks.candidates
     both = hooks.tree_every_seat(obs)
     widen = hooks.progressive_widening(obs)
+    next_to_commit = hooks.next_to_commit
     log = math.log
     sqrt = math.sqrt
     c = EXPLORATION
@@ -175,9 +185,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
                 timed_out = True  # scored below as a cut-off; the search ends
                 break
             aw = awaiting(state)
-            seat = aw[0]
-            if seat == me and len(aw) > 1:
-                seat = aw[1]
+            seat = aw[0] if len(aw) == 1 else next_to_commit(state, aw, me, rnd)
             moves = legal_actions(state, seat)
             if len(moves) == 1:
                 action = moves[0]

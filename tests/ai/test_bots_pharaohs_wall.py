@@ -400,3 +400,112 @@ def test_mcts_never_reads_the_true_hidden_state():
             search(b, bot.BOTS, random.Random(8), budget_ms=None, iterations=60)
         checked += 1
     assert checked == 3
+
+
+# -- mcts: decisions answered without search, candidates, prior, determinism --------------------
+
+def _decisions(options: dict, seed: bytes, kinds: set[str], limit: int):
+    """(game, seat, obs) at real decisions (more than one legal action) of one of ``kinds`` in
+    a heuristic game, at most ``limit``."""
+    g = new_game(2, options, seed)
+    rnd = random.Random(seed)
+    found = 0
+    while not GAME.is_over(g.state) and found < limit:
+        seat = g.awaiting()[0]
+        obs = obs_of(g, seat)
+        if len(obs.legal) > 1 and obs.legal[0]["type"] in kinds:
+            yield g, seat, obs
+            found += 1
+        g.act(seat, bot.heuristic(obs, rnd) if len(obs.legal) > 1 else obs.legal[0])
+
+
+def test_exact_answers_curse_and_end_phase_decisions_without_searching():
+    """Claims, passes, victims, gifts and end-phase scarab moves are the heuristic's answer
+    and the search never determinizes for them; inserts are searched (``exact`` is None)."""
+    from service.engine.ismcts import search
+
+    class NoSearch(bot.Bots):
+        def determinize(self, obs, rnd):
+            raise AssertionError("searched a solved decision")
+
+    kinds_seen = set()
+    for k in range(6):
+        for g, seat, obs in _decisions({"curse": True}, b"exact-%d" % k,
+                                       set(bot.SOLVED_KINDS), 40):
+            want = bot.heuristic(obs, random.Random(0))
+            assert bot.exact(obs) == want
+            assert search(obs, NoSearch(), random.Random(1), budget_ms=None,
+                          iterations=50) == want
+            kinds_seen.add(obs.legal[0]["type"])
+    assert {"curse_claim", "move_scarab"} <= kinds_seen
+    for g, seat, obs in _decisions({}, b"exact-insert", {"insert"}, 3):
+        assert bot.exact(obs) is None
+
+
+def test_default_hooks_answer_nothing_exactly_and_let_the_observer_commit_last():
+    from service.engine.bots import BotHooks
+    hooks = BotHooks()
+    assert hooks.exact(None) is None
+    rnd = random.Random(0)
+    assert hooks.next_to_commit(None, [0, 1], 0, rnd) == 1
+    assert hooks.next_to_commit(None, [0, 1, 2], 1, rnd) == 0
+    assert rnd.random() == random.Random(0).random()  # the default draws nothing
+
+
+def test_curse_race_is_simulated_in_seat_order():
+    """In a curse round the awaited seats commit in the engine's order (seat 0 first), the
+    observer included: a simulated race is won by the lowest seat that can claim."""
+    checked = 0
+    for g, seat, obs in _decisions({"curse": True}, b"race", {"curse_claim", "curse_pass"}, 3):
+        aw = g.awaiting()
+        if len(aw) < 2:
+            continue
+        for me in aw:
+            assert bot.BOTS.next_to_commit(g.state, aw, me, random.Random(1)) == aw[0]
+        checked += 1
+    assert checked >= 1
+
+
+@pytest.mark.parametrize("variant", ["base", "curse-sphinx"])
+def test_root_candidates_are_the_same_for_every_determinization(variant):
+    """At the real decision the tree considers the ``ROOT_CANDIDATES`` best inserts by the
+    heuristic's gain minus threat, whatever the sampled hidden cards; they include the best."""
+    checked = 0
+    for g, seat, obs in _decisions(VARIANTS[variant], b"cand-" + variant.encode(),
+                                   {"insert"}, 12):
+        if len(obs.legal) <= bot.ROOT_CANDIDATES:
+            continue
+        sets = []
+        for k in range(4):
+            state = bot.for_simulation(bot.determinize(obs, random.Random(k)))
+            sets.append(bot.candidates(GAME, state, seat, obs.legal))
+        assert all(s == sets[0] for s in sets)
+        assert len(sets[0]) == bot.ROOT_CANDIDATES
+        assert all(a in obs.legal for a in sets[0])
+        pub = bot.pub_from_view(obs.view, seat)
+        scored = bot.threat_scores(pub, seat, obs.legal, bot.unseen_counts(obs.view, seat),
+                                   obs.view["hand_sizes"][(seat + 1) % 2])
+        assert scored[0][2] in sets[0]
+        checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_mcts_is_deterministic_with_iterations(variant):
+    from service.engine.ismcts import search
+    checked = 0
+    for g, seat, obs in _decisions(VARIANTS[variant], b"det-" + variant.encode(),
+                                   {"insert"}, 60):
+        if g.state["turn_number"] % 9 != 2:
+            continue
+        a = search(obs, bot.BOTS, random.Random(3), budget_ms=None, iterations=40)
+        bot._ROOT_CACHE.clear()
+        b = search(obs, bot.BOTS, random.Random(3), budget_ms=None, iterations=40)
+        assert a == b and a in obs.legal
+        checked += 1
+    assert checked >= 3
+
+
+def test_prior_is_the_heuristic():
+    for g, seat, obs in _decisions({"sphinx": True}, b"prior", {"insert"}, 4):
+        assert bot.BOTS.prior(obs) == bot.heuristic(obs, random.Random(0))

@@ -32,7 +32,8 @@ REAL_MARGIN_MS = 100
 
 def late_observations(game, options: dict, seed: bytes, n: int, after: int) -> list:
     """Seat 0's observations (built as the server builds them, :class:`SeatLog`) at real
-    decisions after event ``after`` of a heuristic game: the last ``n`` of them."""
+    decisions the search searches (not answered by the game's ``exact`` hook, which returns
+    at once) after event ``after`` of a heuristic game: the last ``n`` of them."""
     seats = 1 if options.get("variant") == "solo" else 2
     g = LocalGame(game, [{"name": f"h{i}"} for i in range(seats)], options, seed)
     logs = [SeatLog(game, g.events[0]["data"], s) for s in range(seats)]
@@ -41,7 +42,8 @@ def late_observations(game, options: dict, seed: bytes, n: int, after: int) -> l
     while g.awaiting():
         seat = g.awaiting()[0]
         obs = logs[seat].observe(g.events, g.state, g.version, log_start=1)
-        if seat == 0 and len(obs.legal) > 1 and g.version > after:
+        if seat == 0 and len(obs.legal) > 1 and g.version > after \
+                and game.bots.exact(obs) is None:
             out.append(obs)
         g.act(seat, choose("heuristic", obs, rnd))
     assert len(out) >= n, f"only {len(out)} decisions after event {after}"

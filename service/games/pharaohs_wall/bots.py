@@ -76,6 +76,39 @@ The horizon is what makes mcts stronger than the heuristic (measured with bench/
 seats: 1 round ~ the heuristic's own one-ply threat, 2-5 rounds better, 3 best per iteration
 cost); each iteration costs ~0.5 ms, most of it the rules' ``legal_actions``.
 
+What the tree searches (``exact``, ``candidates``, ``prior``, ``next_to_commit``)
+-------------------------------------------------------------------------------
+Only inserts are searched. Every other decision (``SOLVED_KINDS``: curse claim or pass, curse
+victim, curse gift, end-phase scarab move or done) is answered by the heuristic's own rule
+(``exact``: the search returns it without an iteration; inside the tree such a node has that one
+candidate). Searching them lost games: a curse round lists every straight segment of three
+cards (~55 on average), 200 iterations spread over them, and mcts at 200 iterations never once
+made the heuristic's claim (0 of 20 claim decisions in 4 curse games), i.e. it gave up nearly
+every curse it could have won; its end-phase moves matched the exact plan 18% of the time.
+
+Inserts: at the real decision (the iteration's first observer node) the tree considers the
+``ROOT_CANDIDATES`` (8) best by the heuristic's score (one-ply gain minus the next seat's
+threat, :func:`threat_scores`, computed on the public position, the seat's hand and pharaoh, so
+every determinization gives the same 8; cached per decision), deeper in the tree the
+``TREE_CANDIDATES`` (8) best by one-ply gain. The answer is the heuristic's insert (``prior``)
+unless the most visited one's mean reward is higher by ``PRIOR_MARGIN`` (0.05). With ~20
+legal inserts, 200 iterations gave each ~10 visits and the answer was close to a coin among
+near-equal moves: it differed from the heuristic's insert 59 times in 3 curse games (seat 0,
+~24 inserts a game), and playing both continuations out from 16 determinizations (both seats
+then playing the heuristic) scored those deviations 0.820 against the heuristic's 0.808; with
+the candidates and the prior, 31 deviations scored 0.834 against 0.788.
+
+A curse round is a race: the first correct claim wins. In ``bench/arena.py`` (and any
+sequential ``LocalGame``) the awaited seats act in seat order, so the lower seat takes every curse
+that has a match: heuristic against heuristic, seat 0 received all 108 sarcophagi given by
+curses in 100 curse games and won 76% of them (59% in the base game). The engine's default
+simulation order (the other seats commit first) handed every race to the opponent;
+``next_to_commit`` lets the simulations follow the engine's ``awaiting`` order (seat order)
+instead, so mcts values a curse match on the wall as a gain when it claims first and as a loss
+when the other seat does. Measured on the same 30 curse games (seed 1, 200 iterations): others
+first 56.7%, a uniform draw of the race's order 53.3%, seat order 70.0%. On a live server a
+race is decided by which claim arrives first; this model is right where seats claim in order.
+
 Determinizer (``determinize(obs, rnd)``)
 ---------------------------------------
 Builds a full engine state from ``obs.view`` (and ``obs.events`` for sarcophagus ids this seat
@@ -105,9 +138,10 @@ from math import comb, exp
 import orjson
 
 from .rules import (ANIMALS, CARD_IDS, CARDS, CELLS, CURSE_IDS, CURSES,
-                                   DIRECTIONS8, GAME, HEIGHT, PHARAOH_BONUS, PHARAOHS,
-                                   SARCOPHAGI, TIERS, WIDTH, find_pairs, segment_matches)
+                                   DIRECTIONS8, GAME, HEIGHT, LINES4, PHARAOH_BONUS, PHARAOHS,
+                                   SARCOPHAGI, TIERS, WIDTH, segment_matches)
 from ...engine.bots import BotHooks, Observation
+from ...engine.ismcts import action_key
 
 EYE_EV: dict[int, float] = {
     e: sum(SARCOPHAGI[s]["value"] for s in TIERS[e - 1]) / len(TIERS[e - 1]) for e in (1, 2, 3)}
@@ -133,12 +167,36 @@ _NEIGHBOURS = [[[(c + dc, r + dr) for dc, dr in DIRECTIONS8
                 for r in range(HEIGHT)] for c in range(WIDTH)]
 
 
+#: Eyes of the Sphinx: per cell its 4 lines (row, column, both diagonals), each the other
+#: cells in the order the rules' ``find_pairs`` walks them.
+_LINES = [[[[(c + sign * k * dc, r + sign * k * dr) for sign in (-1, 1)
+             for k in range(1, max(WIDTH, HEIGHT))
+             if 0 <= c + sign * k * dc < WIDTH and 0 <= r + sign * k * dr < HEIGHT]
+            for dc, dr in LINES4]
+           for r in range(HEIGHT)] for c in range(WIDTH)]
+
+
 def pairs_at(wall: list[list[str]], col: int, row: int, card: str, sphinx: bool) -> list[dict]:
-    """The rules' :func:`find_pairs`, faster in the base game (precomputed neighbours)."""
-    if sphinx:
-        return find_pairs(wall, col, row, card, sphinx)
+    """The rules' :func:`find_pairs` (same pairs, same order), faster: precomputed neighbours
+    and, with the sphinx, precomputed lines."""
     animal = _ANIMAL[card]
     out = []
+    if sphinx:
+        for line in _LINES[col][row]:
+            found = None
+            for c, r in line:
+                shaft = wall[c]
+                if r < len(shaft) and _ANIMAL[shaft[r]] == animal:
+                    if found is not None:
+                        found = None
+                        break
+                    found = (c, r, shaft[r])
+            if found is not None:
+                c, r, other = found
+                out.append({"cell": [c, r], "card": other,
+                            "facing": "same" if _FACING[other] == _FACING[card]
+                            else "opposite"})
+        return out
     for c, r in _NEIGHBOURS[col][row]:
         shaft = wall[c]
         if r < len(shaft):
@@ -806,10 +864,138 @@ __all__ = ["heuristic", "rollout", "determinize", "for_simulation", "horizon", "
            "GAME"]
 
 
+# ---------------------------------------------------------------------------------------------
+# ISMCTS hooks: decisions not searched
+# ---------------------------------------------------------------------------------------------
+
+#: Decision kinds the policy answers exactly (``exact``, ``candidates``): a correct curse claim
+#: can only gain (a wrong one is a pass), the victim and the gift follow from public eye counts
+#: and the seat's own values, and the end-phase plan is exact over the seat's own scarab moves.
+SOLVED_KINDS = frozenset(("curse_claim", "curse_pass", "curse_victim", "curse_give",
+                          "move_scarab", "done"))
+
+
+def exact(obs: Observation) -> dict | None:
+    """The heuristic's answer to every decision that is not an insert (``SOLVED_KINDS``): the
+    search answers those without searching. None for an insert (searched)."""
+    if obs.legal[0]["type"] not in SOLVED_KINDS:
+        return None
+    return heuristic(obs, random.Random(0))
+
+
+def _counts_from_state(state: dict, me: int) -> dict[tuple[str, str], int]:
+    """:func:`unseen_counts` on a determinization: what ``me`` has not seen (wall, own hand)."""
+    counts = {k: 0 for k in REPRESENTATIVE}
+    seen = {c for col in state["wall"] for c in col} | set(state["hands"][me])
+    for cid in CARD_IDS:
+        if cid not in seen:
+            counts[(_ANIMAL[cid], _FACING[cid])] += 1
+    return counts
+
+
+def threat_scores(pub: Pub, me: int, legal: list[dict], counts: dict, hand: int
+                  ) -> list[tuple[float, int, dict]]:
+    """Every insert scored as the heuristic scores its ten best: one-ply gain minus the next
+    seat's threat (weight 1.0 with 2 seats, 0.6 with more), as ``(score, -index, action)``
+    sorted best first (ties: first in ``legal``)."""
+    n = pub.n
+    opp = (me + 1) % n
+    weight = 1.0 if n == 2 else 0.6
+    out = []
+    for i, (g, act) in enumerate(insert_gains(pub, me, legal)):
+        after = pub.copy()
+        simulate(after, me, act["card"], act["column"], act["explorer"], apply=True)
+        after.weight = pub.weight + 0.6 / CELLS
+        out.append((g - weight * threat(after, me, opp, hand, counts), -i, act))
+    out.sort(key=lambda x: (x[0], x[1]), reverse=True)
+    return out
+
+
+#: ISMCTS: inserts the tree considers at the observer's decision of an iteration's start (the
+#: best by :func:`threat_scores`) and at its later decisions inside the tree (the best by
+#: one-ply gain).
+ROOT_CANDIDATES = 8
+TREE_CANDIDATES = 8
+#: Root candidates of recent decisions, keyed by what the observer sees (bounded).
+_ROOT_CACHE: dict[bytes, list[dict]] = {}
+
+
+def _root_key(state: dict, seat: int, legal: list[dict]) -> bytes:
+    pil = state["pillars"]
+    return orjson.dumps([seat, state["wall"], sorted(state["hands"][seat]),
+                         [len(h) for h in state["hands"]], state["pharaohs"][seat],
+                         [[pil[a]["occupant"], pil[a]["scarabs"],
+                           [SARCOPHAGI[x]["eyes"] for x in pil[a]["stack"]]] for a in ANIMALS],
+                         state["supply"], state["reserves"], state["sphinx"], legal])
+
+
+def root_candidates(state: dict, seat: int, legal: list[dict]) -> list[dict]:
+    """The ``ROOT_CANDIDATES`` best inserts by :func:`threat_scores` on the observer's public
+    position, its own hand and pharaoh (the same for every determinization of one
+    observation), in ``legal`` order."""
+    key = _root_key(state, seat, legal)
+    out = _ROOT_CACHE.get(key)
+    if out is None:
+        pub = pub_from_state(state, seat)
+        opp = (seat + 1) % pub.n
+        scored = threat_scores(pub, seat, legal, _counts_from_state(state, seat),
+                               len(state["hands"][opp]))
+        keep = {action_key(a) for _, _, a in scored[:ROOT_CANDIDATES]}
+        out = [a for a in legal if action_key(a) in keep]
+        if len(_ROOT_CACHE) >= 256:
+            _ROOT_CACHE.clear()
+        _ROOT_CACHE[key] = out
+    return out
+
+
+def tree_candidates(state: dict, seat: int, legal: list[dict]) -> list[dict]:
+    """The ``TREE_CANDIDATES`` best inserts by one-ply gain (ties: first in ``legal``), in
+    ``legal`` order."""
+    pub = pub_from_state(state, seat)
+    gains = insert_gains(pub, seat, legal)
+    order = sorted(range(len(gains)), key=lambda i: (-gains[i][0], i))[:TREE_CANDIDATES]
+    keep = set(order)
+    return [a for i, (_, a) in enumerate(gains) if i in keep]
+
+
+def candidates(game, state: dict, seat: int, legal: list[dict]) -> list[dict]:
+    """The observer's actions the tree considers, from what the seat sees only. A decision
+    of a ``SOLVED_KINDS`` kind has one candidate, the policy's answer (read from the public
+    wall, the revealed curse card, public eye counts and the seat's own values). Inserts: at
+    the iteration's first decision (the real one) :func:`root_candidates`, deeper in the tree
+    :func:`tree_candidates`."""
+    if legal[0]["type"] in SOLVED_KINDS:
+        return [rollout(game, state, seat, legal, None)]
+    if len(legal) <= min(ROOT_CANDIDATES, TREE_CANDIDATES):
+        return legal
+    if state["turn_number"] == state.get(SIM_START):
+        return root_candidates(state, seat, legal)
+    return tree_candidates(state, seat, legal)
+
+
+def next_to_commit(state: dict, awaited: list[int], observer: int, rnd: random.Random) -> int:
+    """A curse round is a race (the first correct claim in the order actions are recorded
+    wins). The simulations let the awaited seats claim in the engine's ``awaiting`` order
+    (seat order), the order in which a sequential harness (``LocalGame``, ``bench/arena.py``)
+    records them: there every seat claims correctly when it can, so the lowest seat wins every
+    race. The engine's default (the observer last) handed every race to the others; a uniform
+    draw among the awaited seats was tried too (see the module docstring)."""
+    return awaited[0]
+
+
+def prior(obs: Observation) -> dict:
+    """The heuristic's insert, kept unless the search finds a clearly better one."""
+    return heuristic(obs, random.Random(0))
+
+
 class Bots(BotHooks):
     """This game's bot hooks (:class:`~service.engine.bots.BotHooks`)."""
 
     cuts_simulations = True
+    exact = staticmethod(exact)
+    candidates = staticmethod(candidates)
+    prior = staticmethod(prior)
+    next_to_commit = staticmethod(next_to_commit)
     heuristic = staticmethod(heuristic)
     determinize = staticmethod(determinize)
     rollout = staticmethod(rollout)
