@@ -2,6 +2,7 @@
 after it (at most ``max_idle`` stay open), and the open ones are used before anything connects
 again."""
 
+import pytest
 import redis
 
 from service.store import connect
@@ -32,3 +33,63 @@ def test_a_burst_leaves_at_most_max_idle_connections_open(redis_url):
     finally:
         pooled.close()
         admin.close()
+
+
+NESTED = "return {1, 'two', {ARGV[1], 3}, KEYS[1], false}"
+
+
+def test_a_lean_script_answers_what_redis_py_script_answers(redis_url):
+    pooled = connect.client(redis_url)
+    plain = redis.Redis.from_url(redis_url)
+    try:
+        lean = connect.script(pooled, NESTED)
+        assert isinstance(lean, connect.LeanScript)
+        for args in (["x"], [b"\xff\x00"], [7], ["é" * 3]):
+            assert lean(keys=["k"], args=args) == plain.register_script(NESTED)(
+                keys=["k"], args=args)
+        assert lean(keys=["k"], args=["x"]) == [1, b"two", [b"x", 3], b"k", None]
+        # on a pipeline it is redis-py's own call
+        pipe = pooled.pipeline()
+        lean(keys=["k"], args=["p"], client=pipe)
+        assert pipe.execute() == [[1, b"two", [b"p", 3], b"k", None]]
+    finally:
+        pooled.close()
+        plain.close()
+
+
+def test_a_lean_script_loads_itself_again_when_the_server_forgot_it(redis_url):
+    pooled = connect.client(redis_url)
+    admin = redis.Redis.from_url(redis_url)
+    try:
+        lean = connect.script(pooled, "return ARGV[1]")
+        assert lean(keys=[], args=["a"]) == b"a"
+        admin.script_flush()
+        assert lean(keys=[], args=["b"]) == b"b"
+    finally:
+        pooled.close()
+        admin.close()
+
+
+def test_a_connection_the_server_closed_fails_one_call_as_redis_py_does_then_reconnects(
+        redis_url):
+    """The connections' retry policy is redis-py's (no retries here): the call that finds its
+    connection closed raises ConnectionError, as redis-py's ``Script`` does on the same pool;
+    the connection goes back to the pool disconnected and the next call connects again."""
+    admin = redis.Redis.from_url(redis_url)
+    for make in (connect.script, lambda client, text: client.register_script(text)):
+        pooled = connect.client(redis_url)
+        pooled.connection_pool.connection_kwargs["client_name"] = "lean"
+        try:
+            script = make(pooled, "return ARGV[1]")
+            assert script(keys=[], args=["before"]) == b"before"
+            (victim,) = _clients(admin, "lean")
+            admin.execute_command("CLIENT", "KILL", "ID", victim["id"])
+            with pytest.raises(redis.ConnectionError):
+                script(keys=[], args=["lost"])
+            assert not pooled.connection_pool._in_use_connections  # released, not leaked
+            assert script(keys=[], args=["after"]) == b"after"
+            (again,) = _clients(admin, "lean")
+            assert again["id"] != victim["id"]
+        finally:
+            pooled.close()
+    admin.close()
