@@ -247,11 +247,12 @@ class BotHooks:
         (untried actions are expanded first, in random order)."""
         return False
 
-    def exact(self, obs: "Observation") -> Action | None:
+    def exact(self, obs: "Observation", rnd: random.Random) -> Action | None:
         """The action for ``obs`` when the game's policy solves this kind of decision exactly
         (e.g. a claim that can only help, a plan over the seat's own moves), from the
-        observation only: :func:`~service.engine.ismcts.search` then answers it without
-        searching. None by default (every decision is searched)."""
+        observation and the decision's secret stream ``rnd`` (its ties) only:
+        :func:`~service.engine.ismcts.search` then answers it without searching. None by
+        default (every decision is searched)."""
         return None
 
     def next_to_commit(self, state: State, awaited: list[int], observer: int,
@@ -261,10 +262,11 @@ class BotHooks:
         its own)."""
         return awaited[1] if awaited[0] == observer else awaited[0]
 
-    def prior(self, obs: "Observation") -> Action | None:
+    def prior(self, obs: "Observation", rnd: random.Random) -> Action | None:
         """An action the search keeps unless another one is clearly better (its mean reward
-        above this one's by :data:`~service.engine.ismcts.PRIOR_MARGIN`): e.g. the heuristic's.
-        None by default (the most visited action wins)."""
+        above this one's by :data:`~service.engine.ismcts.PRIOR_MARGIN`): e.g. the heuristic's,
+        its ties broken from the decision's secret stream ``rnd``. None by default (the most
+        visited action wins)."""
         return None
 
     def for_simulation(self, state: State) -> State:

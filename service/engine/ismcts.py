@@ -54,14 +54,14 @@ Without it every simulated game is played to its end. ``for_simulation(state) ->
 parts of a determinization that only feed views and result details (e.g. Tides' per-round
 breakdown) so that the rules' own clones stay cheap.
 
-A decision the game's ``hooks.exact(obs)`` answers (a kind of decision its policy solves
+A decision the game's ``hooks.exact(obs, rnd)`` answers (a kind of decision its policy solves
 exactly, e.g. Pharaoh's Wall's curse claims and end-phase scarab moves) is not searched: that
 action is the answer.
 
 Budget: ``iterations`` (exact count, deterministic for a given ``rnd``) and/or ``budget_ms``
 (wall clock). With ``iterations`` and ``budget_ms=None`` the search is fully deterministic. The
 answer is the most visited root action (ties: higher mean, then first in ``obs.legal`` order),
-except that a game's ``hooks.prior(obs)`` (e.g. its heuristic's choice) is kept unless that
+except that a game's ``hooks.prior(obs, rnd)`` (e.g. its heuristic's choice) is kept unless that
 action's mean reward is below the most visited one's by at least ``PRIOR_MARGIN``.
 
 The wall-clock deadline is ``started + budget_ms`` (``started``: a ``time.perf_counter()``
@@ -126,7 +126,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
     legal = obs.legal
     if len(legal) == 1:
         return legal[0]
-    exact = hooks.exact(obs)
+    exact = hooks.exact(obs, rnd)
     if exact is not None:
         return exact
     if iterations is None and budget_ms is None:
@@ -136,7 +136,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
         started = perf()
     deadline = None if budget_ms is None else started + budget_ms / 1000.0
     # the prior reads the observation only: asked for first, so that the deadline covers it
-    prior = hooks.prior(obs)
+    prior = hooks.prior(obs, rnd)
     game = obs.game
     me = obs.seat
     rollout = hooks.rollout

@@ -432,20 +432,20 @@ def test_exact_answers_curse_and_end_phase_decisions_without_searching():
     for k in range(6):
         for g, seat, obs in _decisions({"curse": True}, b"exact-%d" % k,
                                        set(bot.SOLVED_KINDS), 40):
-            want = bot.heuristic(obs, random.Random(0))
-            assert bot.exact(obs) == want
+            want = bot.heuristic(obs, random.Random(1))
+            assert bot.exact(obs, random.Random(1)) == want
             assert search(obs, NoSearch(), random.Random(1), budget_ms=None,
                           iterations=50) == want
             kinds_seen.add(obs.legal[0]["type"])
     assert {"curse_claim", "move_scarab"} <= kinds_seen
     for g, seat, obs in _decisions({}, b"exact-insert", {"insert"}, 3):
-        assert bot.exact(obs) is None
+        assert bot.exact(obs, random.Random(1)) is None
 
 
 def test_default_hooks_answer_nothing_exactly_and_let_the_observer_commit_last():
     from service.engine.bots import BotHooks
     hooks = BotHooks()
-    assert hooks.exact(None) is None
+    assert hooks.exact(None, random.Random(0)) is None
     rnd = random.Random(0)
     assert hooks.next_to_commit(None, [0, 1], 0, rnd) == 1
     assert hooks.next_to_commit(None, [0, 1, 2], 1, rnd) == 0
@@ -508,4 +508,4 @@ def test_mcts_is_deterministic_with_iterations(variant):
 
 def test_prior_is_the_heuristic():
     for g, seat, obs in _decisions({"sphinx": True}, b"prior", {"insert"}, 4):
-        assert bot.BOTS.prior(obs) == bot.heuristic(obs, random.Random(0))
+        assert bot.BOTS.prior(obs, random.Random(0)) == bot.heuristic(obs, random.Random(0))

@@ -43,7 +43,7 @@ def late_observations(game, options: dict, seed: bytes, n: int, after: int) -> l
         seat = g.awaiting()[0]
         obs = logs[seat].observe(g.events, g.state, g.version, log_start=1)
         if seat == 0 and len(obs.legal) > 1 and g.version > after \
-                and game.bots.exact(obs) is None:
+                and game.bots.exact(obs, random.Random(0)) is None:
             out.append(obs)
         g.act(seat, choose("heuristic", obs, rnd))
     assert len(out) >= n, f"only {len(out)} decisions after event {after}"

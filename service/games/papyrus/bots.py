@@ -917,9 +917,10 @@ class Bots(BotHooks):
     evaluate = staticmethod(evaluate)
     candidates = staticmethod(candidates)
 
-    def prior(self, obs) -> dict:
-        """The heuristic's choice, kept unless the search finds a clearly better one."""
-        return heuristic(obs, random.Random(0))
+    def prior(self, obs, rnd: random.Random) -> dict:
+        """The heuristic's choice (its ties from ``rnd``), kept unless the search finds a
+        clearly better one."""
+        return heuristic(obs, rnd)
 
     def new_digest(self, seat: int, n: int) -> _Tracker:
         return _Tracker(seat, n)

@@ -875,12 +875,13 @@ SOLVED_KINDS = frozenset(("curse_claim", "curse_pass", "curse_victim", "curse_gi
                           "move_scarab", "done"))
 
 
-def exact(obs: Observation) -> dict | None:
-    """The heuristic's answer to every decision that is not an insert (``SOLVED_KINDS``): the
-    search answers those without searching. None for an insert (searched)."""
+def exact(obs: Observation, rnd: random.Random) -> dict | None:
+    """The heuristic's answer (its ties from the decision's secret stream ``rnd``) to every
+    decision that is not an insert (``SOLVED_KINDS``): the search answers those without
+    searching. None for an insert (searched)."""
     if obs.legal[0]["type"] not in SOLVED_KINDS:
         return None
-    return heuristic(obs, random.Random(0))
+    return heuristic(obs, rnd)
 
 
 def _counts_from_state(state: dict, me: int) -> dict[tuple[str, str], int]:
@@ -983,9 +984,10 @@ def next_to_commit(state: dict, awaited: list[int], observer: int, rnd: random.R
     return awaited[0]
 
 
-def prior(obs: Observation) -> dict:
-    """The heuristic's insert, kept unless the search finds a clearly better one."""
-    return heuristic(obs, random.Random(0))
+def prior(obs: Observation, rnd: random.Random) -> dict:
+    """The heuristic's insert (its ties from ``rnd``), kept unless the search finds a clearly
+    better one."""
+    return heuristic(obs, rnd)
 
 
 class Bots(BotHooks):
