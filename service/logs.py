@@ -131,6 +131,10 @@ def _sole_handler(logger: logging.Logger, level: int) -> StderrHandler | None:
     return handler
 
 
+def _record(logger: logging.Logger, level: int, message: str, fields: dict) -> logging.LogRecord:
+    return logger.makeRecord(logger.name, level, __file__, 0, message, None, None, extra=fields)
+
+
 def log_fields(logger: logging.Logger, level: int, message: str, fields: dict) -> None:
     """``logger.log(level, message, extra=fields)`` (``message`` already formatted), for a line
     logged on every request: where the record would only reach :func:`configure`'s handler,
@@ -138,9 +142,7 @@ def log_fields(logger: logging.Logger, level: int, message: str, fields: dict) -
     write for that record (``tests/test_logs.py`` compares them)."""
     handler = _sole_handler(logger, level)
     if handler is None:
-        record = logger.makeRecord(logger.name, level, __file__, 0, message, None, None,
-                                   extra=fields)
-        logger.handle(record)
+        logger.handle(_record(logger, level, message, fields))
         return
     created = time.time()
     name = logging.getLevelName(level)
@@ -158,8 +160,7 @@ def log_fields(logger: logging.Logger, level: int, message: str, fields: dict) -
             handler.stream.write(line + handler.terminator)
             handler.flush()
     except Exception:  # as StreamHandler.emit reports a failed write
-        handler.handleError(logger.makeRecord(logger.name, level, __file__, 0, message, None,
-                                              None, extra=fields))
+        handler.handleError(_record(logger, level, message, fields))
 
 
 def formatter(fmt: str) -> logging.Formatter:
