@@ -979,8 +979,8 @@ def next_to_commit(state: dict, awaited: list[int], observer: int, rnd: random.R
     wins). The simulations let the awaited seats claim in the engine's ``awaiting`` order
     (seat order), the order in which a sequential harness (``LocalGame``, ``bench/arena.py``)
     records them: there every seat claims correctly when it can, so the lowest seat wins every
-    race. The engine's default (the observer last) handed every race to the others; a uniform
-    draw among the awaited seats was tried too (see the module docstring)."""
+    race. On a live server the first claim to arrive wins, which this model does not know
+    (see the module docstring)."""
     return awaited[0]
 
 
