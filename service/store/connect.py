@@ -18,6 +18,9 @@ through :class:`LeanScript` ~25 µs less than through redis-py's ``Script``):
   connection counts, deprecated-argument checks) and its release event, whose one listener
   re-authenticates connections of a streaming credential provider (:meth:`IdleBoundPool.release`
   calls ``re_auth`` itself);
+* the check for unread data a connection gets when it is taken (:func:`can_read`, where
+  redis-py makes it: RESP2, or a unix socket) polls with the OS's ``poll``, not gevent's
+  cooperative one, when nothing is pending;
 * :class:`LeanScript` (what :func:`script` registers) packs ``EVALSHA`` once with hiredis and
   sends it on a pooled connection with the connection's own retry policy, as
   ``Redis.execute_command`` does, without its per-command wrappers. Pipelines and clusters use
@@ -26,6 +29,7 @@ through :class:`LeanScript` ~25 µs less than through redis-py's ``Script``):
 
 from __future__ import annotations
 
+import select
 from urllib.parse import urlsplit
 
 import hiredis
@@ -81,7 +85,7 @@ class IdleBoundPool(redis.ConnectionPool):
             # with a client-side cache, nor when maintenance notifications may arrive).
             if self.cache is None and not self.maint_notifications_enabled():
                 try:
-                    if connection.can_read():
+                    if can_read(connection):
                         raise RedisConnectionError("Connection has data")
                 except (RedisConnectionError, RedisTimeoutError, OSError):
                     connection.disconnect()
@@ -132,6 +136,36 @@ class IdleBoundPool(redis.ConnectionPool):
             return connection.retry.call_with_retry(send, lambda error: connection.disconnect())
         finally:
             self.release(connection)
+
+
+def _os_poll():
+    """``select.poll`` as the OS gives it, also in a gevent worker: gevent's monkey patch makes
+    it cooperative, and even with a timeout of 0 its poll switches to the hub (measured: 25 µs
+    against 0.8 µs for the OS's). A check for pending data never waits, so it needs no
+    cooperation."""
+    try:
+        from gevent import monkey
+    except ImportError:  # pragma: no cover - gevent comes with the service
+        return select.poll
+    return monkey.get_original("select", "poll")
+
+
+_POLL = _os_poll()
+
+
+def can_read(connection) -> bool:
+    """``connection.can_read()``: whether the server sent what the connection has not read
+    (or closed it), as redis-py answers it, answered with the OS's poll when the answer is
+    no, the common case: the hiredis reader holds nothing, no TLS plaintext is buffered and
+    the socket is not readable. Anything else is left to redis-py's own check."""
+    reader = getattr(connection._parser, "_reader", None)
+    sock = connection._sock
+    if reader is None or sock is None or reader.has_data() \
+            or (hasattr(sock, "pending") and sock.pending()):
+        return connection.can_read()
+    poller = _POLL()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(0)) and connection.can_read()
 
 
 class LeanScript(Script):

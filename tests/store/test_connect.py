@@ -93,3 +93,44 @@ def test_a_connection_the_server_closed_fails_one_call_as_redis_py_does_then_rec
         finally:
             pooled.close()
     admin.close()
+
+
+def test_the_pending_data_check_answers_what_redis_py_answers(redis_url):
+    """``connect.can_read`` (the check a connection gets when taken from the pool, with the
+    OS's poll) agrees with redis-py's ``can_read``: nothing pending on an idle connection; a
+    reply nobody read; a connection the server closed (redis-py raises or says readable, and
+    so does the check), which the pool then replaces. (RESP2: over TCP with RESP3, redis-py
+    and the pool leave the check out, since maintenance notifications may arrive unasked.)"""
+    admin = redis.Redis.from_url(redis_url)
+    pooled = connect.client(redis_url + "?protocol=2")
+    pool = pooled.connection_pool
+    pool.connection_kwargs["client_name"] = "pending"
+    try:
+        conn = pool.get_connection()
+        assert connect.can_read(conn) is False and conn.can_read() is False
+
+        conn.send_command("PING")  # its reply left unread
+        assert admin.ping()  # a round trip later the reply has surely arrived
+        assert connect.can_read(conn) is True and conn.can_read() is True
+        pool.release(conn)
+        again = pool.get_connection()  # the pool's check sees the reply: a fresh connection
+        assert again is conn and connect.can_read(again) is False
+        again.send_command("ECHO", "fresh")
+        assert again.read_response() == b"fresh"
+
+        (victim,) = _clients(admin, "pending")
+        admin.execute_command("CLIENT", "KILL", "ID", victim["id"])
+        assert admin.ping()
+
+        def answer(check):
+            try:
+                return check()
+            except redis.ConnectionError:
+                return "closed"
+        ours, theirs = answer(lambda: connect.can_read(again)), answer(again.can_read)
+        assert ours == theirs and ours in (True, "closed")
+        pool.release(again)
+        assert pooled.ping()
+    finally:
+        pooled.close()
+        admin.close()
