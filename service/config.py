@@ -101,13 +101,13 @@ class Config:
     tournaments_max: int = 1000
     tournament_keep_s: int = 30 * 24 * 3600
     #: Archive finished and aborted games (CARTOUCHE_ARCHIVE=0: never), this many seconds
-    #: after they end (live spectators finish first; 0: at once).
+    #: after they end (live spectators finish first), by the first worker sweep after that.
     archive: bool = True
     archive_after_s: int = 300
     #: Decoded archive documents kept per process (archived games read again cost no call).
     archive_cache: int = 256
-    #: Games the sweep archives at most per run (the ones whose job was lost).
-    archive_sweep_max: int = 100
+    #: Games one worker's sweep archives at most per run (the due ones, oldest first).
+    archive_sweep_max: int = 500
     #: A folder for the archive documents (their keys then hold a pointer); None: in Redis.
     archive_dir: str | None = None
     #: The most events a game's log holds (0: no cap). A command that would take a game past
@@ -161,7 +161,7 @@ class Config:
             archive=env_count(os.environ, "CARTOUCHE_ARCHIVE", 1) != 0,
             archive_after_s=env_count(os.environ, "CARTOUCHE_ARCHIVE_AFTER_S", 300),
             archive_cache=env_count(os.environ, "CARTOUCHE_ARCHIVE_CACHE", 256),
-            archive_sweep_max=env_count(os.environ, "CARTOUCHE_ARCHIVE_SWEEP_MAX", 100),
+            archive_sweep_max=env_count(os.environ, "CARTOUCHE_ARCHIVE_SWEEP_MAX", 500),
             archive_dir=os.environ.get("CARTOUCHE_ARCHIVE_DIR") or None,
             max_events_per_game=env_count(os.environ, "CARTOUCHE_MAX_EVENTS_PER_GAME",
                                           20_000),

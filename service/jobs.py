@@ -6,11 +6,13 @@ seat's deadline. A table created waiting for players gets one job at its lobby d
 aborts it if nobody completed it; a seek gets a job at its bots' time (when it asked for bots)
 and one at its expiry, each doing nothing unless the seek still waits. Every job carries the
 version it was scheduled for (or re-checks the table or seek) and does nothing when the game has
-moved on, so stale, duplicated or late jobs are harmless. A game that ends gets an archive job
-``archive_after_s`` later (``EventStore.archive``: idempotent too) and an entry in the archive
-due set (``cartouche:archive:due`` on the queue's server, scored by when it is due) that the job
-removes; the sweep archives the entries due for ``ARCHIVE_GRACE_MS`` or longer (lost jobs).
-RQ's scheduler has a resolution of about a second: it is the backstop; the authority on time is
+moved on, so stale, duplicated or late jobs are harmless. A game that ends gets an entry in the
+archive due set (``cartouche:archive:due`` on the queue's server, scored by when it is due:
+``archive_after_s`` after it ended) and no job: one ``ZADD`` is all a game's end pays for its
+archive. Every worker's sweep claims the entries that are due (:meth:`RqScheduler.claim_archives`:
+``sweep_max`` at most, each leased for ``ARCHIVE_LEASE_MS`` so that no other sweep takes it
+meanwhile), archives them (``EventStore.archive``: idempotent) and removes them; a claim whose
+worker died comes due again when its lease runs out. RQ's scheduler has a resolution of about a second: it is the backstop; the authority on time is
 the deadline check every command makes on arrival (``GameService.act``).
 """
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Callable
 
 import redis
@@ -32,10 +34,18 @@ BOT_QUEUE = "cartouche-high"
 CLOCK_QUEUE = "cartouche-high"
 DEFAULT_QUEUE = "cartouche-default"
 QUEUES = (BOT_QUEUE, DEFAULT_QUEUE)
-#: Games over whose archive is due, scored by when (ms); the archive job removes its game.
+#: Games over waiting for their archive, scored by when it is due (ms); removed once archived.
 ARCHIVE_DUE = "cartouche:archive:due"
-#: The sweep leaves a due archive to its job this long before doing it itself.
-ARCHIVE_GRACE_MS = 30_000
+#: A sweep's claim on a due archive: no other sweep takes the game for this long.
+ARCHIVE_LEASE_MS = 60_000
+
+#: Up to ARGV[2] members of KEYS[1] scored at most ARGV[1] (now), oldest first, each re-scored
+#: to ARGV[3] (now + lease) in the same step: two sweeps never claim the same game.
+_CLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[3], id) end
+return due
+"""
 
 
 def _wall_clock_ms() -> int:
@@ -44,7 +54,7 @@ def _wall_clock_ms() -> int:
 
 class RqScheduler:
     """``archive_after_s``: seconds after a game ends that it is archived (None: never).
-    ``sweep_max``: the most games one sweep archives (:meth:`archive_due`)."""
+    ``sweep_max``: the most games one sweep archives (:meth:`claim_archives`)."""
 
     def __init__(self, connection: redis.Redis, *, archive_after_s: int | None = None,
                  sweep_max: int = 100, now_ms: Callable[[], int] | None = None) -> None:
@@ -54,6 +64,7 @@ class RqScheduler:
         self.archive_after_s = archive_after_s
         self.sweep_max = sweep_max
         self.now_ms = now_ms or _wall_clock_ms
+        self._claim = connection.register_script(_CLAIM)
 
     def changed(self, table) -> None:
         if table.over:
@@ -118,27 +129,21 @@ class RqScheduler:
             log.exception("could not schedule tournament %s after game %s", tid, game_id)
 
     def _enqueue_archive(self, game_id: str) -> None:
-        """The archive job of a game that just ended, and its entry in the due set (the
-        sweep's, should the job be lost)."""
-        after = self.archive_after_s
+        """A game that just ended: its entry in the due set, ``archive_after_s`` from now (the
+        sweep archives it then)."""
         try:
-            self.r.zadd(ARCHIVE_DUE, {game_id: self.now_ms() + after * 1000}, nx=True)
-            options = dict(job_id=f"archive-{game_id}", result_ttl=60,
-                           failure_ttl=24 * 3600, job_timeout=60)
-            if after:
-                self.later.enqueue_in(timedelta(seconds=after), "workers.jobs.archive_game",
-                                      game_id, **options)
-            else:
-                self.later.enqueue("workers.jobs.archive_game", game_id, **options)
+            self.r.zadd(ARCHIVE_DUE, {game_id: self.now_ms() + self.archive_after_s * 1000},
+                        nx=True)
         except redis.RedisError:
             log.exception("could not schedule the archive of game %s", game_id)
 
-    def archive_due(self) -> list[str]:
-        """The games whose archive was due ``ARCHIVE_GRACE_MS`` ago or more and is not done
-        (its job lost), oldest first, ``sweep_max`` at most."""
-        cutoff = self.now_ms() - ARCHIVE_GRACE_MS
-        return [i.decode() for i in self.r.zrangebyscore(ARCHIVE_DUE, "-inf", cutoff, start=0,
-                                                         num=self.sweep_max)]
+    def claim_archives(self) -> list[str]:
+        """The games whose archive is due, oldest first, ``sweep_max`` at most, each claimed
+        for ``ARCHIVE_LEASE_MS`` (it comes due again then unless :meth:`archived` removed it)."""
+        now = self.now_ms()
+        return [i.decode() for i in self._claim(keys=[ARCHIVE_DUE],
+                                                args=[now, self.sweep_max,
+                                                      now + ARCHIVE_LEASE_MS])]
 
     def archived(self, game_id: str) -> None:
         """The game's archive is done (or there is nothing to archive): out of the due set."""

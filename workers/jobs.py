@@ -92,7 +92,8 @@ def rate_game(game_id: str) -> bool:
 
 def archive_game(game_id: str) -> str:
     """Archive a game over (``EventStore.archive``: idempotent, crash-safe); its answer. The
-    game leaves the due set unless it changed while read (``stale``: the sweep tries again)."""
+    game leaves the due set unless it changed while read (``stale``: it comes due again when
+    the sweep's claim runs out)."""
     svc = service()
     outcome = svc.archive(game_id)
     if outcome != "stale":
@@ -117,13 +118,14 @@ def _each(ids: list[str], work) -> None:
 
 
 def sweep(limit: int = 10_000) -> int:
-    """The backstop for lost jobs (a worker killed mid-job, a queue briefly down): settle the
+    """The backstop for lost jobs (a worker killed mid-job, a queue briefly down), and the
+    archiver: settle the
     overdue clocks of every active game and re-schedule the jobs it needs; expire the tables
     waiting past their time (the oldest first); abort the games without a clock idle past
     their limit (``GameService.abort_idle``: of the oldest active games created before the
     cutoff); expire the seeks past their time, fill the ones
     whose bots are due, and match the ones whose opening request died before it tried (at most
-    ``limit`` of each); archive the games over whose archive job was lost (``sweep_max`` of the
+    ``limit`` of each); archive the games over whose archive is due (``sweep_max`` of the
     scheduler at most). Idempotent, like every job here; returns how many games, tables and
     seeks it looked at."""
     svc = service()
@@ -143,7 +145,7 @@ def sweep(limit: int = 10_000) -> int:
     seeks = svc.seeks
     todo = [(seeks.expiring(limit), seeks.expire), (seeks.filling(limit), seeks.fill),
             (seeks.untried(limit), seeks.first_match)]
-    todo.append((svc.scheduler.archive_due(), archive_game))
+    todo.append((svc.scheduler.claim_archives(), archive_game))
     todo.append((svc.tournaments.running(limit), tournament_advance))
     for ids, work in todo:
         _each(ids, work)

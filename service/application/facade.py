@@ -60,7 +60,7 @@ class NullScheduler:
     def seek_opened(self, seek_id: str, expires_ms: int, fill_ms: int | None) -> None:
         pass
 
-    def archive_due(self) -> list[str]:
+    def claim_archives(self) -> list[str]:
         return []
 
     def archived(self, game_id: str) -> None:

@@ -1,7 +1,7 @@
-"""Games over are archived by a job ``CARTOUCHE_ARCHIVE_AFTER_S`` after they end (the session's
-real RQ worker runs it), or by the sweep when that job was lost (an injected clock: exact); a
-rated game is rated the same when its archive came first; ``CARTOUCHE_ARCHIVE=0`` archives
-nothing."""
+"""Games over are archived by a worker's sweep once ``CARTOUCHE_ARCHIVE_AFTER_S`` have passed
+since they ended (the session's real RQ worker; with an injected clock: exact, oldest first, a
+bounded number per sweep, each claimed by one sweep only); a rated game is rated the same when
+its archive came first; ``CARTOUCHE_ARCHIVE=0`` archives nothing."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ import random
 
 import pytest
 import redis
+from rq import Queue
 from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 
 from service.app import create_app
 from service.application import GameService, NullScheduler, body_digest
 from service.config import Config
-from service.jobs import ARCHIVE_DUE, ARCHIVE_GRACE_MS, RqScheduler
+from service.jobs import ARCHIVE_DUE, ARCHIVE_LEASE_MS, DEFAULT_QUEUE, RqScheduler
 from service.store import keys
 
 from tests.api.helpers import join, player, table
@@ -48,12 +50,15 @@ def test_the_worker_archives_a_game_after_it_ends(redis_url, queue_url, worker, 
     before = [client.get(path).data for path in (f"/v1/games/{gid}/export",
                                                  f"/v1/games/{gid}/events?limit=1000")]
     queues = redis.Redis.from_url(queue_url)
+    # the game's end put it in the due set and enqueued nothing
+    assert queues.zscore(ARCHIVE_DUE, gid) is not None
+    with pytest.raises(Exception):
+        Job.fetch(f"archive-{gid}", connection=queues)
     if after_s:
         assert not archived(svc.store.r, gid)  # spectators have their time
-    wait_until(lambda: archived(svc.store.r, gid), after_s + 15, "the archive job")
-    job = Job.fetch(f"archive-{gid}", connection=queues)
-    assert wait_until(lambda: job.return_value(), 10, "the job's answer") == "ok"
-    assert queues.zscore(ARCHIVE_DUE, gid) is None
+    # the worker's sweep runs every 5 s (CARTOUCHE_SWEEP_SECONDS)
+    wait_until(lambda: archived(svc.store.r, gid), after_s + 15, "the worker's sweep")
+    wait_until(lambda: queues.zscore(ARCHIVE_DUE, gid) is None, 10, "the due set")
     svc.drop_caches()
     after = [client.get(path).data for path in (f"/v1/games/{gid}/export",
                                                 f"/v1/games/{gid}/events?limit=1000")]
@@ -69,10 +74,9 @@ class Clock:
         return self.t
 
 
-def test_the_sweep_archives_the_games_whose_job_was_lost(redis_url, redis_server):
-    """The jobs are scheduled on a queue no worker serves (lost); the sweep leaves each game to
-    its job until its archive has been due ARCHIVE_GRACE_MS, then archives at most its bound
-    per run, the oldest first."""
+def test_the_sweep_archives_the_due_games_oldest_first_within_its_bound(redis_url, redis_server):
+    """No worker serves these queues: the sweep, run here with an injected clock, archives no
+    game before its archive is due, then at most its bound per run, the oldest first."""
     from workers import jobs
 
     queue_url = redis_server.url.rsplit("/", 1)[0] + "/6"
@@ -89,9 +93,10 @@ def test_the_sweep_archives_the_games_whose_job_was_lost(redis_url, redis_server
         clock.t += 1000
     live = tides(svc)
     assert queues.zcard(ARCHIVE_DUE) == 3
+    assert ScheduledJobRegistry(queue=Queue(DEFAULT_QUEUE, connection=queues)).count == 0
     jobs._service = svc
     try:
-        clock.t += 300_000 + ARCHIVE_GRACE_MS - 3000 - 1  # the first is due, not for long
+        clock.t += 300_000 - 3000 - 1  # the first is due in 1 ms
         jobs.sweep()
         assert not any(archived(svc.store.r, g) for g in games)
         clock.t += 1
@@ -101,7 +106,38 @@ def test_the_sweep_archives_the_games_whose_job_was_lost(redis_url, redis_server
         jobs.sweep()  # two per run
         assert all(archived(svc.store.r, g) for g in games)
         assert queues.zcard(ARCHIVE_DUE) == 0 and not archived(svc.store.r, live)
-        assert jobs.archive_game(games[0]) == "done"  # the lost job, late: harmless
+        assert jobs.archive_game(games[0]) == "done"  # archiving again: harmless
+    finally:
+        jobs._service = None
+        queues.flushdb()
+
+
+def test_a_due_archive_is_claimed_by_one_sweep_until_its_lease_runs_out(redis_url, redis_server):
+    """Two workers' schedulers on one due set: the first claims the due game and dies before
+    archiving it; the second does not get it while the claim holds, and gets it (and archives
+    it) once ARCHIVE_LEASE_MS have passed."""
+    from workers import jobs
+
+    queue_url = redis_server.url.rsplit("/", 1)[0] + "/6"
+    queues = redis.Redis.from_url(queue_url)
+    queues.flushdb()
+    clock = Clock()
+    first, second = (RqScheduler(queues, archive_after_s=0, sweep_max=10, now_ms=clock)
+                     for _ in range(2))
+    svc = GameService.configured(Config(redis_url=redis_url), redis.Redis.from_url(redis_url),
+                                 scheduler=second, now_ms=clock)
+    gid = tides(svc)
+    finish(svc, gid)
+    jobs._service = svc
+    try:
+        assert first.claim_archives() == [gid]  # ... and that worker dies
+        assert second.claim_archives() == []
+        clock.t += ARCHIVE_LEASE_MS - 1
+        jobs.sweep()
+        assert not archived(svc.store.r, gid)
+        clock.t += 1
+        jobs.sweep()
+        assert archived(svc.store.r, gid) and queues.zcard(ARCHIVE_DUE) == 0
     finally:
         jobs._service = None
         queues.flushdb()
@@ -135,7 +171,7 @@ def test_archiving_off_schedules_nothing(redis_url, queue_url):
     with pytest.raises(Exception):
         Job.fetch(f"archive-{gid}", connection=redis.Redis.from_url(queue_url))
     assert redis.Redis.from_url(queue_url).zscore(ARCHIVE_DUE, gid) is None
-    assert NullScheduler().archive_due() == []
+    assert NullScheduler().claim_archives() == []
 
 
 def test_the_view_of_an_archived_game_needs_no_call_once_read(svc, client):
