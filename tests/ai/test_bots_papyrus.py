@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import partial
 
+import math
 import random
 import statistics
 
@@ -220,6 +221,24 @@ def test_rollout_policy_ends_games_from_a_determinization():
         assert action in legal
         _, state = command(GAME, state, seat, action, rng)
     assert GAME.is_over(state) and state["end_reason"] == "final_round"
+
+
+def test_the_evaluation_compares_the_seats_gain_with_its_rivals_mean_gain():
+    """At a simulation's cut-off the reward is a logistic of the seat's projected gain over its
+    rivals' mean gain: even when one rival gained all of it, a seat that kept up with the
+    rivals' mean is at 1/2; a rival's extra gain lowers it; with 2 seats the rival's gain."""
+    def reward(n: int, gains: list[float], seat: int = 0) -> float:
+        state = bot.determinize(obs_of(new_game(n, {}, b"pap-eval"), seat), random.Random(1))
+        now = [bot._projected(state, i) for i in range(n)]
+        state["sim_start_value"] = [v - g for v, g in zip(now, gains)]
+        return bot.evaluate(GAME, state, seat)
+
+    assert reward(3, [3.0, 6.0, 0.0]) == pytest.approx(0.5)
+    assert reward(3, [3.0, 0.0, 6.0]) == pytest.approx(0.5)
+    assert reward(5, [2.0, 8.0, 0.0, 0.0, 0.0]) == pytest.approx(0.5)
+    assert reward(3, [3.0, 7.0, 0.0]) < 0.5 < reward(3, [3.0, 5.0, 0.0])
+    assert reward(2, [3.0, 3.0]) == pytest.approx(0.5)
+    assert reward(2, [9.0, 3.0]) == pytest.approx(1 / (1 + math.exp(-6.0 / bot.EVAL_POINTS)))
 
 
 def test_heuristic_scores_clearly_more_than_random():

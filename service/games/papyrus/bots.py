@@ -787,7 +787,7 @@ def determinize(obs, rnd: random.Random) -> dict:
 
 #: a simulation stops after this many rounds (turns of every seat) and is evaluated
 HORIZON_ROUNDS = 4
-#: evaluation temperature in points: a gain of this size over the best rival is worth e : 1
+#: evaluation temperature in points: a gain of this size over the rivals' is worth e : 1
 EVAL_POINTS = 6.0
 #: a God card in hand is worth ``worth * exp(-turns / PLAN_TURNS)`` (turns: its plan estimate)
 PLAN_TURNS = 8.0
@@ -885,8 +885,11 @@ def _projected(state: dict, seat: int) -> float:
 
 def evaluate(game, state: dict, seat: int) -> float:
     """The observer's reward at a cut-off, in [0, 1]: a logistic of how much its projected
-    score gained during the simulation over the best rival's gain (standard game), or of its
-    own gain against the cards it paid (solo)."""
+    score gained during the simulation over its rivals' mean gain (standard game), or of its
+    own gain against the cards it paid (solo). Against the mean, not the best rival's gain:
+    with 3-5 seats the best of 2-4 noisy rollout gains mostly measures the noise (a lone mcts
+    seat won 1 of 10 three-seat games against heuristic seats with the best rival's gain, 4 of
+    10 with the mean: docs/bots.md); with 2 seats the two are the same."""
     import math
 
     if state["over"]:
@@ -900,7 +903,7 @@ def evaluate(game, state: dict, seat: int) -> float:
     if state["variant"] == "solo" or state["n"] == 1:
         d = gain[seat]
     else:
-        d = gain[seat] - max(gain[i] for i in range(state["n"]) if i != seat)
+        d = gain[seat] - (sum(gain) - gain[seat]) / (state["n"] - 1)
     d = max(-50.0, min(50.0, d / EVAL_POINTS))
     return 1.0 / (1.0 + math.exp(-d))
 
