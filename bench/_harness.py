@@ -341,13 +341,16 @@ def redis_calls(url: str) -> dict[str, int]:
 
 class Meter:
     """CPU of the gunicorn workers, of the Redis server and of this process, and the Redis
-    commands run, between start() and stop()."""
+    commands run, between start() and stop(); and how the workers' CPU split between them
+    (``worker_cpu_share``, largest first: the kernel hashes each new connection onto a worker,
+    so a phase's clients are rarely split evenly, and the busier worker sets the tail)."""
 
     def __init__(self, gun: "Gunicorn", redis: "Redis") -> None:
         self.gun, self.redis = gun, redis
 
     def start(self) -> None:
         self.pids = self.gun.worker_pids()
+        self.each0 = [cpu_seconds([pid]) for pid in self.pids]
         self.c0 = (cpu_seconds(self.pids), cpu_seconds([self.redis.server.process.pid]),
                    time.process_time())
         self.r0 = redis_calls(self.redis.url)
@@ -356,6 +359,7 @@ class Meter:
         c1 = (cpu_seconds(self.pids), cpu_seconds([self.redis.server.process.pid]),
               time.process_time())
         r1 = redis_calls(self.redis.url)
+        each = [cpu_seconds([pid]) - c for pid, c in zip(self.pids, self.each0)]
         n = max(requests, 1)
         calls = {k: round((v - self.r0.get(k, 0)) / n, 2) for k, v in r1.items()
                  if v - self.r0.get(k, 0) > 0 and k not in ("info",)}
@@ -363,4 +367,6 @@ class Meter:
                     "gunicorn": round(1000 * (c1[0] - self.c0[0]) / n, 3),
                     "redis": round(1000 * (c1[1] - self.c0[1]) / n, 3),
                     "client": round(1000 * (c1[2] - self.c0[2]) / n, 3)},
-                "redis_calls_per_request": dict(sorted(calls.items()))}
+                "redis_calls_per_request": dict(sorted(calls.items())),
+                "worker_cpu_share": sorted((round(c / (sum(each) or 1), 3) for c in each),
+                                           reverse=True)}

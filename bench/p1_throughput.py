@@ -31,8 +31,10 @@ At saturation (a closed loop of N clients) latency is about N / throughput, so t
 mostly mirrors the throughput ratio; paced rounds follow (same number of clients, both at the same
 offered rate, ``--paced-fraction`` of the service's saturated throughput) and compare p99 at equal
 load (floor, baseline and service paced alike). Per phase it also reports the CPU per request of the gunicorn workers, of the Redis server
-and of the load generator (``/proc``), and the Redis commands per request (``INFO
-commandstats``): the figures that say where the difference comes from on a shared machine.
+and of the load generator (``/proc``), the Redis commands per request (``INFO
+commandstats``), and the busiest worker's share of the workers' CPU (each phase opens new
+connections and the kernel hashes each onto a worker, so the split, and with it the tail, moves
+from phase to phase): the figures that say where the difference comes from on a shared machine.
 
     .venv/bin/python bench/p1_throughput.py [--clients 32] [--seconds 8] [--rounds 5]
 
@@ -203,7 +205,10 @@ def summarize(phases: list[tuple[Phase, float]]) -> dict:
     cpu = {k: round(statistics.median(p.meter["cpu_ms_per_request"][k] for p, _ in phases), 3)
            for k in ("gunicorn", "redis", "client")}
     return {"cpu_ms_per_request": cpu,
-            "redis_calls_per_request": phases[-1][0].meter["redis_calls_per_request"],"throughput_rps_per_round": [round(t, 1) for t in tps],
+            "redis_calls_per_request": phases[-1][0].meter["redis_calls_per_request"],
+            "busiest_worker_cpu_share_per_round": [p.meter["worker_cpu_share"][0]
+                                                   for p, _ in phases],
+            "throughput_rps_per_round": [round(t, 1) for t in tps],
             "throughput_rps": round(statistics.median(tps), 1),
             "p99_ms_per_round": [round(x, 2) for x in p99s],
             "p99_ms": round(statistics.median(p99s), 2),
@@ -229,12 +234,6 @@ def _ratios(prefix: str, X: dict, Y: dict) -> dict:
             # robust to other jobs on the machine: requests per gunicorn CPU second
             f"{prefix}per_cpu": ratio(Y["cpu_ms_per_request"]["gunicorn"],
                                       X["cpu_ms_per_request"]["gunicorn"])}
-
-
-def _no_meter(phases: list[tuple[Phase, float]]) -> None:
-    for ph in phases:
-        ph[0].meter = {"cpu_ms_per_request": {"gunicorn": 0, "redis": 0, "client": 0},
-                       "redis_calls_per_request": {}}
 
 
 async def main_async(args) -> dict:
@@ -282,12 +281,17 @@ async def main_async(args) -> dict:
         rate = args.paced_fraction * S["throughput_rps"]
         pf, pb, ps = [], [], []
         for r in range(args.rounds):
+            bare_meter.start()
             pf.append(await run_baseline(bare.url, args.clients, args.seconds, f"c{r:01x}", rate))
+            pf[-1][0].meter = bare_meter.stop(len(pf[-1][0].lat))
+            meter.start()
             pb.append(await run_baseline(gun.url, args.clients, args.seconds, f"a{r:01x}", rate))
+            pb[-1][0].meter = meter.stop(len(pb[-1][0].lat))
             pool = await create_games(gun.url, per_round)
+            meter.start()
             ps.append(await run_service(gun.url, args.clients, args.seconds, pool, rnd, rate))
+            ps[-1][0].meter = meter.stop(len(ps[-1][0].lat) + ps[-1][0].errors)
             starved += not pool
-        _no_meter(pf + pb + ps)
         PF, PB, PS = summarize(pf), summarize(pb), summarize(ps)
     finally:
         gun.stop()
@@ -358,6 +362,10 @@ def main() -> None:
           f"floor median {PF['median_ms']} ms p99 {PF['p99_ms']} ms; baseline median "
           f"{PB['median_ms']} ms p99 {PB['p99_ms']} ms; service median {PS['median_ms']} ms "
           f"p99 {PS['p99_ms']} ms")
+    print("  busiest gunicorn worker's share of the workers' CPU, per round (0.5: even): "
+          + "; ".join(f"{name} {X['busiest_worker_cpu_share_per_round']}"
+                      for name, X in (("floor", F), ("service", S), ("paced floor", PF),
+                                      ("paced service", PS))))
     print(f"  service / floor: throughput {res['ratio_throughput']} (target >= 0.9: "
           f"{'OK' if res['throughput_ok'] else 'MISSED'}; rounds "
           f"{res['rounds_service_vs_floor']['throughput']}), per gunicorn CPU second "
