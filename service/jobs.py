@@ -12,8 +12,10 @@ archive due set (``cartouche:archive:due`` on the queue's server, scored by when
 archive. Every worker's sweep claims the entries that are due (:meth:`RqScheduler.claim_archives`:
 ``sweep_max`` at most, each leased for ``ARCHIVE_LEASE_MS`` so that no other sweep takes it
 meanwhile), archives them (``EventStore.archive``: idempotent) and removes them; a claim whose
-worker died comes due again when its lease runs out. RQ's scheduler has a resolution of about a second: it is the backstop; the authority on time is
-the deadline check every command makes on arrival (``GameService.act``).
+worker died comes due again when its lease runs out (a worker started with ``--burst`` does
+not sweep, so it archives nothing). RQ's scheduler has a resolution of about a second: it is
+the backstop; the authority on time is the deadline check every command makes on arrival
+(``GameService.act``).
 """
 
 from __future__ import annotations
