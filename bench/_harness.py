@@ -343,7 +343,9 @@ class Meter:
     """CPU of the gunicorn workers, of the Redis server and of this process, and the Redis
     commands run, between start() and stop(); and how the workers' CPU split between them
     (``worker_cpu_share``, largest first: the kernel hashes each new connection onto a worker,
-    so a phase's clients are rarely split evenly, and the busier worker sets the tail)."""
+    so a phase's clients are rarely split evenly, and the busier worker sets the tail; at
+    saturation both workers are busy whatever the split, so it reads ~0.5 there and shows the
+    split below saturation only)."""
 
     def __init__(self, gun: "Gunicorn", redis: "Redis") -> None:
         self.gun, self.redis = gun, redis

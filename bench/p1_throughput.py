@@ -34,7 +34,8 @@ load (floor, baseline and service paced alike). Per phase it also reports the CP
 and of the load generator (``/proc``), the Redis commands per request (``INFO
 commandstats``), and the busiest worker's share of the workers' CPU (each phase opens new
 connections and the kernel hashes each onto a worker, so the split, and with it the tail, moves
-from phase to phase): the figures that say where the difference comes from on a shared machine.
+from phase to phase; it shows in the paced phases, while at saturation both workers stay busy
+and it reads ~0.5): the figures that say where the difference comes from on a shared machine.
 
     .venv/bin/python bench/p1_throughput.py [--clients 32] [--seconds 8] [--rounds 5]
 
