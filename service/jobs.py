@@ -59,7 +59,7 @@ class RqScheduler:
     ``sweep_max``: the most games one sweep archives (:meth:`claim_archives`)."""
 
     def __init__(self, connection: redis.Redis, *, archive_after_s: int | None = None,
-                 sweep_max: int = 100, now_ms: Callable[[], int] | None = None) -> None:
+                 sweep_max: int = 500, now_ms: Callable[[], int] | None = None) -> None:
         self.r = connection
         self.queue = Queue(BOT_QUEUE, connection=connection)
         self.later = Queue(DEFAULT_QUEUE, connection=connection)
@@ -75,7 +75,7 @@ class RqScheduler:
             if table.created["data"].get("tournament"):
                 self._enqueue_tournament(table.created["data"]["tournament"], table.id)
             if self.archive_after_s is not None:
-                self._enqueue_archive(table.id)
+                self._mark_archive_due(table.id)
             return
         try:
             for seat in table.awaiting():
@@ -130,7 +130,7 @@ class RqScheduler:
         except redis.RedisError:
             log.exception("could not schedule tournament %s after game %s", tid, game_id)
 
-    def _enqueue_archive(self, game_id: str) -> None:
+    def _mark_archive_due(self, game_id: str) -> None:
         """A game that just ended: its entry in the due set, ``archive_after_s`` from now (the
         sweep archives it then)."""
         try:

@@ -886,10 +886,9 @@ def _projected(state: dict, seat: int) -> float:
 def evaluate(game, state: dict, seat: int) -> float:
     """The observer's reward at a cut-off, in [0, 1]: a logistic of how much its projected
     score gained during the simulation over its rivals' mean gain (standard game), or of its
-    own gain against the cards it paid (solo). Against the mean, not the best rival's gain:
-    with 3-5 seats the best of 2-4 noisy rollout gains mostly measures the noise (a lone mcts
-    seat won 3 of 20 three-seat games against heuristic seats with the best rival's gain, 14
-    of 50 with the mean: docs/bots.md); with 2 seats the two are the same."""
+    own gain against the cards it paid (solo). Every rival counts alike: with 2 seats that is
+    the rival's gain; with 3-5 the mean of their gains, which the rollouts' noise moves less
+    than the best of them (measurements in docs/bots.md)."""
     import math
 
     if state["over"]:
