@@ -353,15 +353,15 @@ class Meter:
     def start(self) -> None:
         self.pids = self.gun.worker_pids()
         self.each0 = [cpu_seconds([pid]) for pid in self.pids]
-        self.c0 = (cpu_seconds(self.pids), cpu_seconds([self.redis.server.process.pid]),
+        self.c0 = (sum(self.each0), cpu_seconds([self.redis.server.process.pid]),
                    time.process_time())
         self.r0 = redis_calls(self.redis.url)
 
     def stop(self, requests: int) -> dict:
-        c1 = (cpu_seconds(self.pids), cpu_seconds([self.redis.server.process.pid]),
-              time.process_time())
+        each1 = [cpu_seconds([pid]) for pid in self.pids]
+        c1 = (sum(each1), cpu_seconds([self.redis.server.process.pid]), time.process_time())
         r1 = redis_calls(self.redis.url)
-        each = [cpu_seconds([pid]) - c for pid, c in zip(self.pids, self.each0)]
+        each = [b - a for a, b in zip(self.each0, each1)]
         n = max(requests, 1)
         calls = {k: round((v - self.r0.get(k, 0)) / n, 2) for k, v in r1.items()
                  if v - self.r0.get(k, 0) > 0 and k not in ("info",)}
