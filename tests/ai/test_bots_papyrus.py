@@ -300,3 +300,21 @@ def check_candidates(g: LocalGame, seat: int, step: int) -> None:
 def test_search_candidates(n, options):
     support.play(GAME, ["heuristic"] * n, options, b"pap-cands", check=check_candidates,
                  check_every=3, stride=0)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_policy_on_the_full_state_plays_what_the_heuristic_plays_from_the_view(n):
+    # the rollouts (and bench/papyrus_oracle.py's continuations) are the heuristic level
+    g = new_game(n, {}, f"pap-policy-{n}".encode())
+    compared = 0
+    for _ in range(400):
+        if not g.awaiting():
+            break
+        seat = g.awaiting()[0]
+        obs = obs_of(g, seat)
+        h = bot.heuristic(obs, random.Random(0))
+        if len(obs.legal) > 1:
+            assert bot.policy(g.state, seat, GAME.legal_actions(g.state, seat)) == h
+            compared += 1
+        g.act(seat, h)
+    assert compared > 100

@@ -522,13 +522,20 @@ def heuristic(obs, rnd: random.Random) -> dict[str, Any]:
     return _decide(_me_from_view(obs.view, obs.seat), obs.legal)
 
 
+def policy(state: dict, seat: int, legal: list[dict]) -> dict:
+    """The heuristic on a full (determinized) state, from what the seat knows of it."""
+    if len(legal) == 1:
+        return legal[0]
+    return _decide(_me_from_state(state, seat), legal)
+
+
 def rollout(game, state: dict, seat: int, legal: list[dict], rnd: random.Random) -> dict:
-    """The heuristic on a full (determinized) state, with a few random moves."""
+    """:func:`policy` with a few random moves."""
     if len(legal) == 1:
         return legal[0]
     if rnd.random() < ROLLOUT_EPSILON:
         return rnd.choice(legal)
-    return _decide(_me_from_state(state, seat), legal)
+    return policy(state, seat, legal)
 
 
 # --------------------------------------------------------------------------------------------

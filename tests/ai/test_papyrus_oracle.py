@@ -1,0 +1,52 @@
+"""bench/papyrus_oracle.py's comparison of candidates with the heuristic's choice (paired by
+world) and its reliability figures, on made-up playouts."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ORACLE = Path(__file__).resolve().parents[2] / "bench" / "papyrus_oracle.py"
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    spec = importlib.util.spec_from_file_location("papyrus_oracle_under_test", ORACLE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def runs(margins, cut_of=lambda m: m / 100):
+    return [{"margin": m, "win": float(m > 0), "cut": {r: cut_of(m) for r in (1, 2, 4, 8, 16)}}
+            for m in margins]
+
+
+def test_candidates_are_classed_by_their_paired_difference_with_the_heuristics(oracle):
+    world = [10.0, -20.0, 30.0, 0.0, 5.0, -7.0]      # what each world gives the heuristic's choice
+    found = {"heuristic": 0, "runs": {
+        0: runs(world),
+        1: runs([m + 3 + (i % 2) for i, m in enumerate(world)]),   # better in every world
+        2: runs([m - 4 - (i % 3) for i, m in enumerate(world)]),   # worse in every world
+        3: runs([m + (5 if i % 2 else -5) for i, m in enumerate(world)]),  # noise around 0
+    }}
+    out = oracle.summarize(found)
+    assert (out["better"], out["worse"]) == (1, 1)
+    assert out["index"] == [0, 1, 2, 3]
+    assert out["diffs"] == pytest.approx([3.5, -5.0, 0.0])
+    # the cut-off reward here is the margin itself: it predicts the end perfectly
+    assert all(c == pytest.approx(1.0) for c in out["evaluate_corr"].values())
+
+
+def test_a_cut_off_reward_that_says_nothing_and_a_decided_game(oracle):
+    world = [10.0, -20.0, 30.0, 0.0]
+    found = {"heuristic": 1, "runs": {
+        0: runs([m + 1 for m in world], cut_of=lambda m: 0.5),
+        1: runs(world, cut_of=lambda m: 0.5),
+        2: runs([m + 2 for m in world], cut_of=lambda m: 0.5)}}
+    out = oracle.summarize(found)
+    assert all(c is None for c in out["evaluate_corr"].values())  # constant: no correlation
+    assert out["split_half"] == pytest.approx(1.0)
+    assert oracle.mean_of([None, 1.0, 2.0]) == 1.5 and oracle.mean_of([None]) is None
