@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import weakref
+from pathlib import Path
 
 from service.engine.bots import SeatLog, observe
 from service.engine.local import LocalGame
@@ -83,3 +85,12 @@ def play(game, levels: list[str], options: dict, seed: bytes, *, check=None,
         g.act(seat, action)
     assert game.is_over(g.state), "the game did not end"
     return g
+
+
+def load_bench(name: str):
+    """The module of ``bench/<name>.py`` (bench/ is scripts, not a package)."""
+    path = Path(__file__).resolve().parents[2] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

@@ -6,22 +6,16 @@ Only fast matchups (heuristic against random) are played, a couple of games each
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
-from pathlib import Path
 
 import pytest
 
-ARENA = Path(__file__).resolve().parents[2] / "bench" / "arena.py"
-
+from tests.ai.support import load_bench
 
 @pytest.fixture(scope="module")
 def arena():
-    spec = importlib.util.spec_from_file_location("arena_under_test", ARENA)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_bench("arena")
 
 
 def run(arena, *argv) -> tuple[dict, str]:

@@ -3,20 +3,18 @@ world) and its reliability figures, on made-up playouts."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from tests.ai.support import load_bench
 
 ORACLE = Path(__file__).resolve().parents[2] / "bench" / "papyrus_oracle.py"
 
 
 @pytest.fixture(scope="module")
 def oracle():
-    spec = importlib.util.spec_from_file_location("papyrus_oracle_under_test", ORACLE)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_bench("papyrus_oracle")
 
 
 def runs(margins, cut_of=lambda m: m / 100):
