@@ -87,6 +87,30 @@ def test_heuristic_games_end_by_the_rules(n):
     assert sum(d["scarabs"] for d in res["details"]["seats"]) >= 36 - 3 * n
 
 
+@pytest.mark.parametrize("k", [11, 22, 27])
+def test_two_heuristic_seats_do_not_trade_the_same_glyphs_back_and_forth(k):
+    """On these deals two heuristic seats used to swap glyphs with the market in a cycle
+    (reed for flax, then flax for reed: one plan's tile paid for another of the same plan) until
+    the 2,000-turn limit; an exchange is now made only when it leaves the seat's plans better,
+    and the games end by the rules in a few hundred turns."""
+    g = play(["heuristic"] * 2, {}, f"stall-2-{k}".encode())
+    assert GAME.result(g.state)["details"]["end_reason"] == "final_round"
+    assert g.state["turns"] < 1000
+
+
+def test_a_market_exchange_must_leave_the_plans_better(monkeypatch):
+    """Paying a tile of a plan for another tile that plan needs, both in the market, gains
+    nothing; paying a tile no plan needs for one the plan lacks does. Nothing is changed."""
+    monkeypatch.setattr(bot, "_travel_turns", lambda me, god: 0.0)  # no board: tiles only
+    held = {"basket": 1, "reed": 1, "stool": 1, "mouth": 1, "bread": 1}  # khepri lacks reed, flax
+    me = bot._Me(0, False, None, {}, ["khepri"], dict(held), {"reed": 3, "flax": 3},
+                 {x: 0 for x in GLYPHS}, None, 0, None, True)
+    plans = bot._plans(me)
+    assert not bot._improves(me, plans, "reed", "flax")
+    assert bot._improves(me, plans, "bread", "flax")
+    assert me.market == {"reed": 3, "flax": 3} and me.holder == held
+
+
 @pytest.mark.parametrize("n,options", [
     (1, {"variant": "solo"}),
     (1, {"variant": "solo", "god_deck_size": 6, "turn_limit": 400}),

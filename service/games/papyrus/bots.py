@@ -20,8 +20,10 @@ The turn is then, in this order:
 2. target spelled: step along the cheapest route towards it (a detour of one square is allowed
    when the best step is unaffordable); if no step is affordable, draw movement cards;
 3. target not spelled: an exchange that takes a missing glyph from the market (of the target, or
-   else of another god in hand), paying the least useful tile; else a step towards the target
-   that does not land on it (the tiles come on the way); else an exchange with the bag paying a
+   else of another god in hand), paying the least useful tile, when the exchange leaves the plans
+   better (the sum of their worth per turn goes up: paying one tile of a plan for another it
+   needs gains nothing, and two seats doing so could swap the same glyphs for ever); else a step
+   towards the target that does not land on it (the tiles come on the way); else an exchange with the bag paying a
    surplus tile when a useful draw is likely enough; else draw movement cards.
 
 Payments use the fewest Eyes of Horus (wilds are kept) and spend the colours held most. Event
@@ -384,7 +386,7 @@ def _standard_turn(me: _Me, legal: list[dict], plans) -> dict:
             # never pay with the take itself or a tile the target still needs
             if pay != take and me.holder.get(pay, 0) > tspell.get(pay, 0):
                 a = market_ex.get((pay, take))
-                if a is not None:
+                if a is not None and _improves(me, plans, pay, take):
                     return a
                 break
     mv = step(False, 0)
@@ -405,6 +407,27 @@ def _standard_turn(me: _Me, legal: list[dict], plans) -> dict:
             if a["take"] == "bag" and a["pay"] == order[0]:
                 return a
     return draw or legal[0]
+
+
+def _improves(me: _Me, plans, pay: str, take: str) -> bool:
+    """Whether exchanging ``pay`` for the market's ``take`` leaves the plans better: the sum of
+    their rates (worth per turn), with the holder and the market after the exchange, goes up.
+    Paying a tile of one plan for a tile of the same or an equal plan gains nothing; without
+    this check two seats could trade the same glyphs back and forth until the turn limit."""
+    holder = dict(me.holder)
+    holder[pay] -= 1
+    holder[take] = holder.get(take, 0) + 1
+    market = dict(me.market)
+    market[take] -= 1
+    market[pay] = market.get(pay, 0) + 1
+    before = sum(rate for rate, _, _ in plans)
+    saved = me.market
+    me.market = market
+    try:
+        after = sum(rate for rate, _, _ in _plans(me, holder))
+    finally:
+        me.market = saved
+    return after > before + 1e-9
 
 
 def _pending_choice(me: _Me, legal: list[dict], plans) -> dict:
