@@ -326,6 +326,33 @@ def test_search_candidates(n, options):
                  check_every=3, stride=0)
 
 
+def test_search_candidates_leave_out_market_exchanges_that_gain_nothing():
+    """The search considers a market exchange only when it leaves the seat's plans better (the
+    heuristic's own rule): with them, its noise picked exchanges that moved no plan forward.
+    Over one two-seat game some legal exchanges of a useful glyph are left out, and every
+    market exchange searched passes :func:`bot._improves`."""
+    g = new_game(2, {}, b"pap-cands-exchanges")
+    left_out = searched = 0
+    for step in range(600):
+        if not g.awaiting():
+            break
+        seat = g.awaiting()[0]
+        obs = obs_of(g, seat)
+        state = bot.determinize(obs, random.Random(step))
+        me = bot._me_from_state(state, seat)
+        plans = bot._plans(me)
+        picks = bot.candidates(GAME, state, seat, obs.legal)
+        for a in picks:
+            if a["type"] == "exchange" and a["take"] != "bag":
+                assert bot._improves(me, plans, a["pay"], a["take"]), a
+                searched += 1
+        useful = {x for _, god, _ in plans for x in bot._missing(me.holder, god)}
+        left_out += sum(1 for a in obs.legal if a["type"] == "exchange" and a["take"] in useful
+                        and a not in picks and not bot._improves(me, plans, a["pay"], a["take"]))
+        g.act(seat, choose("heuristic", obs, random.Random(0)))
+    assert searched > 0 and left_out > 0
+
+
 @pytest.mark.parametrize("n", [2, 3])
 def test_policy_on_the_full_state_plays_what_the_heuristic_plays_from_the_view(n):
     # the rollouts (and bench/papyrus_oracle.py's continuations) are the heuristic level

@@ -842,7 +842,8 @@ def _solo_candidates(me: _Me, legal: list[dict]) -> list[dict]:
 
 def candidates(game, state: dict, seat: int, legal: list[dict]) -> list[dict]:
     """The observer's actions worth searching, from what the seat sees: one payment per path
-    (the heuristic's cheapest), one exchange per glyph taken (paying the least useful tile),
+    (the heuristic's cheapest), one exchange per glyph taken (paying the least useful tile;
+    from the market only when it leaves the plans better, as the heuristic's own exchanges),
     drawing movement cards, and the heuristic's own choice. Solo: :func:`_solo_candidates`."""
     me = _me_from_state(state, seat)
     if me.solo:
@@ -870,7 +871,9 @@ def candidates(game, state: dict, seat: int, legal: list[dict]) -> list[dict]:
         useful = {x for _, g, _ in plans for x in _missing(me.holder, g)}
         for take, opts in pays.items():
             if take == "bag" or take in useful:
-                out.append(min(opts, key=lambda a: (rank.get(a["pay"], -1), a["pay"])))
+                a = min(opts, key=lambda a: (rank.get(a["pay"], -1), a["pay"]))
+                if take == "bag" or _improves(me, plans, a["pay"], take):
+                    out.append(a)
     h = _standard_turn(me, legal, plans)
     if h not in out:
         out.append(h)
