@@ -32,8 +32,7 @@ Last stdout line, one JSON object:
 
 ``states`` lists each sampled turn (game, turn, candidates, the heuristic's index, the mean
 margins). Playouts run to the game's end: a state early in a game costs ~``worlds`` x
-candidates x 0.1 s, and much more in a game the two heuristic seats stall until the turn limit
-(some 2-seat seeds do: ``--seed 3`` game 2; see docs/bots.md).
+candidates x 0.1 s.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import pytest
 
 from tests.ai.support import load_bench
 
+
 @pytest.fixture(scope="module")
 def arena():
     return load_bench("arena")

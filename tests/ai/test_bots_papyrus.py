@@ -89,10 +89,10 @@ def test_heuristic_games_end_by_the_rules(n):
 
 @pytest.mark.parametrize("k", [11, 22, 27])
 def test_two_heuristic_seats_do_not_trade_the_same_glyphs_back_and_forth(k):
-    """On these deals two heuristic seats used to swap glyphs with the market in a cycle
-    (reed for flax, then flax for reed: one plan's tile paid for another of the same plan) until
-    the 2,000-turn limit; an exchange is now made only when it leaves the seat's plans better,
-    and the games end by the rules in a few hundred turns."""
+    """Deals where a seat paying one plan's tile for another tile of the same plan (reed for
+    flax, then flax for reed) lets two heuristic seats swap glyphs with the market in a cycle
+    until the 2,000-turn limit: an exchange is made only when it leaves the seat's plans better,
+    so these games end by the rules in a few hundred turns."""
     g = play(["heuristic"] * 2, {}, f"stall-2-{k}".encode())
     assert GAME.result(g.state)["details"]["end_reason"] == "final_round"
     assert g.state["turns"] < 1000

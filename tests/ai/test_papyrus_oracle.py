@@ -3,13 +3,9 @@ world) and its reliability figures, on made-up playouts."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.ai.support import load_bench
-
-ORACLE = Path(__file__).resolve().parents[2] / "bench" / "papyrus_oracle.py"
 
 
 @pytest.fixture(scope="module")

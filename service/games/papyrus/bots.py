@@ -23,8 +23,9 @@ The turn is then, in this order:
    else of another god in hand), paying the least useful tile, when the exchange leaves the plans
    better (the sum of their worth per turn goes up: paying one tile of a plan for another it
    needs gains nothing, and two seats doing so could swap the same glyphs for ever); else a step
-   towards the target that does not land on it (the tiles come on the way); else an exchange with the bag paying a
-   surplus tile when a useful draw is likely enough; else draw movement cards.
+   towards the target that does not land on it (the tiles come on the way); else an exchange
+   with the bag paying a surplus tile when a useful draw is likely enough; else draw movement
+   cards.
 
 Payments use the fewest Eyes of Horus (wilds are kept) and spend the colours held most. Event
 decisions: Temple Offering takes the most useful market glyph; Wisdom of Thoth, Tomb Robbers and
@@ -186,14 +187,15 @@ def _worth(me: _Me, god: str) -> float:
     return w
 
 
-def _tile_turns(me: _Me, holder: dict, god: str) -> float:
+def _tile_turns(me: _Me, holder: dict, god: str, market: dict | None = None) -> float:
+    market = me.market if market is None else market
     miss = _missing(holder, god)
     if not miss:
         return 0.0
     turns = 0.0
     rem: dict[str, int] = {}
     for x, k in miss.items():
-        from_market = 0 if me.solo else min(k, me.market.get(x, 0))
+        from_market = 0 if me.solo else min(k, market.get(x, 0))
         turns += from_market
         if k > from_market:
             rem[x] = k - from_market
@@ -223,12 +225,14 @@ def _travel_turns(me: _Me, god: str) -> float:
     return paths + max(0, squares - sum(me.cards.values())) / 2.0
 
 
-def _plans(me: _Me, holder: dict | None = None) -> list[tuple[float, str, float]]:
-    """[(rate, god, turns)] best first."""
+def _plans(me: _Me, holder: dict | None = None,
+           market: dict | None = None) -> list[tuple[float, str, float]]:
+    """[(rate, god, turns)] best first (with ``holder`` and ``market`` instead of the seat's
+    when given)."""
     holder = me.holder if holder is None else holder
     out = []
     for g in me.gods:
-        t = _tile_turns(me, holder, g) + _travel_turns(me, g)
+        t = _tile_turns(me, holder, g, market) + _travel_turns(me, g)
         out.append((_worth(me, g) / (t + 2.0), g, t))
     out.sort(key=lambda r: (-r[0], r[1]))
     return out
@@ -412,8 +416,8 @@ def _standard_turn(me: _Me, legal: list[dict], plans) -> dict:
 def _improves(me: _Me, plans, pay: str, take: str) -> bool:
     """Whether exchanging ``pay`` for the market's ``take`` leaves the plans better: the sum of
     their rates (worth per turn), with the holder and the market after the exchange, goes up.
-    Paying a tile of one plan for a tile of the same or an equal plan gains nothing; without
-    this check two seats could trade the same glyphs back and forth until the turn limit."""
+    Paying a tile of one plan for a tile of the same or an equal plan gains nothing, and two
+    seats making such exchanges could trade the same glyphs back and forth for ever."""
     holder = dict(me.holder)
     holder[pay] -= 1
     holder[take] = holder.get(take, 0) + 1
@@ -421,12 +425,7 @@ def _improves(me: _Me, plans, pay: str, take: str) -> bool:
     market[take] -= 1
     market[pay] = market.get(pay, 0) + 1
     before = sum(rate for rate, _, _ in plans)
-    saved = me.market
-    me.market = market
-    try:
-        after = sum(rate for rate, _, _ in _plans(me, holder))
-    finally:
-        me.market = saved
+    after = sum(rate for rate, _, _ in _plans(me, holder, market))
     return after > before + 1e-9
 
 
