@@ -124,14 +124,24 @@ def _deletes(r: redis.Redis) -> int:
 
 def test_a_creation_refused_after_its_game_is_written_leaves_no_game(client, store):
     """The limit is set just above what the server holds: the creation script runs (a script
-    that has written may finish), then the index refuses; the game is deleted again."""
+    that has written may finish), then the index refuses; the game is deleted again.
+
+    The server frees memory on its own timer (an idle client's ~30 KB query buffer, more than
+    a game's ~5 KB), so a request can miss that window: the setup is then made again. Whatever
+    the outcome, every game stored is indexed."""
     client.post("/v1/games", json=GAME)
-    before, deletes = games_stored(store), _deletes(store)
-    store.config_set("maxmemory", store.info("memory")["used_memory"] + 1500)
-    assert_full(client.post("/v1/games", json=GAME))
-    assert _deletes(store) > deletes  # the game was written, then deleted
-    assert games_stored(store) == before == indexed(store)
-    store.config_set("maxmemory", "4mb")
+    for _ in range(10):
+        before, deletes = games_stored(store), _deletes(store)
+        store.config_set("maxmemory", store.info("memory")["used_memory"] + 1500)
+        res = client.post("/v1/games", json=GAME)
+        store.config_set("maxmemory", "4mb")
+        assert games_stored(store) == indexed(store)
+        if res.status_code == 503 and _deletes(store) > deletes:  # written, then deleted
+            break
+    else:
+        pytest.fail("no creation was refused after its game was written in 10 tries")
+    assert_full(res)
+    assert games_stored(store) == before
     assert client.post("/v1/games", json=GAME).status_code == 201
 
 
