@@ -19,7 +19,12 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
 
 import redis
 from rq import Queue, SimpleWorker
@@ -32,7 +37,14 @@ log = logging.getLogger("cartouche.worker")
 
 class Worker(SimpleWorker):
     """RQ's SimpleWorker, counting each job by its function and outcome (``ok``: it returned;
-    ``failed``: it raised or timed out) in ``cartouche_jobs_total``."""
+    ``failed``: it raised or timed out) in ``cartouche_jobs_total``, and remembering whether
+    it was asked to stop (SIGTERM or SIGINT: :attr:`stop_asked`)."""
+
+    stop_asked = False
+
+    def handle_warm_shutdown_request(self) -> None:
+        self.stop_asked = True
+        super().handle_warm_shutdown_request()
 
     def perform_job(self, job, queue, execution) -> bool:
         from service import metrics
@@ -58,8 +70,6 @@ def serve_metrics(port: int) -> None:
 
 def start_sweeper(every_s: float) -> None:
     """Run ``workers.jobs.sweep`` every ``every_s`` seconds in a daemon thread."""
-    import threading
-    import time
 
     from workers import jobs
 
@@ -74,7 +84,16 @@ def start_sweeper(every_s: float) -> None:
     threading.Thread(target=loop, name="cartouche-sweep", daemon=True).start()
 
 
-def watch_scheduler(worker: SimpleWorker, every_s: float) -> None:
+class Current:
+    """The worker whose loop runs (None between two loops: :func:`run`), shared with the
+    scheduler's watch (:func:`watch_scheduler`) under ``lock``."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker: Worker | None = worker
+        self.lock = threading.Lock()
+
+
+def watch_scheduler(current: Current, every_s: float) -> None:
     """Start the worker's RQ scheduler again whenever its process is gone (a daemon thread
     checking every ``every_s`` seconds).
 
@@ -83,21 +102,21 @@ def watch_scheduler(worker: SimpleWorker, every_s: float) -> None:
     jobs scheduled for later (clock deadlines) waited that long. This calls what the
     maintenance calls, ``acquire_locks(auto_start=True)``: the scheduler is back as soon as
     Redis is and the dead one's locks have expired (their TTL is the scheduler's interval plus
-    60 s). A worker whose scheduler stands by (another one holds the locks) just asks again."""
-    import threading
-    import time
+    60 s). A worker whose scheduler stands by (another one holds the locks) just asks again.
+    Between two loops of :func:`run` there is no worker to watch."""
 
     def loop():
         while True:
             time.sleep(every_s)
-            scheduler = worker.scheduler
-            process = scheduler and scheduler._process  # RQ's maintenance reads it too
-            if scheduler is None or (process is not None and process.is_alive()):
-                continue
-            try:
-                scheduler.acquire_locks(auto_start=True)
-            except redis.RedisError as exc:  # the store is still down: next time
-                log.warning("scheduler not restarted yet: %s", type(exc).__name__)
+            with current.lock:
+                scheduler = current.worker and current.worker.scheduler
+                process = scheduler and scheduler._process  # RQ's maintenance reads it too
+                if not scheduler or (process is not None and process.is_alive()):
+                    continue
+                try:
+                    scheduler.acquire_locks(auto_start=True)
+                except redis.RedisError as exc:  # the store is still down: next time
+                    log.warning("scheduler not restarted yet: %s", type(exc).__name__)
 
     threading.Thread(target=loop, name="cartouche-scheduler-watch", daemon=True).start()
 
@@ -122,20 +141,103 @@ def main(argv: list[str] | None = None) -> int:
 
     jobs.service().observe(metrics.OBSERVER)  # the bots' decision times
     conn = redis.Redis.from_url(url)
-    # SimpleWorker runs jobs in this process: bot turns and clock checks take milliseconds,
-    # and forking a work horse per job would cost more than the job itself.
-    worker = Worker([Queue(name, connection=conn) for name in QUEUES], connection=conn,
-                    name=args.name)
+
+    def make_worker() -> Worker:
+        # SimpleWorker runs jobs in this process: bot turns and clock checks take
+        # milliseconds, and forking a work horse per job would cost more than the job itself.
+        return Worker([Queue(name, connection=conn) for name in QUEUES], connection=conn,
+                      name=args.name)
+
+    current = Current(make_worker())
     if not args.burst:  # every worker sweeps: a killed worker must not take the backstop along
         start_sweeper(float(os.environ.get("CARTOUCHE_SWEEP_SECONDS", "5")))
         if args.with_scheduler:
-            watch_scheduler(worker, float(os.environ.get("CARTOUCHE_SCHEDULER_WATCH_SECONDS",
-                                                         "5")))
-    log.info("worker %s on queues %s%s", worker.name, ", ".join(QUEUES),
+            watch_scheduler(current,
+                            float(os.environ.get("CARTOUCHE_SCHEDULER_WATCH_SECONDS", "5")))
+    log.info("worker %s on queues %s%s", current.worker.name, ", ".join(QUEUES),
              " with the scheduler" if args.with_scheduler else "")
-    worker.work(with_scheduler=args.with_scheduler, burst=args.burst,
-                logging_level=os.environ.get("CARTOUCHE_RQ_LOG_LEVEL", "WARNING").upper())
-    return 0
+    return run(current, make_worker, conn, with_scheduler=args.with_scheduler, burst=args.burst,
+               logging_level=os.environ.get("CARTOUCHE_RQ_LOG_LEVEL", "WARNING").upper())
+
+
+#: the longest wait (seconds) between two tries to start the work loop again
+RESTART_MAX_WAIT_S = 30.0
+
+
+def run(current: Current, make_worker: Callable[[], Worker], conn: redis.Redis,
+        **work: Any) -> int:
+    """RQ's work loop in ``current.worker``, and a new worker's whenever it ends without being
+    asked to: returns once a stop is asked (SIGTERM or SIGINT) or a burst is done.
+
+    RQ's loop survives the store going away while it waits for a job, but not elsewhere: an
+    error of Redis in its maintenance (at start and every ten minutes), in the bookkeeping
+    after a job or in its teardown ends the loop ("found an unhandled exception, quitting").
+    Then the ended worker's scheduler is stopped (the watch may have started it again), this
+    waits until the store answers (1 s, doubling up to :data:`RESTART_MAX_WAIT_S`), frees
+    that scheduler's locks (they would keep a new scheduler out for their TTL, a minute) and
+    starts a new worker."""
+    wait = 1.0
+    while True:
+        ended = current.worker
+        started = time.monotonic()
+        try:
+            ended.work(**work)
+        except redis.RedisError as exc:  # the teardown could not reach the store
+            log.error("worker %s could not register its end: %s", ended.name, exc)
+            _stop_listening(ended)
+        if work.get("burst") or ended.stop_asked:
+            return 0
+        log.error("worker %s stopped on an error; a new worker starts once the store answers",
+                  ended.name)
+        with current.lock:
+            current.worker = None
+        if ended.scheduler is not None:
+            ended.stop_scheduler()
+        if time.monotonic() - started > 2 * RESTART_MAX_WAIT_S:
+            wait = 1.0  # it had run well: not the same failure again and again
+        if not _wait_for_store(conn, wait):
+            return 0
+        wait = min(wait * 2, RESTART_MAX_WAIT_S)
+        if ended.scheduler is not None:
+            try:
+                ended.scheduler.release_locks()
+            except redis.RedisError:
+                pass  # they expire on their own
+        fresh = make_worker()
+        with current.lock:
+            current.worker = fresh
+        log.info("worker %s starts in place of %s", fresh.name, ended.name)
+        if _stop.is_set():  # a signal between the wait and the new loop's own handlers
+            return 0
+
+
+def _stop_listening(worker: Worker) -> None:
+    """The end of RQ's teardown, when the store's error cut it short: the thread listening to
+    the worker's command channel is stopped (it would try to reconnect for ever)."""
+    thread = worker.pubsub_thread
+    if thread is not None:
+        thread.stop()
+        thread.join(timeout=1)
+        worker.pubsub.close()
+
+
+#: set by SIGTERM or SIGINT between two loops (each loop has RQ's own handlers)
+_stop = threading.Event()
+
+
+def _wait_for_store(conn: redis.Redis, first_wait_s: float) -> bool:
+    """Wait ``first_wait_s``, then until ``conn`` answers a PING (trying again with doubling
+    waits); False when SIGTERM or SIGINT comes meanwhile."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: _stop.set())
+    wait = first_wait_s
+    while not _stop.wait(wait):
+        try:
+            conn.ping()
+            return True
+        except redis.RedisError:
+            wait = min(wait * 2, RESTART_MAX_WAIT_S)
+    return False
 
 
 if __name__ == "__main__":

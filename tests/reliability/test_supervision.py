@@ -129,6 +129,40 @@ def test_make_run_stops_when_its_parent_dies():
             kill9(shell.pid)
 
 
+def test_the_worker_outlives_the_store_dying_under_a_job():
+    """RQ's own loop ends on a Redis error anywhere but in its wait for a job (here: a job
+    kills the store, so the job's end cannot be recorded). The worker process stays, starts a
+    new loop once the store is back, and runs jobs again, scheduled ones included (the ended
+    loop's scheduler locks are freed, not left to expire)."""
+    data = tempfile.mkdtemp(prefix="cartouche-rel-redis-")
+    server = start_redis(data)
+    port = port_of(server)
+    worker = start_worker(db(server.url, 0), db(server.url, 1), scheduler=True,
+                          extra_env={"CARTOUCHE_SCHEDULER_WATCH_SECONDS": "1"})
+    queue_conn = redis.Redis.from_url(db(server.url, 1))
+    try:
+        wait_until(lambda: queue_conn.exists(f"rq:scheduler-lock:{QUEUES[0]}"), 30,
+                   "the scheduler to take its lock", 0.2)
+        Queue(QUEUES[0], connection=queue_conn).enqueue("os.kill", server.process.pid,
+                                                        signal.SIGKILL)
+        wait_until(lambda: server.process.poll() is not None, 30, "the job to kill the store")
+        wait_until(lambda: "stopped on an error" in worker.log_path.read_text(), 30,
+                   "the worker's loop to end", 0.2)
+        assert worker.p.poll() is None
+        server = start_redis(data, port=port)  # the same data and address
+        queue_conn = redis.Redis.from_url(db(server.url, 1))
+        job = Queue(QUEUES[0], connection=queue_conn).enqueue_in(
+            timedelta(seconds=1), "workers.jobs.sweep")
+        # well before the ended scheduler's lock (restored from the AOF) would expire
+        wait_until(lambda: job.get_status(refresh=True) == "finished", 30,
+                   "the scheduled job to run", 0.2)
+        assert worker.p.poll() is None
+    finally:
+        worker.stop()
+        server.stop()
+    assert worker.p.returncode == 0  # SIGTERM still stops it
+
+
 def test_the_scheduler_comes_back_after_the_store_is_killed_and_restarted():
     data = tempfile.mkdtemp(prefix="cartouche-rel-redis-")
     server = start_redis(data)
