@@ -47,15 +47,16 @@ def client(small_server, store):
 
 def fill(r: redis.Redis) -> int:
     """Ballast until the server refuses writes; how many keys it took. Then the limit is set
-    a little below what the server holds, so that buffers the server frees later (a client's
-    query buffer) cannot make room again."""
+    512 KB below what the server holds, so that what the server frees later on its own (idle
+    clients' query buffers, ~30 KB each; the connections of earlier tests' apps, closed when
+    they are collected) cannot make room again."""
     n = 0
     for size in (20_000, 1000, 50):  # a refused write's own arguments count: smaller ones
         with pytest.raises(redis.exceptions.OutOfMemoryError):
             while True:
                 r.set(f"ballast:{n}", b"x" * size)
                 n += 1
-    r.config_set("maxmemory", r.info("memory")["used_memory"] - 64 * 1024)
+    r.config_set("maxmemory", r.info("memory")["used_memory"] - 512 * 1024)
     return n
 
 
