@@ -142,11 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     jobs.service().observe(metrics.OBSERVER)  # the bots' decision times
     conn = redis.Redis.from_url(url)
 
+    started = [0]
+
     def make_worker() -> Worker:
         # SimpleWorker runs jobs in this process: bot turns and clock checks take
         # milliseconds, and forking a work horse per job would cost more than the job itself.
-        return Worker([Queue(name, connection=conn) for name in QUEUES], connection=conn,
-                      name=args.name)
+        # A worker started after another one ended (run) takes a name of its own: RQ refuses
+        # a name whose worker did not record its end.
+        name = args.name if args.name is None or not started[0] else f"{args.name}-{started[0]}"
+        started[0] += 1
+        return Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn, name=name)
 
     current = Current(make_worker())
     if not args.burst:  # every worker sweeps: a killed worker must not take the backstop along

@@ -137,7 +137,7 @@ def test_the_worker_outlives_the_store_dying_under_a_job():
     data = tempfile.mkdtemp(prefix="cartouche-rel-redis-")
     server = start_redis(data)
     port = port_of(server)
-    worker = start_worker(db(server.url, 0), db(server.url, 1), scheduler=True,
+    worker = start_worker(db(server.url, 0), db(server.url, 1), scheduler=True, name="keeper",
                           extra_env={"CARTOUCHE_SCHEDULER_WATCH_SECONDS": "1"})
     queue_conn = redis.Redis.from_url(db(server.url, 1))
     try:
@@ -157,6 +157,8 @@ def test_the_worker_outlives_the_store_dying_under_a_job():
         wait_until(lambda: job.get_status(refresh=True) == "finished", 30,
                    "the scheduled job to run", 0.2)
         assert worker.p.poll() is None
+        # the ended worker could not record its end, so its name stays taken: a new one
+        assert "worker keeper-1 starts in place of keeper" in worker.log_path.read_text()
     finally:
         worker.stop()
         server.stop()
