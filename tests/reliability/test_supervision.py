@@ -129,6 +129,17 @@ def test_make_run_stops_when_its_parent_dies():
             kill9(shell.pid)
 
 
+def a_scheduled_job_runs(server: embedded.EmbeddedServer, seconds: float,
+                         interval: float) -> None:
+    """A job scheduled one second ahead on ``server``'s queue database has run within
+    ``seconds`` (asked every ``interval``)."""
+    queues = redis.Redis.from_url(db(server.url, 1))
+    job = Queue(QUEUES[0], connection=queues).enqueue_in(timedelta(seconds=1),
+                                                         "workers.jobs.sweep")
+    wait_until(lambda: job.get_status(refresh=True) == "finished", seconds,
+               "the scheduled job to run", interval)
+
+
 def test_the_worker_outlives_the_store_dying_under_a_job():
     """RQ's own loop ends on a Redis error anywhere but in its wait for a job (here: a job
     kills the store, so the job's end cannot be recorded). The worker process stays, starts a
@@ -150,12 +161,8 @@ def test_the_worker_outlives_the_store_dying_under_a_job():
                    "the worker's loop to end", 0.2)
         assert worker.p.poll() is None
         server = start_redis(data, port=port)  # the same data and address
-        queue_conn = redis.Redis.from_url(db(server.url, 1))
-        job = Queue(QUEUES[0], connection=queue_conn).enqueue_in(
-            timedelta(seconds=1), "workers.jobs.sweep")
         # well before the ended scheduler's lock (restored from the AOF) would expire
-        wait_until(lambda: job.get_status(refresh=True) == "finished", 30,
-                   "the scheduled job to run", 0.2)
+        a_scheduled_job_runs(server, 30, 0.2)
         assert worker.p.poll() is None
         # the ended worker could not record its end, so its name stays taken: a new one
         assert "worker keeper-1 starts in place of keeper" in worker.log_path.read_text()
@@ -179,12 +186,8 @@ def test_the_scheduler_comes_back_after_the_store_is_killed_and_restarted():
         wait_until(lambda: child_matching(worker.pid, "workers.main") is None, 30,
                    "the scheduler process to die with the store", 0.2)
         server = start_redis(data, port=port)  # the same data and address
-        queue_conn = redis.Redis.from_url(db(server.url, 1))
-        job = Queue(QUEUES[0], connection=queue_conn).enqueue_in(
-            timedelta(seconds=1), "workers.jobs.sweep")
         # the dead scheduler's lock lives up to its interval + 60 s; then it is back
-        wait_until(lambda: job.get_status(refresh=True) == "finished", 120,
-                   "the scheduled job to run", 0.5)
+        a_scheduled_job_runs(server, 120, 0.5)
         assert worker.p.poll() is None
     finally:
         worker.stop()
