@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from .fold import visible
 from .game import ALL, Action, Game, State
-from .ismcts import search
+from .ismcts import PRIOR_MARGIN, search
 
 LEVELS = ("random", "heuristic", "mcts")
 #: Default thinking budget of the mcts level per decision.
@@ -262,11 +262,14 @@ class BotHooks:
         its own)."""
         return awaited[1] if awaited[0] == observer else awaited[0]
 
+    #: how much higher the most visited action's mean reward must be to overrule :meth:`prior`
+    prior_margin = PRIOR_MARGIN
+
     def prior(self, obs: "Observation", rnd: random.Random) -> Action | None:
         """An action the search keeps unless another one is clearly better (its mean reward
-        above this one's by :data:`~service.engine.ismcts.PRIOR_MARGIN`): e.g. the heuristic's,
-        its ties broken from the decision's secret stream ``rnd``. None by default (the most
-        visited action wins)."""
+        above this one's by :attr:`prior_margin`): e.g. the heuristic's, its ties broken from
+        the decision's secret stream ``rnd``. None by default (the most visited action
+        wins)."""
         return None
 
     def for_simulation(self, state: State) -> State:

@@ -62,7 +62,8 @@ Budget: ``iterations`` (exact count, deterministic for a given ``rnd``) and/or `
 (wall clock). With ``iterations`` and ``budget_ms=None`` the search is fully deterministic. The
 answer is the most visited root action (ties: higher mean, then first in ``obs.legal`` order),
 except that a game's ``hooks.prior(obs, rnd)`` (e.g. its heuristic's choice) is kept unless that
-action's mean reward is below the most visited one's by at least ``PRIOR_MARGIN``.
+action's mean reward is below the most visited one's by at least ``hooks.prior_margin``
+(``PRIOR_MARGIN`` unless the game says otherwise).
 
 The wall-clock deadline is ``started + budget_ms`` (``started``: a ``time.perf_counter()``
 reading taken when the decision began, e.g. before its observation was built; the search's own
@@ -89,7 +90,8 @@ from .runner import command
 
 #: UCB1 exploration constant (rewards are in [0, 1]).
 EXPLORATION = 0.7
-#: How much better (mean reward) the most visited action must be to overrule ``hooks.prior``.
+#: How much better (mean reward) the most visited action must be to overrule ``hooks.prior``,
+#: unless the game's hooks set their own ``prior_margin``.
 PRIOR_MARGIN = 0.05
 #: Safety net on simulated commands per iteration (a game that never ends).
 MAX_SIM_STEPS = 5_000
@@ -250,7 +252,7 @@ def search(obs, hooks, rnd: random.Random, budget_ms: float | None,
         kept = root.children.get(action_key(prior))
         best = root.children[best_key]
         if kept is not None and kept is not best and kept.visits and \
-                kept.total / kept.visits > best.total / best.visits - PRIOR_MARGIN:
+                kept.total / kept.visits > best.total / best.visits - hooks.prior_margin:
             return prior
     return legal[order[best_key]]
 

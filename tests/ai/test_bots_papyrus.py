@@ -303,6 +303,34 @@ def test_mcts_plays_a_complete_short_game():
     assert GAME.result(g.state) is not None
 
 
+def test_the_search_keeps_the_heuristics_choice_within_the_games_prior_margin():
+    """``prior_margin`` is how much higher the most visited action's mean reward must be to
+    overrule the heuristic's choice: at 1 (rewards are in [0, 1]) the search answers the
+    heuristic's choice at every decision; at -1 it answers its most visited action, which is
+    not always the heuristic's."""
+    ismcts = pytest.importorskip("service.engine.ismcts")
+
+    def hooks(margin: float):
+        return type("Hooks", (bot.Bots,), {"prior_margin": margin})()
+
+    g = new_game(2, {}, b"pap-prior-margin")
+    decisions = differed = 0
+    for step in range(100):
+        seat = g.awaiting()[0]
+        obs = obs_of(g, seat)
+        h = choose("heuristic", obs, random.Random(step))
+        if len(obs.legal) > 1 and step % 4 == 0:
+            decisions += 1
+            kept = ismcts.search(obs, hooks(1.0), random.Random(step), budget_ms=None,
+                                 iterations=20)
+            assert kept == h
+            free = ismcts.search(obs, hooks(-1.0), random.Random(step), budget_ms=None,
+                                 iterations=20)
+            differed += free != h
+        g.act(seat, h)
+    assert decisions >= 20 and differed > 0
+
+
 def check_candidates(g: LocalGame, seat: int, step: int) -> None:
     """The search's candidates for ``seat``: legal, with the heuristic's choice among them, and
     the same in every determinization (they read only what the seat sees)."""
