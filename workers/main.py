@@ -17,6 +17,7 @@ the API's) they are in the API's ``/metrics``; a worker on a machine of its own 
 from __future__ import annotations
 
 import argparse
+import itertools
 import logging
 import os
 import signal
@@ -41,10 +42,25 @@ class Worker(SimpleWorker):
     it was asked to stop (SIGTERM or SIGINT: :attr:`stop_asked`)."""
 
     stop_asked = False
+    #: set once the worker stops its scheduler (its teardown): the watch leaves it alone then
+    scheduler_stopped = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        #: held by the scheduler's watch while it looks at or starts the scheduler
+        self.scheduler_lock = threading.Lock()
 
     def handle_warm_shutdown_request(self) -> None:
         self.stop_asked = True
         super().handle_warm_shutdown_request()
+
+    def stop_scheduler(self) -> None:
+        """RQ's, after which the watch (:func:`watch_scheduler`) never starts it again: it
+        could otherwise start a new scheduler process while the worker ends, and the ended
+        process would wait for that child for ever."""
+        with self.scheduler_lock:
+            self.scheduler_stopped = True
+        super().stop_scheduler()
 
     def perform_job(self, job, queue, execution) -> bool:
         from service import metrics
@@ -85,12 +101,11 @@ def start_sweeper(every_s: float) -> None:
 
 
 class Current:
-    """The worker whose loop runs (None between two loops: :func:`run`), shared with the
-    scheduler's watch (:func:`watch_scheduler`) under ``lock``."""
+    """The worker whose loop runs (:func:`run` replaces it), for the scheduler's watch
+    (:func:`watch_scheduler`)."""
 
     def __init__(self, worker: Worker) -> None:
-        self.worker: Worker | None = worker
-        self.lock = threading.Lock()
+        self.worker = worker
 
 
 def watch_scheduler(current: Current, every_s: float) -> None:
@@ -103,15 +118,17 @@ def watch_scheduler(current: Current, every_s: float) -> None:
     maintenance calls, ``acquire_locks(auto_start=True)``: the scheduler is back as soon as
     Redis is and the dead one's locks have expired (their TTL is the scheduler's interval plus
     60 s). A worker whose scheduler stands by (another one holds the locks) just asks again.
-    Between two loops of :func:`run` there is no worker to watch."""
+    A worker that stopped its scheduler (it is ending) is left alone."""
 
     def loop():
         while True:
             time.sleep(every_s)
-            with current.lock:
-                scheduler = current.worker and current.worker.scheduler
+            worker = current.worker
+            with worker.scheduler_lock:
+                scheduler = worker.scheduler
                 process = scheduler and scheduler._process  # RQ's maintenance reads it too
-                if not scheduler or (process is not None and process.is_alive()):
+                if worker.scheduler_stopped or not scheduler or (
+                        process is not None and process.is_alive()):
                     continue
                 try:
                     scheduler.acquire_locks(auto_start=True)
@@ -142,15 +159,15 @@ def main(argv: list[str] | None = None) -> int:
     jobs.service().observe(metrics.OBSERVER)  # the bots' decision times
     conn = redis.Redis.from_url(url)
 
-    started = [0]
+    made = itertools.count()
 
     def make_worker() -> Worker:
         # SimpleWorker runs jobs in this process: bot turns and clock checks take
         # milliseconds, and forking a work horse per job would cost more than the job itself.
         # A worker started after another one ended (run) takes a name of its own: RQ refuses
         # a name whose worker did not record its end.
-        name = args.name if args.name is None or not started[0] else f"{args.name}-{started[0]}"
-        started[0] += 1
+        k = next(made)
+        name = f"{args.name}-{k}" if args.name is not None and k else args.name
         return Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn, name=name)
 
     current = Current(make_worker())
@@ -177,7 +194,7 @@ def run(current: Current, make_worker: Callable[[], Worker], conn: redis.Redis,
     RQ's loop survives the store going away while it waits for a job, but not elsewhere: an
     error of Redis in its maintenance (at start and every ten minutes), in the bookkeeping
     after a job or in its teardown ends the loop ("found an unhandled exception, quitting").
-    Then the ended worker's scheduler is stopped (the watch may have started it again), this
+    Then the ended worker's scheduler is stopped (if its teardown did not get to it), this
     waits until the store answers (1 s, doubling up to :data:`RESTART_MAX_WAIT_S`), frees
     that scheduler's locks (they would keep a new scheduler out for their TTL, a minute) and
     starts a new worker."""
@@ -194,8 +211,8 @@ def run(current: Current, make_worker: Callable[[], Worker], conn: redis.Redis,
             return 0
         log.error("worker %s stopped on an error; a new worker starts once the store answers",
                   ended.name)
-        with current.lock:
-            current.worker = None
+        for sig in (signal.SIGTERM, signal.SIGINT):  # the ended loop's handlers no longer apply
+            signal.signal(sig, lambda *_: _stop.set())
         if ended.scheduler is not None:
             ended.stop_scheduler()
         if time.monotonic() - started > 2 * RESTART_MAX_WAIT_S:
@@ -208,9 +225,7 @@ def run(current: Current, make_worker: Callable[[], Worker], conn: redis.Redis,
                 ended.scheduler.release_locks()
             except redis.RedisError:
                 pass  # they expire on their own
-        fresh = make_worker()
-        with current.lock:
-            current.worker = fresh
+        fresh = current.worker = make_worker()
         log.info("worker %s starts in place of %s", fresh.name, ended.name)
         if _stop.is_set():  # a signal between the wait and the new loop's own handlers
             return 0
@@ -232,9 +247,7 @@ _stop = threading.Event()
 
 def _wait_for_store(conn: redis.Redis, first_wait_s: float) -> bool:
     """Wait ``first_wait_s``, then until ``conn`` answers a PING (trying again with doubling
-    waits); False when SIGTERM or SIGINT comes meanwhile."""
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: _stop.set())
+    waits); False when SIGTERM or SIGINT came (:data:`_stop`)."""
     wait = first_wait_s
     while not _stop.wait(wait):
         try:
