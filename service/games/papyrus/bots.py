@@ -824,8 +824,8 @@ PLAN_TURNS = 8.0
 MAX_PENDING = 8
 #: the search overrules the heuristic's choice only when its most visited action's mean reward
 #: is higher by this much (the engine's default is 0.05): at 100 iterations a candidate gets
-#: ~10 visits, whose mean reward moves by ~0.1 from noise alone, and with the default the
-#: overrules lost (2 seats: 41 of 104 games against the heuristic; docs/bots.md)
+#: ~10 visits, whose mean reward moves by ~0.1 from noise alone, so a smaller margin lets noise
+#: overrule it (measurements in docs/bots.md)
 PRIOR_MARGIN = 0.15
 #: solo: the discards searched, the heuristic's least useful distinct glyphs first (with 2,
 #: the search overruled the heuristic's discards and lost: 20 of 36 games against 26 of 36 on
