@@ -180,6 +180,14 @@ class Game:
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         raise NotImplementedError
 
+    def only_action(self, state: State, seat: int) -> Action | None:
+        """The awaited ``seat``'s one legal action when it has exactly one (the runner plays
+        it at once, a forced move), else None. The runner asks after every command, for every
+        awaited seat: a game whose seats never face a single choice, or that can tell without
+        listing every legal action, answers it more cheaply."""
+        actions = self.legal_actions(state, seat)
+        return actions[0] if len(actions) == 1 else None
+
     def timeout_action(self, state: State, seat: int) -> Action:
         """What the clock plays for an awaited seat that ran out of time."""
         return self.legal_actions(state, seat)[0]

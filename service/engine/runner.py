@@ -67,9 +67,9 @@ def forced_moves(game: Game, state: State, rng) -> tuple[list[Event], State]:
         if game.is_over(state):
             return out, state
         for seat in game.awaiting(state):
-            actions = game.legal_actions(state, seat)
-            if len(actions) == 1:
-                events, state = game.decide(state, seat, actions[0], rng)
+            action = game.only_action(state, seat)
+            if action is not None:
+                events, state = game.decide(state, seat, action, rng)
                 for ev in events:
                     ev["forced"] = True
                 out += events

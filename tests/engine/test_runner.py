@@ -115,6 +115,32 @@ def test_a_simulated_command_is_decide_alone():
     assert after["total"] == 8 and game.awaiting(after) == [1]  # no forced move played
 
 
+def test_forced_moves_play_what_the_games_only_action_answers():
+    class Told(Toy):  # answers only_action itself, without legal_actions
+        listed = 0
+
+        def only_action(self, state, seat):
+            return {"type": "add", "n": 1} if state["total"] == 9 else None
+
+        def legal_actions(self, state, seat):
+            self.listed += 1  # decide's own check asks too
+            return super().legal_actions(state, seat)
+
+    game = Told()
+    assert Toy().only_action({"turn": 0, "total": 8, "over": False}, 0) == {"type": "add", "n": 1}
+    assert Toy().only_action({"turn": 0, "total": 7, "over": False}, 0) is None
+    state = {"turn": 1, "total": 8, "over": False, "left": None}
+    events, after = forced_moves(game, state, Rng(b"toy", 2))
+    # at 8 the game says there is a choice (the toy's rules would force one): none is played;
+    # at 9 it names one, and it is played
+    assert (events, after) == ([], state)
+    events, after = forced_moves(game, {**state, "total": 9}, Rng(b"toy", 2))
+    assert [(e["type"], e["seat"], e.get("forced")) for e in events] == [
+        ("Added", 1, True), ("Ended", None, True)]
+    assert after["total"] == 10 and game.is_over(after)
+    assert game.listed == game.decided == 1
+
+
 def test_forced_moves_return_the_state_itself_when_none_is_due():
     game, state = started()
     assert forced_moves(game, state, Rng(b"toy", 2)) == ([], state)

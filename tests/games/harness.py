@@ -42,9 +42,12 @@ def random_playout(game, players, options, seed: bytes, *, pick_seed: int = 0,
             if seat not in awaiting:
                 with pytest.raises(NotYourTurn):
                     command(game, state, seat, {"type": "__probe__"}, None)
+        for other in awaiting:  # what the runner asked the game's only_action
+            assert len(game.legal_actions(state, other)) >= 2, \
+                "forced moves must have been played by the engine"
+            assert game.only_action(state, other) is None
         seat = rnd.choice(awaiting)
         actions = game.legal_actions(state, seat)
-        assert len(actions) >= 2, "forced moves must have been played by the engine"
         for a in actions:
             assert_json_plain(a)
         before = clone(state)

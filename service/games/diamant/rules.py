@@ -333,6 +333,9 @@ class Diamant(Game):
             return "already_committed"
         return "in_camp"
 
+    def only_action(self, state: dict, seat: int) -> None:
+        return None  # an awaited seat always chooses between its two CHOICES
+
     def legal_actions(self, state: dict, seat: int) -> list[dict]:
         if seat not in self.awaiting(state):
             return []
