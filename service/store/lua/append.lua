@@ -59,10 +59,11 @@ for i = 1, n do
   redis.call('XADD', events, (current + i) .. '-0', 'e', ARGV[first_envelope + i - 1])
 end
 local last = current + n
-redis.call('HSET', meta, 'version', last)
-for i = 1, m do
-  redis.call('HSET', meta, ARGV[A + 1 + 2 * i], ARGV[A + 2 + 2 * i])
+local fields = {'version', last}
+for i = 1, 2 * m do
+  fields[2 + i] = ARGV[A + 2 + i]
 end
+redis.call('HSET', meta, unpack(fields))
 if prefix ~= '' then
   redis.call('SET', idem, prefix .. '|' .. (current + 1) .. '|' .. last, 'EX', tonumber(ttl))
 end
