@@ -118,7 +118,8 @@ class Appender:
                                    meta={**(meta or {}), "last_ms": str(now)},
                                    idempotency=idem,
                                    reads=[read for _, wanted in reads for read in wanted],
-                                   quota=quota)
+                                   quota=quota,
+                                   listing=(table.game.type_id, table.meta["created_ms"]))
         outcome = result.outcome
         if outcome is AppendStatus.OK:
             self.loader.cache.put(table.id, Cached(new.version, after, shell))
@@ -127,12 +128,8 @@ class Appender:
                 if k and new.version // k > table.version // k:
                     self.store.save_snapshot(table.id, new.version,
                                              {"state": after, "shell": stored_shell})
-                if changed:
-                    self.store.index(table.id, table.game.type_id, new.status,
-                                     table.meta["created_ms"])
             except StoreError as exc:  # derived data (the store full, say): the command stands
-                log.warning("game %s v%s: snapshot or index not written: %s", table.id,
-                            new.version, exc)
+                log.warning("game %s v%s: snapshot not written: %s", table.id, new.version, exc)
             self.scheduler.changed(new)
             self.bus.notify(new, table.version + 1, envelopes, reads, result.reads,
                             previous=table)

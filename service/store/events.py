@@ -12,6 +12,7 @@ snapshots replaced by one compressed document. Every read here (``read``, ``load
 from __future__ import annotations
 
 import enum
+import logging
 from dataclasses import dataclass
 from importlib import resources
 from typing import Iterable, Sequence
@@ -22,9 +23,12 @@ from redis.cluster import RedisCluster
 
 from . import connect, keys
 from .archive import OVER, Document, Documents, Files, decode, encode, resolve
+from .errors import StoreError
 from .players import StoredNotice, read_notices
 from .quota import NO_QUOTA_ARGS, PROLOGUE, Charged, Counters, Quota, charge, pairs
 from .quota import register as register_charge
+
+log = logging.getLogger(__name__)
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
@@ -149,11 +153,17 @@ class EventStore:
     def append(self, game_id: str, expected: int, envelopes: Iterable[dict], *,
                status: str | None = None, meta: dict[str, str] | None = None, idempotency: tuple[str, str] | None = None,
                reads: Sequence[tuple[str, str]] = (), quota: Quota | None = None,
-               ) -> AppendResult:
+               listing: tuple[str, int] | None = None) -> AppendResult:
         """Append iff the stream is at ``expected``.
 
         ``status``, ``meta``: fields of the game's meta hash set with the append (its status
         once over; a table's seats as they change).
+
+        ``listing`` = (game type, creation ms), with a ``status``: the game's index entries
+        (:meth:`index`) move to that status with the append. On a single server they are
+        written by the same script, so a stored command is never left listed under its old
+        status; on a cluster (the indexes live in other slots) :meth:`index` writes them after
+        an appended command, and a failure there is logged, not raised: the command stands.
 
         ``idempotency`` = (key digest, record prefix): the record ``prefix|first|last`` is stored
         in the same script, and an existing record wins over appending.
@@ -190,18 +200,28 @@ class EventStore:
             quota.charged = True
         if idem_key:
             script_keys.append(idem_key)
+        listed = listing is not None and status is not None and not cluster
+        if listed:
+            script_keys += _listing_keys(listing[0], status)
         script_keys += [key for _, key in fused_reads]
         fields = dict(meta or {})
         if status:
             fields["status"] = status
         args = [*(quota.args() if quota is not None else NO_QUOTA_ARGS), expected,
                 len(fields), *(x for kv in fields.items() for x in kv), idempotency[1] if idempotency else "", IDEMPOTENCY_TTL_SECONDS,
+                len(STATUSES) + 2 if listed else 0, game_id, listing[1] if listed else 0,
                 len(fused_reads), *(cmd for cmd, _ in fused_reads),
                 *payloads]
         reply = self._append(keys=script_keys, args=args)
         outcome = _STATUS[reply[0]]
         if outcome is AppendStatus.LIMITED:
             return AppendResult(outcome, charged=Charged(True, pairs(reply[2:])))
+        if cluster and listing is not None and status is not None \
+                and outcome is AppendStatus.OK:
+            try:
+                self.index(game_id, listing[0], status, listing[1])
+            except StoreError as exc:
+                log.warning("game %s: index not written: %s", game_id, exc)
         if cluster:
             replies = tuple(self._read_quietly(cmd) for cmd in reads)
         else:
@@ -440,13 +460,11 @@ class EventStore:
         transaction on a single server, so a refusal (the store full) changes nothing; on a
         cluster, where the index keys live in other slots, a plain pipeline."""
         pipe = self.r.pipeline(transaction=not self.cluster)
-        pipe.zadd(keys.index_all(), {game_id: created_ms})
-        pipe.zadd(keys.index_type(game_type), {game_id: created_ms})
-        for s in STATUSES:
-            if s == status:
-                pipe.zadd(keys.index_status(s), {game_id: created_ms})
-            else:
-                pipe.zrem(keys.index_status(s), game_id)
+        listing = _listing_keys(game_type, status)
+        for key in listing[:3]:
+            pipe.zadd(key, {game_id: created_ms})
+        for key in listing[3:]:
+            pipe.zrem(key, game_id)
         pipe.execute()
 
     def unindex(self, game_id: str, game_type: str) -> None:
@@ -506,6 +524,13 @@ def _text(flat) -> dict[str, str]:
 
 #: The statuses the game index keeps a set for (``GET /v1/games?status=``).
 STATUSES = ("waiting", "active", "finished", "aborted")
+
+
+def _listing_keys(game_type: str, status: str) -> list[str]:
+    """The indexes a game of ``game_type`` with ``status`` is in (every game's, its type's and
+    its status's), then the other statuses' indexes, which it is not in."""
+    return [keys.index_all(), keys.index_type(game_type), keys.index_status(status),
+            *(keys.index_status(s) for s in STATUSES if s != status)]
 
 
 class StreamFollower:

@@ -182,6 +182,10 @@ def test_many_games_on_the_cluster_across_two_instances(deployment):
     c = Client(urls, 0)
     for gid, info in out.items():
         check_game(c, gid, info["acked"])
+    # listed under their end status, off the active list (the index lives in other slots)
+    listed = {status: {g["id"] for g in c.get(f"/v1/games?status={status}&per_page=100")
+                       .json()["games"]} for status in ("finished", "active")}
+    assert set(out) <= listed["finished"] and not set(out) & listed["active"]
 
 
 def test_sse_on_one_instance_while_acting_through_the_other(deployment):

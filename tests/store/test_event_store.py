@@ -158,6 +158,37 @@ def test_reads_ride_with_the_append_and_see_it(store):
     assert store.version(gid) == 2
 
 
+def listed(store, gid):
+    """The indexes that list ``gid``, each with its score."""
+    found = {}
+    for key in store.r.scan_iter("cartouche:index:*"):
+        score = store.r.zscore(key, gid)
+        if score is not None:
+            found[key.decode().removeprefix("cartouche:index:")] = score
+    return found
+
+
+def test_a_status_change_moves_the_games_listing_with_the_append(store):
+    gid = make(store)
+    store.index(gid, "diamant", "active", 5)
+    assert listed(store, gid) == {"all": 5, "type:diamant": 5, "status:active": 5}
+    # a lost race moves nothing
+    res = store.append(gid, 0, [env(9)], status="finished", listing=("diamant", 5))
+    assert res.outcome == "conflict"
+    assert listed(store, gid) == {"all": 5, "type:diamant": 5, "status:active": 5}
+    # with an idempotency record and reads around it: every key in its place
+    store.r.hset("cartouche:test:h", "k", "v")
+    res = store.append(gid, 1, [env(1), env(2)], status="finished", listing=("diamant", 5),
+                       idempotency=("k1", "rec"), reads=[("HGETALL", "cartouche:test:h")])
+    assert (res.outcome, res.version, res.reads) == ("ok", 3, ({b"k": b"v"},))
+    assert listed(store, gid) == {"all": 5, "type:diamant": 5, "status:finished": 5}
+    assert store.r.hget(keys.meta(gid), "status") == b"finished"
+    assert store.r.get(keys.idempotency(gid, "k1")) == b"rec|2|3"
+    # without a status the listing stays as it is
+    store.append(gid, 3, [env(3)], listing=("diamant", 5))
+    assert listed(store, gid) == {"all": 5, "type:diamant": 5, "status:finished": 5}
+
+
 def test_reads_with_the_append_survive_a_flushed_script_cache(store):
     gid = make(store)
     store.r.script_flush()  # e.g. the server restarted: EVALSHA answers NOSCRIPT

@@ -2,12 +2,15 @@
 -- Runs after service/store/quota.py's PROLOGUE (EventStore prepends it), which charges the
 -- command's rate-limit counters, if any, and says how many KEYS (K) and ARGV (A) it used.
 -- KEYS[K+1] events stream, KEYS[K+2] meta hash, KEYS[K+3] idempotency key (only with a
--- record prefix), and the last r KEYS: the keys of the reads.
+-- record prefix), then x index keys (the game's listing: the index of all games, of its type and
+-- of its new status, which it joins, then the other statuses' indexes, which it leaves), and
+-- the last r KEYS: the keys of the reads.
 -- ARGV[A+1] expected version, ARGV[A+2] m = number of meta fields the command sets (its
 -- status, a table's seats ...), ARGV[A+3..A+2+2m] their field/value pairs; then, with
 -- B = A + 2m: ARGV[B+3] idempotency record prefix ('' = none), ARGV[B+4] idempotency TTL
--- seconds, ARGV[B+5] r = number of reads, ARGV[B+6..B+5+r] their commands (read-only, one
--- key each), ARGV[B+6+r..] one JSON envelope per event, in order.
+-- seconds, ARGV[B+5] x (0: the listing does not change), ARGV[B+6] the game's id and
+-- ARGV[B+7] its score in the indexes, ARGV[B+8] r = number of reads, ARGV[B+9..B+8+r] their
+-- commands (read-only, one key each), ARGV[B+9+r..] one JSON envelope per event, in order.
 -- Returns {'ok', last_version} | {'conflict', current_version} | {'idem', stored_record}
 --         | {'missing', 0}, followed by the r read replies (false for a read that failed; the
 --         reads run after the append, whatever its outcome);
@@ -20,13 +23,14 @@ local events, meta, idem = KEYS[K + 1], KEYS[K + 2], KEYS[K + 3]
 local expected, m = ARGV[A + 1], tonumber(ARGV[A + 2])
 local B = A + 2 * m
 local prefix, ttl = ARGV[B + 3], ARGV[B + 4]
-local r = tonumber(ARGV[B + 5])
-local first_envelope = B + 6 + r
+local x = tonumber(ARGV[B + 5])
+local r = tonumber(ARGV[B + 8])
+local first_envelope = B + 9 + r
 
 local function answer(outcome, value)
   local out = {outcome, value}
   for j = 1, r do
-    local reply = redis.pcall(ARGV[B + 5 + j], KEYS[#KEYS - r + j])
+    local reply = redis.pcall(ARGV[B + 8 + j], KEYS[#KEYS - r + j])
     if type(reply) == 'table' and reply.err then
       reply = false
     end
@@ -66,5 +70,13 @@ end
 redis.call('HSET', meta, unpack(fields))
 if prefix ~= '' then
   redis.call('SET', idem, prefix .. '|' .. (current + 1) .. '|' .. last, 'EX', tonumber(ttl))
+end
+local index = #KEYS - r - x
+for i = 1, x do
+  if i <= 3 then
+    redis.call('ZADD', KEYS[index + i], ARGV[B + 7], ARGV[B + 6])
+  else
+    redis.call('ZREM', KEYS[index + i], ARGV[B + 6])
+  end
 end
 return answer('ok', last)
