@@ -44,21 +44,30 @@ local quota_over, quota_counts = false, {}
 local K, A = 0, 1
 if quota_n > 0 then
   local elapsed = tonumber(ARGV[3])
+  local charged, previous_keys = {}, {}
   for i = 1, quota_n do
     local cost = tonumber(ARGV[3 + quota_n + i])
-    local n, previous = 0, 0
+    local n = 0
     if cost > 0 then
       n = redis.call('INCRBY', KEYS[2 * i - 1], cost)
       if n == cost then
         redis.call('PEXPIRE', KEYS[2 * i - 1], 2 * tonumber(ARGV[2]))
       end
-      previous = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
-      if previous * (1 - elapsed) + n > tonumber(ARGV[3 + i]) then
+      charged[#charged + 1] = i
+      previous_keys[#previous_keys + 1] = KEYS[2 * i]
+    end
+    quota_counts[2 * i - 1] = n
+    quota_counts[2 * i] = 0
+  end
+  if #charged > 0 then  -- every previous window's count in one call (false: no such key)
+    local previous = redis.call('MGET', unpack(previous_keys))
+    for j, i in ipairs(charged) do
+      local count = tonumber(previous[j] or '0')
+      quota_counts[2 * i] = count
+      if count * (1 - elapsed) + quota_counts[2 * i - 1] > tonumber(ARGV[3 + i]) then
         quota_over = true
       end
     end
-    quota_counts[2 * i - 1] = n
-    quota_counts[2 * i] = previous
   end
   K, A = 2 * quota_n, 3 + 2 * quota_n
 end

@@ -248,6 +248,29 @@ def test_a_quota_is_charged_even_for_a_missing_game_and_counts_every_identity(st
     assert res.outcome == "limited" and res.charged.counts == ((2, 0), (2, 0))
 
 
+def test_each_identity_weighs_its_own_previous_window(store):
+    """An identity charged nothing sits between charged ones: each charged one is checked
+    against its own previous count, and the counts come back in the identities' order."""
+    import orjson
+
+    from service.store.quota import BYTES, WRITES, Quota
+
+    for tag, previous in (("p", 5), ("q", 7), ("s", 9)):
+        store.r.set(f"cartouche:rl:{{{tag}}}:0", previous)
+    counters = tuple((f"cartouche:rl:{{{t}}}:1", f"cartouche:rl:{{{t}}}:0") for t in "pqs")
+    size = len(orjson.dumps(env(1)))
+    # writes cost 0 here: the middle identity is neither charged nor checked
+    q = Quota(counters, (1000, 1, size + 8), 60_000, 0.0, cost=0, kinds=(BYTES, WRITES, BYTES))
+    res = store.append("nosuchgame", 0, [env(1)], quota=q)
+    # the last identity alone is over: its 9 previous bytes + size > size + 8
+    assert res.outcome == "limited"
+    assert res.charged.counts == ((size, 5), (0, 0), (size, 9))
+    q = Quota(counters, (1000, 1, 2 * size + 5), 60_000, 0.5, cost=0,
+              kinds=(BYTES, WRITES, BYTES))
+    # half of the previous window left: 9 * 0.5 + 2 * size <= 2 * size + 5
+    assert store.append("nosuchgame", 0, [env(1)], quota=q).outcome == "missing"
+
+
 def test_a_budget_of_bytes_is_charged_by_what_the_append_stores(store):
     """A bytes identity counts the serialized envelopes the append stores; over its budget
     nothing is appended. An identity charged 0 (no bytes yet) is neither charged nor
