@@ -12,7 +12,7 @@ from typing import Callable
 import orjson
 import pytest
 
-from service.engine import ALL, IllegalAction, NotYourTurn, command, visible
+from service.engine import ALL, Game, IllegalAction, NotYourTurn, Rng, command, visible
 from service.engine.fold import clone, fold
 from service.engine.local import LocalGame
 
@@ -50,8 +50,15 @@ def random_playout(game, players, options, seed: bytes, *, pick_seed: int = 0,
         actions = game.legal_actions(state, seat)
         for a in actions:
             assert_json_plain(a)
+        action = rnd.choice(actions)
+        # decide alone leaves the forced moves to the runner: there, a game's only_action must
+        # answer what the engine's definition (from legal_actions) answers
+        _, decided = command(game, state, seat, action, Rng(g.seed, g.version + 1),
+                             simulated=True)
+        for other in [] if game.is_over(decided) else game.awaiting(decided):
+            assert game.only_action(decided, other) == Game.only_action(game, decided, other)
         before = clone(state)
-        events = g.act(seat, rnd.choice(actions))
+        events = g.act(seat, action)
         assert state == before, "command mutated its input state"
         # the state a command returns (decide's, then the forced moves') is its events
         # applied to the state before

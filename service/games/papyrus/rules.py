@@ -519,6 +519,25 @@ class Papyrus(Game):
         out += self._legal_exchanges(state, p)
         return out
 
+    def only_action(self, state: dict, seat: int) -> dict | None:
+        if state["variant"] == "solo" or state["pending"] is not None:
+            return super().only_action(state, seat)
+        # a main turn offers drawing a movement card, and it is the only action when no
+        # adjacent path can be paid (colours up to what the path needs, eyes for the rest) and
+        # no exchange can be made (no glyph on the holder, or nothing to take)
+        p = state["seats"][seat]
+        hand = p["movement"]
+        board = self.board(state)
+        for pid in board.adjacent[p["pawn"]]:
+            need = board.paths[pid]["squares"]
+            if sum(need.values()) - sum(min(need.get(c, 0), hand[c]) for c in COLOURS) \
+                    <= hand["eye"]:
+                return None
+        if any(p["holder"][g] for g in GLYPHS) and (
+                self._bag_available(state) or any(state["market"][g] for g in GLYPHS)):
+            return None
+        return {"type": "draw_movement"}
+
     @staticmethod
     def _payments(need: dict[str, int], hand: dict[str, int]) -> list[dict[str, int]]:
         total = sum(need.values())
