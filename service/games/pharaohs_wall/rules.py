@@ -547,6 +547,23 @@ class PharaohsWall(Game):
             return self._end_moves(state, seat) + [{"type": "done"}]
         return []
 
+    def only_action(self, state: State, seat: int) -> Action | None:
+        if state["phase"] != "play" or seat not in self.awaiting(state):
+            return super().only_action(state, seat)
+        # every card of the hand in every open column is at least one insert (explorer
+        # "none"), so there is a single action only with one card and one open column
+        hand = state["hands"][seat]
+        wall = state["wall"]
+        open_columns = [col for col in range(WIDTH) if len(wall[col]) < HEIGHT]
+        if len(hand) != 1 or len(open_columns) != 1:
+            return None
+        (card,), (col,) = hand, open_columns
+        pairs = find_pairs(wall, col, len(wall[col]), card, state["sphinx"])
+        options = self._explorer_options(state, seat, animal_of(card), pairs)
+        if len(options) != 1:
+            return None
+        return {"type": "insert", "card": card, "column": col, "explorer": options[0]}
+
     def timeout_action(self, state: State, seat: int) -> Action:
         phase = state["phase"]
         if phase == "curse":

@@ -747,6 +747,16 @@ class Scarabya(Game):
         return [{"type": "place", "piece": piece, "cells": [[r, c] for r, c in p.cells]}
                 for p in self._legal(state, seat)]
 
+    def only_action(self, state: dict, seat: int) -> dict | None:
+        if state["over"] or not (0 <= seat < state["players"]) \
+                or state["status"][seat] != "await":
+            return None
+        placements = self._legal(state, seat)  # one action each (legal_actions)
+        if len(placements) != 1:
+            return None
+        return {"type": "place", "piece": state["piece"],
+                "cells": [[r, c] for r, c in placements[0].cells]}
+
     def timeout_action(self, state: dict, seat: int) -> dict:
         """The legal placement whose sorted cell list is lexicographically smallest."""
         return self.legal_actions(state, seat)[0]
