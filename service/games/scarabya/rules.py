@@ -739,23 +739,23 @@ class Scarabya(Game):
         return {"committed": "already_committed", "discarded": "piece_discarded"}.get(
             st, "wrong_phase")
 
-    def legal_actions(self, state: dict, seat: int) -> list[dict]:
+    def _awaited_placements(self, state: dict, seat: int) -> tuple[Placement, ...]:
+        """The awaited ``seat``'s legal placements (none for any other seat)."""
         if state["over"] or not (0 <= seat < state["players"]) \
                 or state["status"][seat] != "await":
-            return []
-        piece = state["piece"]
-        return [{"type": "place", "piece": piece, "cells": [[r, c] for r, c in p.cells]}
-                for p in self._legal(state, seat)]
+            return ()
+        return self._legal(state, seat)
+
+    @staticmethod
+    def _place(piece: str, placement: Placement) -> dict:
+        return {"type": "place", "piece": piece, "cells": [[r, c] for r, c in placement.cells]}
+
+    def legal_actions(self, state: dict, seat: int) -> list[dict]:
+        return [self._place(state["piece"], p) for p in self._awaited_placements(state, seat)]
 
     def only_action(self, state: dict, seat: int) -> dict | None:
-        if state["over"] or not (0 <= seat < state["players"]) \
-                or state["status"][seat] != "await":
-            return None
-        placements = self._legal(state, seat)  # one action each (legal_actions)
-        if len(placements) != 1:
-            return None
-        return {"type": "place", "piece": state["piece"],
-                "cells": [[r, c] for r, c in placements[0].cells]}
+        placements = self._awaited_placements(state, seat)  # one action each
+        return self._place(state["piece"], placements[0]) if len(placements) == 1 else None
 
     def timeout_action(self, state: dict, seat: int) -> dict:
         """The legal placement whose sorted cell list is lexicographically smallest."""
