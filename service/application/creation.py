@@ -24,9 +24,9 @@ from ..timestamps import rfc3339
 from .envelopes import envelope
 from .errors import InvalidRequest, NotFound
 from .identity import new_seat_tokens
-from .listeners import ListenerBus
+from .listeners import ListenerBus, Reads
 from .loading import Loader
-from .model import Cached, Shell, Table, unfilled
+from .model import Shell, Table, unfilled
 from .players import PLATFORM, Players, bot_level, bot_name
 
 log = logging.getLogger("cartouche.application")
@@ -132,9 +132,9 @@ class NewGame:
     response: dict
 
     @property
-    def record(self) -> tuple[str, dict[str, str], str, list[dict]]:
-        """What ``EventStore.create`` writes."""
-        return self.id, self.meta, self.seed, self.envelopes
+    def record(self) -> tuple[str, dict[str, str], str, list[dict], tuple[str, int]]:
+        """What ``EventStore.create`` writes, its listing in the game index included."""
+        return self.id, self.meta, self.seed, self.envelopes, (self.game.type_id, self.now)
 
 
 def stored_size(new: NewGame) -> int:
@@ -212,9 +212,11 @@ class Creation:
                 raise
         if charge is not None:
             charge(sum(stored_size(new) for new in prepared))
-        self.write(prepared)
+        # the listeners' reads (the webhook subscriptions) ride in the games' own write
+        reads = self.bus.reads()
+        replies = self.store_games(prepared, [read for _, wanted in reads for read in wanted])
         for new in prepared:
-            self.announce(new)
+            self.announce(new, reads, replies, unseen=True)
         return [new.response for new in prepared]
 
     def write(self, news: Sequence[NewGame], then: Callable[[], bool] | None = None) -> bool:
@@ -223,16 +225,8 @@ class Creation:
         (the store refusing writes at its memory limit, say) the games are deleted again and
         the exception raised; when ``then`` answers False they are deleted and False
         returned. Deleting is allowed at the memory limit, so nothing is left half-written."""
+        self.store_games(news)
         try:
-            self.store.create_many([new.record for new in news])
-        except KeyError:  # an id was taken: that game is somebody else's
-            raise
-        except BaseException:  # a refusal inside the transaction: none written, made sure
-            self.discard(news)
-            raise
-        try:
-            for new in news:
-                self.store.index(new.id, new.game.type_id, new.meta["status"], new.now)
             if then is None or then():
                 return True
         except BaseException:
@@ -240,6 +234,18 @@ class Creation:
             raise
         self.discard(news)
         return False
+
+    def store_games(self, news: Sequence[NewGame], reads: Sequence = ()) -> tuple:
+        """Store ``news``, listed in the game index, then run ``reads`` (read-only commands,
+        in the same round trip on a single server) and return their replies. When the store
+        refuses them, none is left written and the exception is raised."""
+        try:
+            return self.store.create_many([new.record for new in news], reads)
+        except KeyError:  # an id was taken: that game is somebody else's
+            raise
+        except BaseException:  # a refusal inside the transaction: none written, made sure
+            self.discard(news)
+            raise
 
     def discard(self, news: Sequence[NewGame]) -> None:
         """Remove games :meth:`write` stored but never announced, and their index entries
@@ -253,17 +259,22 @@ class Creation:
             log.error("games %s not deleted after a failed creation: %s",
                       [new.id for new in news], exc)
 
-    def announce(self, new: NewGame) -> Table:
-        """A game just written (:meth:`write`): :meth:`open`, and the listeners told."""
-        table = self.open(new)
-        self.bus.notify(table, 1, new.envelopes)
+    def announce(self, new: NewGame, reads: Reads = (), replies: Sequence = (), *,
+                 unseen: bool = False) -> Table:
+        """A game just written (:meth:`write`): :meth:`open`, and the listeners told (with the
+        replies of their ``reads`` when the write ran them)."""
+        table = self.open(new, unseen=unseen)
+        self.bus.notify(table, 1, new.envelopes, reads, replies)
         return table
 
-    def open(self, new: NewGame) -> Table:
+    def open(self, new: NewGame, *, unseen: bool = False) -> Table:
         """A game just written and indexed (:meth:`write`): in this process's cache, its first
-        jobs scheduled (a table waiting for players: its expiry, this once)."""
-        self.loader.cache.put(new.id, Cached(len(new.envelopes), new.state, new.shell))
-        table = self.loader.load(new.id)
+        jobs scheduled (a table waiting for players: its expiry, this once). ``unseen``: no
+        client can know the game yet (its creation's answer is not sent), so nothing was
+        appended since: its table is the one written, without a read; otherwise (a matched
+        seek's players may already act) the latest."""
+        self.loader.written(new.id, new.meta, new.envelopes, new.seed, new.state, new.shell)
+        table = self.loader.load(new.id, len(new.envelopes) if unseen else None)
         self.scheduler.changed(table)
         if table.waiting:
             self.scheduler.expires(table, self.lobby_deadline(new.now))

@@ -80,10 +80,24 @@ class Loader:
         raw = loaded.meta
         if raw is None or loaded.first is None or loaded.seed is None:
             raise NotFound.game(game_id)
+        return self._keep(game_id, raw, loaded.first.envelope, loaded.seed)
+
+    def written(self, game_id: str, raw_meta: dict[str, str], envelopes: list[dict],
+                seed: str, state: dict | None, shell: Shell) -> None:
+        """A game this process has just stored (``raw_meta``: its meta hash as written; the
+        state and shell after its ``envelopes``): kept as a load would keep it, so that its
+        first load needs no read. The creation event is kept in its stored form (a JSON round
+        trip), as a load would read it."""
+        self._keep(game_id, raw_meta, orjson.loads(orjson.dumps(envelopes[0])), seed)
+        self.cache.put(game_id, Cached(len(envelopes), state, shell))
+
+    def _keep(self, game_id: str, raw: dict[str, str], created: dict, seed: str) -> dict:
+        """The game's meta as commands use it, from its meta hash and creation event; kept with
+        its seed."""
         meta = {"type": raw["type"], "created_ms": int(raw["created_ms"]),
                 "created_version": int(raw["created_version"]),
                 "tokens": orjson.loads(raw["tokens"]),
-                "created": loaded.first.envelope}
+                "created": created}
         if "seats" in raw:  # a table, or a game with players' seats
             meta["seats"] = orjson.loads(raw["seats"])
         if "created_by" in raw:  # who created it (a player's invitations say so)
@@ -92,7 +106,7 @@ class Loader:
         # with every load until it starts; from then on it never changes.
         if raw.get("status") != "waiting":
             self._metas.put(game_id, meta)
-        self._seeds.put(game_id, loaded.seed)
+        self._seeds.put(game_id, seed)
         return meta
 
     @staticmethod

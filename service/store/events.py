@@ -106,49 +106,93 @@ class EventStore:
 
     # -- writes ---------------------------------------------------------------------------
     def create(self, game_id: str, meta: dict[str, str], seed_hex: str,
-               envelopes: Iterable[dict]) -> int:
-        pairs: list[str] = []
-        for k, v in meta.items():
-            pairs += [k, v]
-        args = [seed_hex, len(meta), *pairs, *(orjson.dumps(e) for e in envelopes)]
-        outcome, version = self._create(keys=[keys.events(game_id), keys.meta(game_id),
-                                              keys.seed(game_id)], args=args)
+               envelopes: Iterable[dict], listing: tuple[str, int] | None = None) -> int:
+        """Write a new game (KeyError when its id is taken); with ``listing`` = (game type,
+        creation ms), list it in the game index under ``meta["status"]`` too
+        (:meth:`index`). On a single server that is the creation's own script, so a game is
+        never stored unlisted; on a cluster (the indexes live in other slots) :meth:`index`
+        runs right after, and its failure is raised: the caller deletes the game."""
+        outcome, version = self._create(**self._create_call(game_id, meta, seed_hex, envelopes,
+                                                            listing))
         if outcome != b"ok":
             raise KeyError(f"game {game_id} exists")
+        if listing is not None and self.cluster:
+            self.index(game_id, listing[0], meta["status"], listing[1])
         return int(version)
 
-    def create_many(self, games: list[tuple[str, dict[str, str], str, list[dict]]]) -> None:
-        """Create several games in one MULTI/EXEC transaction: all are written or none.
+    def _create_call(self, game_id: str, meta: dict[str, str], seed_hex: str,
+                     envelopes: Iterable[dict], listing: tuple[str, int] | None) -> dict:
+        """``create.lua``'s keys and arguments."""
+        script_keys = [keys.events(game_id), keys.meta(game_id), keys.seed(game_id)]
+        if listing is not None and not self.cluster:
+            script_keys += _listing_keys(listing[0], meta["status"])[:3]
+        return {"keys": script_keys,
+                "args": [seed_hex, game_id, listing[1] if listing is not None else 0,
+                         len(meta), *(x for kv in meta.items() for x in kv),
+                         *(orjson.dumps(e) for e in envelopes)]}
+
+    def create_many(self, games: list[tuple[str, dict[str, str], str, list[dict],
+                                            tuple[str, int] | None]],
+                    reads: Sequence[tuple[str, str]] = ()) -> tuple:
+        """Create several games (each as :meth:`create`'s arguments, ``listing`` included) in
+        one MULTI/EXEC transaction: all are written and listed, or none. ``reads``: read-only
+        commands of one key each, as :meth:`append`'s, run after the games are written (in
+        the same round trip on a single server); their replies are returned, None for a read
+        that failed.
 
         A Redis Cluster cannot run one transaction across slots: there the games are created
-        one by one and the ones already written are deleted if a later one fails.
+        one by one and the ones already written are deleted (and unlisted) if a later one
+        fails, and the reads follow as separate calls.
         """
-        if len(games) == 1:
-            self.create(*games[0])
-            return
         if self.cluster:
             # No transaction spans slots: create one by one and undo on failure.
-            done: list[str] = []
+            done: list[tuple[str, tuple[str, int] | None]] = []
             try:
-                for game in games:
-                    self.create(*game)
-                    done.append(game[0])
+                for game_id, meta, seed_hex, envelopes, listing in games:
+                    self.create(game_id, meta, seed_hex, envelopes)
+                    done.append((game_id, listing))
+                    if listing is not None:
+                        self.index(game_id, listing[0], meta["status"], listing[1])
             except BaseException:
-                for game_id in done:
+                for game_id, listing in done:
                     self.r.delete(*keys.all_of_game(game_id))
+                    if listing is not None:
+                        self.unindex(game_id, listing[0])
                 raise
-            return
-        pipe = self.r.pipeline(transaction=True)
-        for game_id, meta, seed_hex, envelopes in games:
-            pairs: list[str] = []
-            for k, v in meta.items():
-                pairs += [k, v]
-            self._create(keys=[keys.events(game_id), keys.meta(game_id), keys.seed(game_id)],
-                         args=[seed_hex, len(meta), *pairs,
-                               *(orjson.dumps(e) for e in envelopes)], client=pipe)
-        results = pipe.execute()
-        if any(outcome != b"ok" for outcome, _ in results):
+            return tuple(self._read_quietly(cmd) for cmd in reads)
+        if len(games) == 1 and not reads:
+            self.create(*games[0])
+            return ()
+        results = self._create_transaction(games, reads)
+        created = results[:len(games)]
+        for outcome in created:
+            if isinstance(outcome, Exception):
+                raise outcome
+        if any(outcome != b"ok" for outcome, _ in created):
             raise KeyError("a game id was already taken")
+        return tuple(None if isinstance(r, Exception) else r for r in results[len(games):])
+
+    def _create_transaction(self, games: list, reads: Sequence[tuple[str, str]]) -> list:
+        """One MULTI/EXEC of ``create.lua`` for each game, then ``reads``: its replies (errors
+        as exceptions; a refusal while queueing, the store full, aborts it and is raised).
+        ``EVALSHA`` straight, without redis-py's ``SCRIPT EXISTS`` round trip before every
+        pipeline of scripts: a server that lost the script answers ``NOSCRIPT`` to every
+        create alike, none is written, and the transaction runs again once loaded."""
+        def run() -> list:
+            pipe = self.r.pipeline(transaction=True)
+            for game in games:
+                call = self._create_call(*game)
+                pipe.execute_command("EVALSHA", self._create.sha, len(call["keys"]),
+                                     *call["keys"], *call["args"])
+            for cmd in reads:
+                pipe.execute_command(*cmd)
+            return pipe.execute(raise_on_error=False)
+
+        results = run()
+        if results and isinstance(results[0], redis.exceptions.NoScriptError):
+            self._create.sha = self.r.script_load(self._create.script)
+            results = run()
+        return results
 
     def append(self, game_id: str, expected: int, envelopes: Iterable[dict], *,
                status: str | None = None, meta: dict[str, str] | None = None, idempotency: tuple[str, str] | None = None,

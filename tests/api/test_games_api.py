@@ -289,3 +289,26 @@ def test_bulk_creation_is_all_or_nothing(client, redis_url):
     assert err["details"]["index"] == 2
     assert r.dbsize() == before  # nothing of the two valid games was written
     error(client.post("/v1/games/bulk", json={"games": []}), 400, "invalid_request")
+
+
+def test_a_created_game_is_held_as_a_load_from_the_store_would_hold_it(client, svc):
+    """A creation keeps its games' meta, seed and state in the process without reading them
+    back; what it keeps is what another process loads from the store."""
+    games = [{"type": "diamant", "players": [{"name": n} for n in "abc"]},
+             {"type": "papyrus", "players": [{"name": n} for n in "ab"]},
+             {"type": "diamant", "players": [{"name": "a"}, {"name": "b"}, {"open": True}]}]
+    res = client.post("/v1/games/bulk", json={"games": games})
+    assert res.status_code == 201, res.get_json()
+    ids = [g["id"] for g in res.get_json()["games"]]
+    ids.append(create(client, 2, type_="scarabya")[0])
+    loader = svc._loader
+    kept = {gid: (loader._metas.get(gid), loader._seeds.get(gid), loader.load(gid))
+            for gid in ids}
+    loader.forget()
+    for gid in ids:
+        table = loader.load(gid)
+        meta, seed, held = kept[gid]
+        assert meta in (None, loader.meta(gid)) and seed == loader.seed(gid)
+        assert (held.version, held.state, held.shell, held.meta) == \
+            (table.version, table.state, table.shell, table.meta)
+    assert kept[ids[0]][0] is not None and kept[ids[2]][0] is None  # a table's meta is read

@@ -101,6 +101,34 @@ def test_a_quota_on_a_cluster_is_charged_before_the_append(deployment):
     assert store.version(gid) == 2
 
 
+def test_a_creation_on_a_cluster_lists_its_games_or_leaves_none(deployment):
+    """On a cluster the game index lives in other slots than a game: the store lists each
+    game right after writing it, and a creation that fails part-way deletes and unlists the
+    games it wrote, so none is left stored or listed."""
+    from service.store.connect import client
+    from service.store.events import EventStore
+
+    store = EventStore(client(deployment["cluster"].url))
+    env = {"type": "Test", "seat": None, "data": {}, "at": None, "schema": 1}
+    meta = {"type": "diamant", "created_ms": "1", "tokens": "[]", "status": "waiting",
+            "created_version": "1"}
+
+    def listed(gid):
+        return {s for s in ("all", "type:diamant", "status:waiting")
+                if store.r.zscore(f"cartouche:index:{s}", gid) is not None}
+
+    ids = ["c7ea7e" + f"{i:014x}" for i in range(3)]
+    store.create_many([(gid, meta, "00" * 32, [env], ("diamant", 11)) for gid in ids[:2]])
+    assert [listed(gid) for gid in ids[:2]] == [{"all", "type:diamant", "status:waiting"}] * 2
+    # the second game's id is taken: the first one written is deleted and unlisted
+    with pytest.raises(KeyError):
+        store.create_many([(ids[2], meta, "00" * 32, [env], ("diamant", 12)),
+                           (ids[0], meta, "00" * 32, [env], ("diamant", 12))])
+    assert listed(ids[2]) == set() and store.version(ids[2]) == 0
+    assert listed(ids[0]) == {"all", "type:diamant", "status:waiting"}
+    assert store.version(ids[0]) == 1
+
+
 class Client:
     """Alternates between the instances on every request."""
 

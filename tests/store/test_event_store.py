@@ -189,6 +189,55 @@ def test_a_status_change_moves_the_games_listing_with_the_append(store):
     assert listed(store, gid) == {"all": 5, "type:diamant": 5, "status:finished": 5}
 
 
+def test_a_creation_lists_the_game_in_its_own_write(store, monkeypatch):
+    """On a single server the creation script lists a new game: no second write that could
+    fail (or never run, the process gone) and leave a stored game no listing shows and no
+    sweep finds."""
+    def no_second_write(*args):
+        raise AssertionError("the index written apart from the creation")
+
+    monkeypatch.setattr(store, "index", no_second_write)
+    meta = {"type": "diamant", "created_ms": "7", "tokens": "[]", "status": "active",
+            "created_version": "1"}
+    assert store.create("aa02", meta, "00" * 32, [env(0)], ("diamant", 7)) == 1
+    assert listed(store, "aa02") == {"all": 7, "type:diamant": 7, "status:active": 7}
+    assert store.r.hget(keys.meta("aa02"), "version") == b"1"
+    # an id already taken: nothing written, nothing listed under the newcomer's type
+    with pytest.raises(KeyError):
+        store.create("aa02", {**meta, "type": "papyrus"}, "11" * 32, [env(0)], ("papyrus", 8))
+    assert listed(store, "aa02") == {"all": 7, "type:diamant": 7, "status:active": 7}
+    # several games in one transaction, each under its own type and status
+    store.create_many([(gid, {**meta, "type": t, "status": st}, "00" * 32, [env(0), env(1)],
+                        (t, ms)) for gid, t, st, ms in
+                       (("ab01", "diamant", "active", 9), ("ab02", "papyrus", "waiting", 10))])
+    assert listed(store, "ab01") == {"all": 9, "type:diamant": 9, "status:active": 9}
+    assert listed(store, "ab02") == {"all": 10, "type:papyrus": 10, "status:waiting": 10}
+    assert [e.version for e in store.read("ab02")] == [1, 2]
+    # without a listing (a game written by hand, the tests'), nothing is listed
+    make(store, "ab03")
+    assert listed(store, "ab03") == {}
+
+
+def test_a_creation_runs_its_reads_and_survives_a_flushed_script_cache(store):
+    """Reads ride in the creation's transaction, after the games (a failed read answers None,
+    the games stand); a server that lost the creation script (restarted) gets it again."""
+    store.r.hset("cartouche:test:h", "k", "v")
+    store.r.set("cartouche:test:s", "x")
+    meta = {"type": "diamant", "created_ms": "3", "tokens": "[]", "status": "active",
+            "created_version": "1"}
+    store.r.script_flush()
+    replies = store.create_many(
+        [(gid, meta, "00" * 32, [env(0)], ("diamant", 3)) for gid in ("ac01", "ac02")],
+        [("HGETALL", "cartouche:test:h"), ("HGETALL", "cartouche:test:s"),
+         ("XLEN", keys.events("ac02"))])
+    assert replies == ({b"k": b"v"}, None, 1)
+    assert [store.version(g) for g in ("ac01", "ac02")] == [1, 1]
+    assert listed(store, "ac02") == {"all": 3, "type:diamant": 3, "status:active": 3}
+    # one game, with reads: the same transaction
+    assert store.create_many([("ac03", meta, "00" * 32, [env(0)], None)],
+                             [("XLEN", keys.events("ac03"))]) == (1,)
+
+
 def test_reads_with_the_append_survive_a_flushed_script_cache(store):
     gid = make(store)
     store.r.script_flush()  # e.g. the server restarted: EVALSHA answers NOSCRIPT
