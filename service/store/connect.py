@@ -177,15 +177,23 @@ class LeanScript(Script):
         pool = self.registered_client.connection_pool
         if client is not None or not isinstance(pool, IdleBoundPool):
             return super().__call__(keys, args, client)
-        keys = keys or ()
-        args = args or ()
         try:
-            return pool.execute_packed(hiredis.pack_command(
-                ("EVALSHA", self.sha, len(keys), *keys, *args)))
+            return pool.execute_packed(hiredis.pack_command(evalsha(self, keys, args)))
         except NoScriptError:
-            self.sha = self.registered_client.script_load(self.script)
-            return pool.execute_packed(hiredis.pack_command(
-                ("EVALSHA", self.sha, len(keys), *keys, *args)))
+            reload(self)
+            return pool.execute_packed(hiredis.pack_command(evalsha(self, keys, args)))
+
+
+def evalsha(script: Script, keys=None, args=None) -> tuple:
+    """The ``EVALSHA`` command calling ``script`` (as a pipeline can queue it without redis-py's
+    ``SCRIPT EXISTS`` check; on ``NOSCRIPT``, :func:`reload` it and call again)."""
+    keys = keys or ()
+    return ("EVALSHA", script.sha, len(keys), *keys, *(args or ()))
+
+
+def reload(script: Script) -> None:
+    """Load ``script`` on the server again (it answered ``NOSCRIPT``: restarted, or flushed)."""
+    script.sha = script.registered_client.script_load(script.script)
 
 
 def script(client, text: str) -> Script:

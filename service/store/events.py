@@ -111,14 +111,24 @@ class EventStore:
         creation ms), list it in the game index under ``meta["status"]`` too
         (:meth:`index`). On a single server that is the creation's own script, so a game is
         never stored unlisted; on a cluster (the indexes live in other slots) :meth:`index`
-        runs right after, and its failure is raised: the caller deletes the game."""
+        runs right after, and when it fails the game is deleted and the error raised."""
         outcome, version = self._create(**self._create_call(game_id, meta, seed_hex, envelopes,
                                                             listing))
         if outcome != b"ok":
             raise KeyError(f"game {game_id} exists")
         if listing is not None and self.cluster:
-            self.index(game_id, listing[0], meta["status"], listing[1])
+            try:
+                self.index(game_id, listing[0], meta["status"], listing[1])
+            except BaseException:
+                self._forget(game_id, listing)
+                raise
         return int(version)
+
+    def _forget(self, game_id: str, listing: tuple[str, int] | None) -> None:
+        """Delete a game this store has just written, and its listing."""
+        self.r.delete(*keys.all_of_game(game_id))
+        if listing is not None:
+            self.unindex(game_id, listing[0])
 
     def _create_call(self, game_id: str, meta: dict[str, str], seed_hex: str,
                      envelopes: Iterable[dict], listing: tuple[str, int] | None) -> dict:
@@ -146,18 +156,14 @@ class EventStore:
         """
         if self.cluster:
             # No transaction spans slots: create one by one and undo on failure.
-            done: list[tuple[str, tuple[str, int] | None]] = []
+            done: list[tuple] = []
             try:
-                for game_id, meta, seed_hex, envelopes, listing in games:
-                    self.create(game_id, meta, seed_hex, envelopes)
-                    done.append((game_id, listing))
-                    if listing is not None:
-                        self.index(game_id, listing[0], meta["status"], listing[1])
+                for game in games:
+                    self.create(*game)
+                    done.append(game)
             except BaseException:
-                for game_id, listing in done:
-                    self.r.delete(*keys.all_of_game(game_id))
-                    if listing is not None:
-                        self.unindex(game_id, listing[0])
+                for game_id, *_, listing in done:
+                    self._forget(game_id, listing)
                 raise
             return tuple(self._read_quietly(cmd) for cmd in reads)
         if len(games) == 1 and not reads:
@@ -181,16 +187,14 @@ class EventStore:
         def run() -> list:
             pipe = self.r.pipeline(transaction=True)
             for game in games:
-                call = self._create_call(*game)
-                pipe.execute_command("EVALSHA", self._create.sha, len(call["keys"]),
-                                     *call["keys"], *call["args"])
+                pipe.execute_command(*connect.evalsha(self._create, **self._create_call(*game)))
             for cmd in reads:
                 pipe.execute_command(*cmd)
             return pipe.execute(raise_on_error=False)
 
         results = run()
         if results and isinstance(results[0], redis.exceptions.NoScriptError):
-            self._create.sha = self.r.script_load(self._create.script)
+            connect.reload(self._create)
             results = run()
         return results
 
