@@ -53,7 +53,12 @@ def test_bots_fill_a_seek_once_after_its_delay(client, svc, queue_url, worker):
     assert [p["player"] for p in game["players"]].count("bot-heuristic") == 2
     assert game["players"][crowd["seat"]]["player"] == bob["id"]
     assert "rated" not in game["options"]
-    told = [n.type for n in svc.player_store.notices_after(bob["id"], "0-0", 10)]
+    # the seek is settled before its game is announced: the notices follow it shortly
+    def told_bob():
+        told = [n.type for n in svc.player_store.notices_after(bob["id"], "0-0", 10)]
+        return told if len(told) >= 2 else None
+
+    told = wait_until(told_bob, 30, "Bob's notices", 0.1)
     assert told[:2] == ["seek_matched", "game_start"]
 
     # Cy's job ran at its time and found her seek matched: nothing more to do
