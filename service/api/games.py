@@ -242,8 +242,15 @@ def act_as_caller(body: dict, game_id: str):
 
 def act_as(svc: GameService, game_id: str, body: dict, authorization: str | None,
            idempotency_key: str | None, quota):
-    """An action by the seat of ``authorization``'s token (the action route in front of Flask,
-    ``fastpaths.ActionRoute``, calls it too); ``quota``: what its append charges."""
+    """An action by the seat of ``authorization``'s token: its 201 answer; ``quota``: what its
+    append charges."""
+    return json_response(acted(svc, game_id, body, authorization, idempotency_key, quota), 201)
+
+
+def acted(svc: GameService, game_id: str, body: dict, authorization: str | None,
+          idempotency_key: str | None, quota) -> dict:
+    """:func:`act_as`'s work: the body of its 201 (the action route in front of Flask,
+    ``fastpaths.ActionRoute``, calls it and answers the body itself)."""
     # the cached game, unless another process moved it on (see load_for_command)
     table = svc.load_for_command(game_id)
     viewer = svc.viewer_for(table, bearer_from(authorization))
@@ -254,9 +261,8 @@ def act_as(svc: GameService, game_id: str, body: dict, authorization: str | None
                                "Idempotency-Key takes 1-255 characters")
     done = svc.act(game_id, viewer, body["action"], body.get("expected_version"),
                    idempotency_key, body_digest(body), loaded=table, quota=quota)
-    return json_response({"version": done.last_version,
-                          "events": svc.served_events(done.table, done.envelopes,
-                                                      done.first_version, viewer)}, 201)
+    return {"version": done.last_version,
+            "events": svc.served_events(done.table, done.envelopes, done.first_version, viewer)}
 
 
 @blp.route("/games/<gid:game_id>/events")

@@ -30,7 +30,7 @@ def flask_only(app):
 
 def script(client) -> list:
     """One game played through a scripted series of requests, good and bad; what each answer
-    says, request ids and game ids left out (they are random)."""
+    says (status line, body, headers), request ids and game ids left out (they are random)."""
     r = client.post("/v1/games", json={"type": "diamant", "seed": SEED,
                                        "players": [{"name": f"p{i}"} for i in range(3)]})
     game = r.get_json()
@@ -60,7 +60,7 @@ def script(client) -> list:
         rid = r.headers.get("X-Request-ID")
         assert rid and (headers.get("X-Request-ID") in (None, rid))
         out.append((r.status_code, r.get_json(), sorted(
-            (k, v) for k, v in r.headers.items() if k not in ("X-Request-ID",))))
+            (k, v) for k, v in r.headers.items() if k not in ("X-Request-ID",)), r.status))
     raw = client.post(url, data=b'{"action": ', headers={**auth(tokens[0]),
                                                          "Content-Type": "application/json"})
     out.append((raw.status_code, raw.get_json()))
