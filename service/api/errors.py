@@ -11,7 +11,8 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
-from flask import Flask, jsonify
+import orjson
+from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
 from ..application.errors import (CannotAbort, CannotRematch, DeadlinePassed, Forbidden,
@@ -125,8 +126,12 @@ ANSWERS: dict[type[CodedError], Answer] = {
 
 def error_response(status: int, code: str, message: str, details: dict | None = None,
                    headers: dict | None = None):
-    resp = jsonify({"error": {"code": code, "message": message, "details": details or {}}})
-    resp.status_code = status
+    """The error body, encoded as the app's JSON provider (``api.OrjsonProvider``) encodes it
+    for ``jsonify``, without it: an error answered outside an application context (the action
+    route, ``fastpaths.ActionRoute``) is the same bytes."""
+    body = {"error": {"code": code, "message": message, "details": details or {}}}
+    resp = Response(orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status,
+                    mimetype="application/json")
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp

@@ -28,8 +28,9 @@
 
 4. The action route in front of Flask (:class:`ActionRoute`): ``POST /v1/games/{id}/actions``
    with a JSON body of the common shape (as in 2) is answered by a WSGI callable that wraps the
-   Flask app, inside an application context only: no request context, URL matching, request
-   object or hook dispatch. It does what the app's hooks do for every request
+   Flask app, outside any Flask context: no application or request context, URL matching,
+   request object or hook dispatch (nothing it calls needs one: the application layer knows
+   no Flask, and error bodies are made without ``jsonify``, ``errors.error_response``). It does what the app's hooks do for every request
    (``service.api.observe``: request id, metrics, access log; ``ratelimit.action_quota`` and
    ``ratelimit.settle``), calls ``games.acted``, the work of the ``games.act_as`` the Flask view
    calls, and answers errors through the same ``errors.answer``. A stored action's 201 is
@@ -242,13 +243,12 @@ class ActionRoute:
         observe = self.observe
         observe.begin(environ)
         try:
-            with self.app.app_context():
-                try:
-                    response = self._respond(environ, found.group(1), body)
-                except Exception as exc:  # as Flask's error handler would answer it
-                    response = self.answer(exc)
-                observe.end(environ, response, "POST", environ["PATH_INFO"], self.route,
-                            self.log_access)
+            try:
+                response = self._respond(environ, found.group(1), body)
+            except Exception as exc:  # as Flask's error handler would answer it
+                response = self.answer(exc)
+            observe.end(environ, response, "POST", environ["PATH_INFO"], self.route,
+                        self.log_access)
         finally:
             observe.forget()
         return _send(response, environ, start_response)
