@@ -56,16 +56,15 @@ Wiring (in ``create_app``, after ``errors.register(app)`` and once ``client`` ex
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Mapping
 
 from flask import Flask, current_app, g, request
 
+from ..application.identity import token_digest
 from ..config import env_count
 from ..store.errors import StoreError
 from ..store.quota import BYTES, WRITES, Charged, Counters, Quota, QuotaExceeded
@@ -184,15 +183,9 @@ class RateLimiter:
         return self.counters.charge(quota)
 
 
-#: How many tokens' digests are kept (a token's requests come in runs; each entry is under
-#: 700 bytes with the token itself).
-DIGEST_CACHE_SIZE = 4096
-
-
-@lru_cache(maxsize=DIGEST_CACHE_SIZE)
 def _token_digest(token: str) -> str:
-    """The name a token's counters go by (never the token itself)."""
-    return hashlib.sha256(token.encode()).hexdigest()[:32]
+    """The name a token's counters go by (never the token itself): a prefix of its digest."""
+    return token_digest(token)[:32]
 
 
 def _bearer(header: str | None) -> str | None:

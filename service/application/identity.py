@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from functools import lru_cache
 from typing import Sequence
 
 import orjson
@@ -14,8 +15,20 @@ from ..engine import ALL, Viewer
 from .errors import InvalidToken
 from .model import Table
 
+#: Player tokens start with this, so that a token names the kind of credential it is.
+TOKEN_PREFIX = "cp_"
 
+
+#: How many tokens' digests are kept (a token's requests come in runs; an entry is under 400
+#: bytes with the token itself).
+DIGEST_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=DIGEST_CACHE_SIZE)
 def token_digest(token: str) -> str:
+    """A token's SHA-256 (hex): what is stored and compared, never the token. The digests of
+    the last :data:`DIGEST_CACHE_SIZE` tokens used are kept (the rate limiter names its
+    counters by it too)."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 
@@ -72,11 +85,7 @@ class Identity:
     def player_for_token(self, token: str) -> str | None:
         """The player a player token belongs to; None for other tokens. InvalidToken for a
         player token of nobody."""
-        if self.players is None:
-            return None
-        from .players import TOKEN_PREFIX
-
-        if not token.startswith(TOKEN_PREFIX):
+        if self.players is None or not token.startswith(TOKEN_PREFIX):
             return None
         player = self.players.player_for_token(token)
         if player is None:

@@ -15,10 +15,8 @@ from ..engine.bots import LEVELS
 from ..store.players import PlayerStore
 from ..timestamps import rfc3339
 from .errors import InvalidRequest, NotFound
-from .identity import token_digest
+from .identity import TOKEN_PREFIX, token_digest
 
-#: Player tokens start with this, so that a token names the kind of credential it is.
-TOKEN_PREFIX = "cp_"
 BOT_PREFIX = "bot-"
 #: The creator of games made with a platform key: it seats every player it names.
 PLATFORM = "platform"
