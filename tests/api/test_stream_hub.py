@@ -309,6 +309,8 @@ def test_the_last_subscriber_leaving_stops_the_hub(client, svc, hubs):
     t = Table(client, svc)
     subs = [Sub(hubs, t.gid, None), Sub(hubs, t.gid, 1)]
     wait_for(lambda: len(feeds(hubs, t.gid)) == 2)
+    # the first join registers its feed, then starts the hub's thread
+    wait_for(lambda: hub_threads(t.gid), what="the hub's thread")
     assert len(hub_threads(t.gid)) == 1
     subs[0].close()
     t.play(2)
