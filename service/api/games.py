@@ -259,8 +259,10 @@ def acted(svc: GameService, game_id: str, body: dict, authorization: str | None,
     if idempotency_key is not None and not 1 <= len(idempotency_key) <= 255:
         raise MalformedRequest("invalid_idempotency_key",
                                "Idempotency-Key takes 1-255 characters")
+    # the body's digest is what an Idempotency-Key's record keeps: only made for one
     done = svc.act(game_id, viewer, body["action"], body.get("expected_version"),
-                   idempotency_key, body_digest(body), loaded=table, quota=quota)
+                   idempotency_key, body_digest(body) if idempotency_key is not None else "",
+                   loaded=table, quota=quota)
     return {"version": done.last_version,
             "events": svc.served_events(done.table, done.envelopes, done.first_version, viewer)}
 

@@ -186,9 +186,9 @@ class Commands:
             quota: Quota | None = None) -> Appended:
         """Run one command of a human seat.
 
-        A replay of the same Idempotency-Key and body returns the original outcome. Overdue
-        clocks are settled first; if the acting seat was overdue its timeout stands and
-        :class:`DeadlinePassed` is raised.
+        A replay of the same Idempotency-Key and body (``body_digest``, read only with a key)
+        returns the original outcome. Overdue clocks are settled first; if the acting seat was
+        overdue its timeout stands and :class:`DeadlinePassed` is raised.
 
         ``loaded``: the game as the caller just loaded it (the API does, to authenticate, with
         ``load_for_command``). The first attempt decides against it instead of reading the
