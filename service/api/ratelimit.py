@@ -128,6 +128,11 @@ def _coerce(config: Any) -> RateLimitConfig:
     return RateLimitConfig.from_env()
 
 
+#: How many (token, address, what is charged) the names of the current window's counters are
+#: kept for (a client's requests come in runs; every request would build the same names).
+NAMES_KEPT = 4096
+
+
 class RateLimiter:
     def __init__(self, counters: Counters, config: RateLimitConfig, clock=time.time) -> None:
         self.counters = counters
@@ -135,6 +140,9 @@ class RateLimiter:
         self.clock = clock
         #: an action's counters are charged by its append (see the module's docstring)
         self.in_append = False
+        #: the window (its index) the names below are of, and the names (:meth:`quota`)
+        self._names_window = -1
+        self._names: dict[tuple, tuple | None] = {}
 
     def quota(self, token: str | None, ip: str | None, cost: int = 1, *,
               writes: bool = True, stored: int | None = 0) -> Quota | None:
@@ -142,6 +150,27 @@ class RateLimiter:
         ``stored`` is 0, their budgets of bytes stored, charged by ``stored`` bytes (None: by
         what the append the quota is given to stores, ``EventStore.append`` sets it).
         ``writes=False``: the budgets only. None: no limit applies."""
+        window = self.config.window_seconds
+        now = self.clock()
+        index = int(now // window)
+        if index != self._names_window or len(self._names) >= NAMES_KEPT:
+            self._names, self._names_window = {}, index
+        key = (token, ip, writes, stored != 0)
+        try:
+            names = self._names[key]
+        except KeyError:
+            names = self._names[key] = self._counter_names(token, ip, writes, stored != 0,
+                                                           index)
+        if names is None:
+            return None
+        counters, limits, kinds = names
+        return Quota(counters, limits, window * 1000, (now - index * window) / window, cost,
+                     kinds, stored or 0)
+
+    def _counter_names(self, token: str | None, ip: str | None, writes: bool, stores: bool,
+                       index: int) -> tuple | None:
+        """(counters, limits, kinds) of :meth:`quota`'s identities in window ``index``; None
+        when no limit applies."""
         cfg = self.config
         digest = _token_digest(token) if token else None
         identities = []
@@ -149,14 +178,14 @@ class RateLimiter:
             identities.append((f"tok:{digest}", cfg.writes_per_minute, WRITES))
         if writes and ip and cfg.ip_writes_per_minute:
             identities.append((f"ip:{ip}", cfg.ip_writes_per_minute, WRITES))
-        if stored != 0 and digest and cfg.stored_bytes_per_minute:
+        if stores and digest and cfg.stored_bytes_per_minute:
             identities.append((f"btok:{digest}", cfg.stored_bytes_per_minute, BYTES))
-        if stored != 0 and ip and cfg.ip_stored_bytes_per_minute:
+        if stores and ip and cfg.ip_stored_bytes_per_minute:
             identities.append((f"bip:{ip}", cfg.ip_stored_bytes_per_minute, BYTES))
-        quota = self._quota(identities, cost)
-        if quota is not None:
-            quota.stored = stored or 0
-        return quota
+        if not identities:
+            return None
+        return (_counters(identities, index), tuple(lim for _, lim, _ in identities),
+                tuple(kind for _, _, kind in identities))
 
     def verify_quota(self, ip: str | None) -> Quota | None:
         """The counter one verification from this address charges."""
@@ -171,8 +200,7 @@ class RateLimiter:
         now = self.clock()
         index = int(now // window)
         elapsed = (now - index * window) / window
-        return Quota(tuple((f"{PREFIX}:{{{c}}}:{index}", f"{PREFIX}:{{{c}}}:{index - 1}")
-                           for c, _, _ in identities), tuple(lim for _, lim, _ in identities),
+        return Quota(_counters(identities, index), tuple(lim for _, lim, _ in identities),
                      window * 1000, elapsed, cost, tuple(kind for _, _, kind in identities))
 
     def charge(self, quota: Quota | None) -> Charged | None:
@@ -181,6 +209,12 @@ class RateLimiter:
         if quota is None or quota.charged:
             return None
         return self.counters.charge(quota)
+
+
+def _counters(identities: list[tuple[str, int, str]], index: int) -> tuple[tuple[str, str], ...]:
+    """Each identity's counters: its window ``index``'s, then the previous window's."""
+    return tuple((f"{PREFIX}:{{{c}}}:{index}", f"{PREFIX}:{{{c}}}:{index - 1}")
+                 for c, _, _ in identities)
 
 
 def _token_digest(token: str) -> str:

@@ -326,3 +326,26 @@ def test_a_fork_is_charged_by_the_events_it_copies(redis_url, queue_url):
         writes_per_minute=0, ip_writes_per_minute=0, ip_stored_bytes_per_minute=10_000_000))
     assert c.post(f"/v1/games/{gid}/fork", json={"version": version},
                   environ_base={"REMOTE_ADDR": "10.4.0.2"}).status_code == 201
+
+
+def test_the_counters_names_are_the_windows_and_kept_for_a_bounded_number_of_clients():
+    now = [6005.0]  # 5 s into window 100
+    limiter = ratelimit.RateLimiter(None, ratelimit.RateLimitConfig(), clock=lambda: now[0])
+    digest = ratelimit._token_digest("tok")
+    action = limiter.quota("tok", "10.0.0.1", stored=None)
+    assert action.counters == tuple(
+        (f"cartouche:rl:{{{who}}}:100", f"cartouche:rl:{{{who}}}:99")
+        for who in (f"tok:{digest}", "ip:10.0.0.1", f"btok:{digest}", "bip:10.0.0.1"))
+    assert action.kinds == ("writes", "writes", "bytes", "bytes")
+    assert action.elapsed == 5 / 60 and action.cost == 1 and not action.charged
+    assert limiter.quota("tok", "10.0.0.1", writes=False, stored=9).counters \
+        == action.counters[2:]
+    assert limiter.quota(None, None) is None
+    now[0] += 60  # the next window: its own names, the same limits
+    later = limiter.quota("tok", "10.0.0.1", stored=None)
+    assert [c for c, _ in later.counters] == [p.replace(":100", ":101")
+                                             for p, _ in action.counters]
+    assert later.elapsed == 5 / 60
+    for i in range(ratelimit.NAMES_KEPT + 100):
+        limiter.quota(f"token-{i}", f"10.0.{i // 256}.{i % 256}")
+    assert len(limiter._names) <= ratelimit.NAMES_KEPT
