@@ -43,7 +43,10 @@
 
 Every other per-request cost cut lives where the code it shortens is, each with its note:
 ``service/app.py`` (the request-id, metrics and access-log hooks), ``service/logs.py``
-(``rfc3339``: a second's text made once), ``service/api/ratelimit.py`` (the limiter's hooks).
+(``rfc3339``: a second's text made once), ``service/api/ratelimit.py`` (the limiter's hooks;
+a client's counter names made once a window), ``service/metrics.py`` (the request and command
+counts: ``counting``, ``observing``), ``service/application/identity.py`` (token digests
+kept).
 """
 
 from __future__ import annotations
