@@ -29,17 +29,18 @@
 4. The action route in front of Flask (:class:`ActionRoute`): ``POST /v1/games/{id}/actions``
    with a JSON body of the common shape (as in 2) is answered by a WSGI callable that wraps the
    Flask app, outside any Flask context: no application or request context, URL matching,
-   request object or hook dispatch (nothing it calls needs one: the application layer knows
-   no Flask, and error bodies are made without ``jsonify``, ``errors.error_response``). It does what the app's hooks do for every request
-   (``service.api.observe``: request id, metrics, access log; ``ratelimit.action_quota`` and
-   ``ratelimit.settle``), calls ``games.acted``, the work of the ``games.act_as`` the Flask view
-   calls, and answers errors through the same ``errors.answer``. A stored action's 201 is
-   answered from its body (``games.acted``) straight to the WSGI server (:class:`JsonCreated`:
-   the status line and the headers ``json_response`` gives, without making a werkzeug Response;
-   measured ~10 µs an answer). Any other request, and any action body it does not take as is,
-   goes to Flask. :func:`install_action_route` puts it in place only when the app's hooks are
-   exactly the ones it stands in for (:data:`ROUTE_STANDS_IN_FOR`): a hook added later (CORS,
-   say) sends every request through Flask again until the route learns it.
+   request object or hook dispatch (nothing it calls needs one: the application layer knows no
+   Flask, and error bodies are made without ``jsonify``, ``errors.error_response``). It does
+   what the app's hooks do for every request (``service.api.observe``: request id, metrics,
+   access log; ``ratelimit.action_quota`` and ``ratelimit.settle``), calls ``games.acted``, the
+   work of the ``games.act_as`` the Flask view calls, and answers errors through the same
+   ``errors.answer``. A stored action's 201 is answered from its body (``games.acted``) straight
+   to the WSGI server (:class:`JsonCreated`: the status line and the headers ``json_response``
+   gives, without making a werkzeug Response; measured ~10 µs an answer). Any other request, and
+   any action body it does not take as is, goes to Flask. :func:`install_action_route` puts it
+   in place only when the app's hooks are exactly the ones it stands in for
+   (:data:`ROUTE_STANDS_IN_FOR`): a hook added later (CORS, say) sends every request through
+   Flask again until the route learns it.
 
 Every other per-request cost cut lives where the code it shortens is, each with its note:
 ``service/app.py`` (the request-id, metrics and access-log hooks), ``service/logs.py``
