@@ -126,9 +126,9 @@ ANSWERS: dict[type[CodedError], Answer] = {
 
 def error_response(status: int, code: str, message: str, details: dict | None = None,
                    headers: dict | None = None):
-    """The error body, encoded as the app's JSON provider (``api.OrjsonProvider``) encodes it
-    for ``jsonify``, without it: an error answered outside an application context (the action
-    route, ``fastpaths.ActionRoute``) is the same bytes."""
+    """The error answer, its body encoded with orjson as the app's JSON provider
+    (``api.OrjsonProvider``) encodes; it needs no application context (the action route,
+    ``fastpaths.ActionRoute``, answers its errors outside one)."""
     body = {"error": {"code": code, "message": message, "details": details or {}}}
     resp = Response(orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status,
                     mimetype="application/json")

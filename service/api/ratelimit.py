@@ -150,9 +150,7 @@ class RateLimiter:
         ``stored`` is 0, their budgets of bytes stored, charged by ``stored`` bytes (None: by
         what the append the quota is given to stores, ``EventStore.append`` sets it).
         ``writes=False``: the budgets only. None: no limit applies."""
-        window = self.config.window_seconds
-        now = self.clock()
-        index = int(now // window)
+        index, elapsed = self._window()
         if index != self._names_window or len(self._names) >= NAMES_KEPT:
             self._names, self._names_window = {}, index
         key = (token, ip, writes, stored != 0)
@@ -161,16 +159,11 @@ class RateLimiter:
         except KeyError:
             names = self._names[key] = self._counter_names(token, ip, writes, stored != 0,
                                                            index)
-        if names is None:
-            return None
-        counters, limits, kinds = names
-        return Quota(counters, limits, window * 1000, (now - index * window) / window, cost,
-                     kinds, stored or 0)
+        return self._made(names, elapsed, cost, stored or 0)
 
     def _counter_names(self, token: str | None, ip: str | None, writes: bool, stores: bool,
                        index: int) -> tuple | None:
-        """(counters, limits, kinds) of :meth:`quota`'s identities in window ``index``; None
-        when no limit applies."""
+        """:func:`_names` of :meth:`quota`'s identities in window ``index``."""
         cfg = self.config
         digest = _token_digest(token) if token else None
         identities = []
@@ -182,26 +175,29 @@ class RateLimiter:
             identities.append((f"btok:{digest}", cfg.stored_bytes_per_minute, BYTES))
         if stores and ip and cfg.ip_stored_bytes_per_minute:
             identities.append((f"bip:{ip}", cfg.ip_stored_bytes_per_minute, BYTES))
-        if not identities:
-            return None
-        return (_counters(identities, index), tuple(lim for _, lim, _ in identities),
-                tuple(kind for _, _, kind in identities))
+        return _names(identities, index)
 
     def verify_quota(self, ip: str | None) -> Quota | None:
         """The counter one verification from this address charges."""
         if not ip or not self.config.verifies_per_minute:
             return None
-        return self._quota([(f"verify:{ip}", self.config.verifies_per_minute, WRITES)], 1)
+        index, elapsed = self._window()
+        return self._made(_names([(f"verify:{ip}", self.config.verifies_per_minute, WRITES)],
+                                 index), elapsed, 1, 0)
 
-    def _quota(self, identities: list[tuple[str, int, str]], cost: int) -> Quota | None:
-        if not identities:
-            return None
+    def _window(self) -> tuple[int, float]:
+        """The current window's index, and how much of it has gone, in [0, 1)."""
         window = self.config.window_seconds
         now = self.clock()
         index = int(now // window)
-        elapsed = (now - index * window) / window
-        return Quota(_counters(identities, index), tuple(lim for _, lim, _ in identities),
-                     window * 1000, elapsed, cost, tuple(kind for _, _, kind in identities))
+        return index, (now - index * window) / window
+
+    def _made(self, names: tuple | None, elapsed: float, cost: int, stored: int) -> Quota | None:
+        if names is None:
+            return None
+        counters, limits, kinds = names
+        return Quota(counters, limits, self.config.window_seconds * 1000, elapsed, cost, kinds,
+                     stored)
 
     def charge(self, quota: Quota | None) -> Charged | None:
         """Count one write (unless ``quota`` was already charged): the counts, or None when
@@ -211,10 +207,15 @@ class RateLimiter:
         return self.counters.charge(quota)
 
 
-def _counters(identities: list[tuple[str, int, str]], index: int) -> tuple[tuple[str, str], ...]:
-    """Each identity's counters: its window ``index``'s, then the previous window's."""
-    return tuple((f"{PREFIX}:{{{c}}}:{index}", f"{PREFIX}:{{{c}}}:{index - 1}")
-                 for c, _, _ in identities)
+def _names(identities: list[tuple[str, int, str]], index: int) -> tuple | None:
+    """(counters, limits, kinds) of ``identities`` ((name, limit, kind) each) in window
+    ``index``: each identity's counter of that window, then of the previous one. None when
+    there is no identity (no limit applies)."""
+    if not identities:
+        return None
+    return (tuple((f"{PREFIX}:{{{c}}}:{index}", f"{PREFIX}:{{{c}}}:{index - 1}")
+                  for c, _, _ in identities),
+            tuple(lim for _, lim, _ in identities), tuple(kind for _, _, kind in identities))
 
 
 def _token_digest(token: str) -> str:
