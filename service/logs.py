@@ -19,6 +19,8 @@ formats it.
 
 from __future__ import annotations
 
+import codecs
+import io
 import logging
 import os
 import re
@@ -139,7 +141,8 @@ def log_fields(logger: logging.Logger, level: int, message: str, fields: dict) -
     """``logger.log(level, message, extra=fields)`` (``message`` already formatted), for a line
     logged on every request: where the record would only reach :func:`configure`'s handler,
     the line is written without making a ``LogRecord`` -- the same text its formatter would
-    write for that record (``tests/test_logs.py`` compares them)."""
+    write for that record (``tests/test_logs.py`` compares them) -- and, on a stream of a file
+    descriptor, as bytes straight to that descriptor (:func:`_descriptor`)."""
     handler = _sole_handler(logger, level)
     if handler is None:
         logger.handle(_record(logger, level, message, fields))
@@ -152,15 +155,43 @@ def log_fields(logger: logging.Logger, level: int, message: str, fields: dict) -
         for key, value in fields.items():
             if key not in out:
                 out[key] = value
-        line = orjson.dumps(out, default=str).decode()
+        data = orjson.dumps(out, default=str)
+        line = None
     else:
         line = f"{rfc3339(created)} {name} {logger.name}{f' [{rid}]' if rid else ''} {message}"
     try:
         with handler.lock:
-            handler.stream.write(line + handler.terminator)
-            handler.flush()
+            stream = handler.stream
+            fd = _descriptor(handler, stream)
+            if fd is None:
+                stream.write((data.decode() if line is None else line) + handler.terminator)
+                handler.flush()
+                return
+            data = (data if line is None else line.encode("utf-8", stream.errors)) + \
+                handler.terminator.encode()
+            stream.flush()  # whatever text the stream still holds goes first
+            while data:
+                data = data[os.write(fd, data):]
     except Exception:  # as StreamHandler.emit reports a failed write
         handler.handleError(_record(logger, level, message, fields))
+
+
+def _descriptor(handler: StderrHandler, stream) -> int | None:
+    """The file descriptor under ``stream`` when writing UTF-8 bytes there writes what the
+    stream would (a UTF-8 ``io.TextIOWrapper`` over a file descriptor: stderr), else None.
+    Kept on the handler for the stream it was found for."""
+    known = handler.__dict__.get("_descriptor")
+    if known is not None and known[0] is stream:
+        return known[1]
+    fd = None
+    if type(stream) is io.TextIOWrapper and os.linesep == "\n":
+        try:
+            if codecs.lookup(stream.encoding).name == "utf-8":
+                fd = stream.fileno()
+        except (OSError, ValueError, LookupError):
+            fd = None
+    handler._descriptor = (stream, fd)
+    return fd
 
 
 def formatter(fmt: str) -> logging.Formatter:

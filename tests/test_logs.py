@@ -5,6 +5,7 @@ text that handler's formatter writes for the record; anything else on the way ge
 import contextlib
 import io
 import logging
+import os
 
 import pytest
 
@@ -99,3 +100,42 @@ def test_a_handler_above_info_writes_nothing():
         logs.log_fields(logging.getLogger("cartouche.access"), logging.INFO, "GET / 200 0.1ms",
                         FIELDS)
     assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_a_line_on_a_file_is_the_formatters_text_after_what_the_stream_held(
+        tmp_path, monkeypatch, fmt, encoding):
+    """On stderr-like streams (a text stream over a file descriptor) the line is written as
+    bytes to the descriptor when the stream is UTF-8, through the stream otherwise: either
+    way the file gets the formatter's text, after anything the stream still held, and every
+    line whole."""
+    logger = logging.getLogger("cartouche.access")
+    path = tmp_path / "stderr.log"
+    message = "POST /v1/games/0abc/actions 201 1.3ms \u00e9"
+    monkeypatch.setattr(logs.time, "time", lambda: NOW)
+    with open(path, "w", encoding=encoding) as stream, only_our_handler(fmt) as (handler, _):
+        handler.setStream(stream)
+        stream.write("held, ")  # not yet flushed: it must come first
+        for _ in range(3):
+            logs.log_fields(logger, logging.INFO, message, FIELDS)
+        direct = handler.__dict__.get("_descriptor")
+        monkeypatch.undo()
+        expected = _record_line(handler, logger, message, None)
+    assert direct is not None and (direct[1] is not None) == (encoding == "utf-8")
+    assert path.read_text(encoding=encoding) == "held, " + (expected + "\n") * 3
+
+
+def test_a_failed_write_is_reported_as_the_handler_reports_it():
+    logger = logging.getLogger("cartouche.access")
+    reported = []
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody reads: a write fails (broken pipe)
+    with open(write_end, "w", encoding="utf-8") as stream, \
+            only_our_handler() as (handler, _):
+        handler.setStream(stream)
+        handler.handleError = reported.append
+        logs.log_fields(logger, logging.INFO, "GET / 200 0.1ms", FIELDS)
+    assert handler.__dict__["_descriptor"] == (stream, write_end)
+    assert [r.getMessage() for r in reported] == ["GET / 200 0.1ms"]
+    assert reported[0].route == FIELDS["route"]
