@@ -81,7 +81,7 @@ class Config:
     redis_max_connections: int = 2000
     #: Per pool (the command path's, the hubs'): connections kept open while idle; the others
     #: are closed when released (a burst of streams does not keep its connections).
-    redis_idle_connections: int = 16
+    redis_idle_connections: int = 32
     #: A table still waiting for players this long after its creation is aborted.
     lobby_ttl_s: int = 3600
     #: Notifications kept per player stream (a reconnect within them misses nothing).
@@ -142,7 +142,7 @@ class Config:
             cache_size=_int("CARTOUCHE_CACHE_SIZE", 2048),
             max_body_bytes=_int("CARTOUCHE_MAX_BODY_BYTES", 256 * 1024),
             redis_max_connections=_int("CARTOUCHE_REDIS_MAX_CONNECTIONS", 2000),
-            redis_idle_connections=_int("CARTOUCHE_REDIS_IDLE_CONNECTIONS", 16),
+            redis_idle_connections=_int("CARTOUCHE_REDIS_IDLE_CONNECTIONS", 32),
             max_export_bytes=_int("CARTOUCHE_MAX_EXPORT_BYTES", 512 * 1024),
             verify_seconds=float(os.environ.get("CARTOUCHE_VERIFY_SECONDS") or 2.0),
             verify_concurrency=_int("CARTOUCHE_VERIFY_CONCURRENCY", 2),

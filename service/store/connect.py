@@ -49,8 +49,11 @@ def is_cluster(url: str) -> bool:
     return url.split("://", 1)[0] in CLUSTER_SCHEMES
 
 
-#: Connections a pool keeps open while nobody uses them (``CARTOUCHE_REDIS_IDLE_CONNECTIONS``).
-IDLE_CONNECTIONS = 16
+#: Connections a pool keeps open while nobody uses them (``CARTOUCHE_REDIS_IDLE_CONNECTIONS``):
+#: about the Redis calls a busy API process has in flight at once. With 16, a process serving
+#: 16 clients' actions reopened a connection (a connect, ``HELLO`` and two ``CLIENT SETINFO``)
+#: for ~2% of them (docs/benchmarks.md).
+IDLE_CONNECTIONS = 32
 
 
 class IdleBoundPool(redis.ConnectionPool):
