@@ -10,7 +10,11 @@ sources of ``bench/peer/`` there and runs, alternating, for ``--rounds`` rounds:
   match key, in a temporary folder);
 * ``cartouche``: Diamant actions (``POST /v1/games/{id}/actions``) on one gunicorn with the
   production configuration and the embedded Valkey (AOF ``everysec``: every action durable as
-  in production), played as in ``bench/p1_throughput.py`` (``run_service``).
+  in production), played as in ``bench/p1_throughput.py`` (``run_service``);
+* ``flask_noop``: the ceiling of the stack itself -- ``GET /readyz`` of P1's bare Flask app
+  (``bench/bare_app.py``: a constant answer, no Redis) on a second gunicorn with the same
+  configuration, the same number of keep-alive clients. No action can be served faster than
+  a request that does nothing.
 
 The peer game (``bench/peer/game.js``) is the comparable one: 4 seats choosing at the same
 time (boardgame.io's ``activePlayers: ALL``), each seat's pending choice hidden from the others
@@ -19,9 +23,10 @@ time (boardgame.io's ``activePlayers: ALL``), each seat's pending choice hidden 
 socket.io, websocket transport), 4 a match, matches created and joined beforehand; Cartouche's is
 the same number of keep-alive HTTP clients, 4 seats a game, games created beforehand.
 
-Printed per system: moves/s (median over rounds, and each round), p50/p99 latency (client side;
-for boardgame.io from the send of a move to the update that shows it), and the server's CPU per move (``/proc``: the Node process;
-gunicorn's workers plus the Redis server). One JSON line last, with the load average.
+Printed per system: moves/s (requests/s for the no-op; median over rounds, and each round),
+p50/p99 latency (client side; for boardgame.io from the send of a move to the update that shows
+it), and the server's CPU per move (``/proc``: the Node process; gunicorn's workers plus the
+Redis server). One JSON line last, with the load average.
 
     .venv/bin/python bench/peer_boardgameio.py [--clients 32] [--seconds 8] [--rounds 3]
 
@@ -45,8 +50,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _harness import (Gunicorn, Redis, cpu_seconds, embedded, lat_stats,  # noqa: E402
-                      machine, ratio, stop_process)
+from _harness import (Conn, Gunicorn, Redis, cpu_seconds, embedded,  # noqa: E402
+                      lat_stats, machine, ratio, split_url, stop_process)
 from p1_throughput import create_games, run_service  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -128,6 +133,37 @@ async def run_cartouche(gun: Gunicorn, redis: Redis, clients: int, seconds: floa
             "out_of_games": not pool}
 
 
+async def run_noop(gun: Gunicorn, clients: int, seconds: float) -> dict:
+    """``GET /readyz`` of the bare app on ``gun``, ``clients`` keep-alive clients."""
+    host, port = split_url(gun.url)
+    lat: list[float] = []
+    errors = 0
+    stop_at = time.perf_counter() + seconds
+
+    async def client():
+        nonlocal errors
+        c = Conn(host, port)
+        await c.open()
+        while time.perf_counter() < stop_at:
+            t0 = time.perf_counter()
+            st, _ = await c.request("GET", "/readyz")
+            lat.append((time.perf_counter() - t0) * 1000)
+            errors += st != 200
+        c.close()
+
+    pids = gun.worker_pids()
+    c0 = cpu_seconds(pids)
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(clients)))
+    wall = time.perf_counter() - t0
+    cpu = cpu_seconds(pids) - c0
+    stats = lat_stats(lat)
+    return {"moves_per_s": round(len(lat) / wall, 1), "moves": len(lat),
+            "p50_ms": stats.get("median_ms"), "p99_ms": stats.get("p99_ms"),
+            "server_cpu_ms_per_move": round(1000 * cpu / max(len(lat), 1), 3),
+            "errors": errors}
+
+
 def summary(rounds: list[dict]) -> dict:
     def med(key):
         values = [r[key] for r in rounds if r.get(key) is not None]
@@ -143,26 +179,32 @@ async def main_async(args, folder: Path) -> dict:
     load_before = os.getloadavg()
     redis = Redis()
     gun = Gunicorn(redis.db(0), redis.db(1))
+    bare = Gunicorn(redis.db(0), redis.db(1), app="bench.bare_app:wsgi()")
     rnd = random.Random(args.seed)
-    results: dict[str, list[dict]] = {"bgio_memory": [], "bgio_flatfile": [], "cartouche": []}
+    results: dict[str, list[dict]] = {"bgio_memory": [], "bgio_flatfile": [], "cartouche": [],
+                                      "flask_noop": []}
     try:
         # warm-up: imports, caches, connection pools
         await run_cartouche(gun, redis, args.clients, 2.0, rnd)
+        await run_noop(bare, args.clients, 1.0)
+        order = ["bgio_memory", "bgio_flatfile", "cartouche", "flask_noop"]
         for r in range(args.rounds):
-            # alternating, the order turned each round so that drift hits all three alike
-            order = [("bgio_memory", "memory"), ("bgio_flatfile", "flatfile"),
-                     ("cartouche", None)]
-            for name, storage in order[r % 3:] + order[:r % 3]:
-                if storage is None:
+            # alternating, the order turned each round so that drift hits all of them alike
+            for name in order[r % 4:] + order[:r % 4]:
+                if name == "cartouche":
                     results[name].append(await run_cartouche(gun, redis, args.clients,
                                                              args.seconds, rnd))
+                elif name == "flask_noop":
+                    results[name].append(await run_noop(bare, args.clients, args.seconds))
                 else:
-                    results[name].append(run_bgio(folder, storage, args.clients, args.seconds))
+                    results[name].append(run_bgio(folder, name.removeprefix("bgio_"),
+                                                  args.clients, args.seconds))
     finally:
         gun.stop()
+        bare.stop()
         redis.stop()
     out = {name: summary(rounds) for name, rounds in results.items()}
-    C, M, F = out["cartouche"], out["bgio_memory"], out["bgio_flatfile"]
+    C, M, F, N = out["cartouche"], out["bgio_memory"], out["bgio_flatfile"], out["flask_noop"]
     return {"bench": "peer_boardgameio", "clients": args.clients,
             "seconds_per_phase": args.seconds, "rounds": args.rounds,
             "boardgameio": PACKAGES[0], **out,
@@ -170,6 +212,8 @@ async def main_async(args, folder: Path) -> dict:
             "ratio_vs_flatfile": ratio(C["moves_per_s"], F["moves_per_s"]),
             "rounds_ratio_vs_memory": [ratio(c["moves_per_s"], m["moves_per_s"]) for c, m in
                                        zip(C["rounds"], M["rounds"])],
+            # the stack's ceiling against the peer: a request doing nothing
+            "noop_ratio_vs_memory": ratio(N["moves_per_s"], M["moves_per_s"]),
             "loadavg": {"before": [round(x, 2) for x in load_before],
                         "after": [round(x, 2) for x in os.getloadavg()]},
             "node": subprocess.run(["node", "--version"], capture_output=True,
@@ -197,13 +241,15 @@ def main() -> None:
           f"{res['loadavg']['after']}")
     for name, label in (("cartouche", "Cartouche Diamant actions (durable)"),
                         ("bgio_memory", "boardgame.io, in-memory storage"),
-                        ("bgio_flatfile", "boardgame.io, FlatFile storage")):
+                        ("bgio_flatfile", "boardgame.io, FlatFile storage"),
+                        ("flask_noop", "Flask no-op GET, same gunicorn")):
         X = res[name]
         print(f"  {label:38s} {X['moves_per_s']:8.1f} moves/s (rounds "
               f"{X['moves_per_s_per_round']})  p50 {X['p50_ms']} ms  p99 {X['p99_ms']} ms  "
               f"server CPU {X['server_cpu_ms_per_move']} ms/move")
     print(f"  Cartouche / boardgame.io in-memory: {res['ratio_vs_memory']} (rounds "
           f"{res['rounds_ratio_vs_memory']}); / FlatFile: {res['ratio_vs_flatfile']}")
+    print(f"  Flask no-op request / boardgame.io in-memory: {res['noop_ratio_vs_memory']}")
     print(json.dumps(res, sort_keys=True))
 
 
