@@ -11,10 +11,13 @@ sources of ``bench/peer/`` there and runs, alternating, for ``--rounds`` rounds:
 * ``cartouche``: Diamant actions (``POST /v1/games/{id}/actions``) on one gunicorn with the
   production configuration and the embedded Valkey (AOF ``everysec``: every action durable as
   in production), played as in ``bench/p1_throughput.py`` (``run_service``);
-* ``flask_noop``: the ceiling of the stack itself -- ``GET /readyz`` of P1's bare Flask app
-  (``bench/bare_app.py``: a constant answer, no Redis) on a second gunicorn with the same
-  configuration, the same number of keep-alive clients. No action can be served faster than
-  a request that does nothing.
+* ``flask_floor``: P1's floor, a bare Flask app (``bench/bare_app.py``) doing one stream read
+  and one durable append per request (``POST /bench/append/<key>``, ``run_baseline``) on a
+  second gunicorn with the same configuration and the same Valkey: what any durable action
+  costs on this stack before any game or API code;
+* ``flask_noop``: the ceiling of the stack itself -- ``GET /readyz`` of the same bare app (a
+  constant answer, no Redis), the same number of keep-alive clients. No action can be served
+  faster than a request that does nothing.
 
 The peer game (``bench/peer/game.js``) is the comparable one: 4 seats choosing at the same
 time (boardgame.io's ``activePlayers: ALL``), each seat's pending choice hidden from the others
@@ -52,7 +55,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _harness import (Conn, Gunicorn, Redis, cpu_seconds, embedded,  # noqa: E402
                       lat_stats, machine, ratio, split_url, stop_process)
-from p1_throughput import create_games, run_service  # noqa: E402
+from p1_throughput import create_games, run_baseline, run_service  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 PEER = HERE / "peer"
@@ -164,6 +167,21 @@ async def run_noop(gun: Gunicorn, clients: int, seconds: float) -> dict:
             "errors": errors}
 
 
+async def run_floor(gun: Gunicorn, redis: Redis, clients: int, seconds: float,
+                    tag: str) -> dict:
+    """P1's floor: ``POST /bench/append/<key>`` of the bare app on ``gun``."""
+    pids = gun.worker_pids()
+    redis_pid = redis.server.process.pid
+    c0 = cpu_seconds(pids) + cpu_seconds([redis_pid])
+    ph, wall = await run_baseline(gun.url, clients, seconds, tag)
+    cpu = cpu_seconds(pids) + cpu_seconds([redis_pid]) - c0
+    n = len(ph.lat)
+    stats = lat_stats(ph.lat)
+    return {"moves_per_s": round(n / wall, 1), "moves": n, "p50_ms": stats.get("median_ms"),
+            "p99_ms": stats.get("p99_ms"),
+            "server_cpu_ms_per_move": round(1000 * cpu / max(n, 1), 3), "errors": ph.errors}
+
+
 def summary(rounds: list[dict]) -> dict:
     def med(key):
         values = [r[key] for r in rounds if r.get(key) is not None]
@@ -182,18 +200,22 @@ async def main_async(args, folder: Path) -> dict:
     bare = Gunicorn(redis.db(0), redis.db(1), app="bench.bare_app:wsgi()")
     rnd = random.Random(args.seed)
     results: dict[str, list[dict]] = {"bgio_memory": [], "bgio_flatfile": [], "cartouche": [],
-                                      "flask_noop": []}
+                                      "flask_floor": [], "flask_noop": []}
     try:
         # warm-up: imports, caches, connection pools
         await run_cartouche(gun, redis, args.clients, 2.0, rnd)
         await run_noop(bare, args.clients, 1.0)
-        order = ["bgio_memory", "bgio_flatfile", "cartouche", "flask_noop"]
+        await run_floor(bare, redis, args.clients, 1.0, "f0")
+        order = list(results)
         for r in range(args.rounds):
             # alternating, the order turned each round so that drift hits all of them alike
-            for name in order[r % 4:] + order[:r % 4]:
+            for name in order[r % len(order):] + order[:r % len(order)]:
                 if name == "cartouche":
                     results[name].append(await run_cartouche(gun, redis, args.clients,
                                                              args.seconds, rnd))
+                elif name == "flask_floor":
+                    results[name].append(await run_floor(bare, redis, args.clients,
+                                                         args.seconds, f"f{r + 1:x}"))
                 elif name == "flask_noop":
                     results[name].append(await run_noop(bare, args.clients, args.seconds))
                 else:
@@ -204,7 +226,8 @@ async def main_async(args, folder: Path) -> dict:
         bare.stop()
         redis.stop()
     out = {name: summary(rounds) for name, rounds in results.items()}
-    C, M, F, N = out["cartouche"], out["bgio_memory"], out["bgio_flatfile"], out["flask_noop"]
+    C, M, F = out["cartouche"], out["bgio_memory"], out["bgio_flatfile"]
+    B, N = out["flask_floor"], out["flask_noop"]
     return {"bench": "peer_boardgameio", "clients": args.clients,
             "seconds_per_phase": args.seconds, "rounds": args.rounds,
             "boardgameio": PACKAGES[0], **out,
@@ -212,7 +235,8 @@ async def main_async(args, folder: Path) -> dict:
             "ratio_vs_flatfile": ratio(C["moves_per_s"], F["moves_per_s"]),
             "rounds_ratio_vs_memory": [ratio(c["moves_per_s"], m["moves_per_s"]) for c, m in
                                        zip(C["rounds"], M["rounds"])],
-            # the stack's ceiling against the peer: a request doing nothing
+            # the stack against the peer: P1's floor (a durable append), a request doing nothing
+            "floor_ratio_vs_memory": ratio(B["moves_per_s"], M["moves_per_s"]),
             "noop_ratio_vs_memory": ratio(N["moves_per_s"], M["moves_per_s"]),
             "loadavg": {"before": [round(x, 2) for x in load_before],
                         "after": [round(x, 2) for x in os.getloadavg()]},
@@ -242,6 +266,7 @@ def main() -> None:
     for name, label in (("cartouche", "Cartouche Diamant actions (durable)"),
                         ("bgio_memory", "boardgame.io, in-memory storage"),
                         ("bgio_flatfile", "boardgame.io, FlatFile storage"),
+                        ("flask_floor", "bare Flask read + append (P1's floor)"),
                         ("flask_noop", "Flask no-op GET, same gunicorn")):
         X = res[name]
         print(f"  {label:38s} {X['moves_per_s']:8.1f} moves/s (rounds "
@@ -249,7 +274,8 @@ def main() -> None:
               f"server CPU {X['server_cpu_ms_per_move']} ms/move")
     print(f"  Cartouche / boardgame.io in-memory: {res['ratio_vs_memory']} (rounds "
           f"{res['rounds_ratio_vs_memory']}); / FlatFile: {res['ratio_vs_flatfile']}")
-    print(f"  Flask no-op request / boardgame.io in-memory: {res['noop_ratio_vs_memory']}")
+    print(f"  P1's floor / boardgame.io in-memory: {res['floor_ratio_vs_memory']}; "
+          f"Flask no-op request / boardgame.io in-memory: {res['noop_ratio_vs_memory']}")
     print(json.dumps(res, sort_keys=True))
 
 
