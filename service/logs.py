@@ -111,6 +111,45 @@ class TextFormatter(logging.Formatter):
 class StderrHandler(logging.StreamHandler):
     """The handler :func:`configure` installs on the root logger."""
 
+    #: (stream, its file descriptor or None) as :meth:`_descriptor` last found them
+    _descriptor: tuple | None = None
+
+    def write_line(self, line: str | bytes) -> None:
+        """Write one formatted line (``bytes``: its UTF-8 text) and the terminator, then flush,
+        as ``emit`` writes a record's text. On a UTF-8 text stream over a file descriptor
+        (stderr) it is one ``os.write`` of the bytes, after whatever text the stream still
+        held; on any other stream, through the stream."""
+        with self.lock:
+            stream = self.stream
+            fd = self._stream_descriptor(stream)
+            if fd is None:
+                stream.write((line.decode() if isinstance(line, bytes) else line)
+                             + self.terminator)
+                self.flush()
+                return
+            data = (line if isinstance(line, bytes) else line.encode("utf-8", stream.errors)) \
+                + self.terminator.encode()
+            stream.flush()  # whatever text the stream still holds goes first
+            while data:
+                data = data[os.write(fd, data):]
+
+    def _stream_descriptor(self, stream) -> int | None:
+        """The file descriptor under ``stream`` when writing UTF-8 bytes there writes what the
+        stream would (a UTF-8 ``io.TextIOWrapper`` over a descriptor), else None; found once
+        per stream."""
+        known = self._descriptor
+        if known is not None and known[0] is stream:
+            return known[1]
+        fd = None
+        if type(stream) is io.TextIOWrapper and os.linesep == "\n":
+            try:
+                if codecs.lookup(stream.encoding).name == "utf-8":
+                    fd = stream.fileno()
+            except (OSError, ValueError, LookupError):
+                fd = None
+        self._descriptor = (stream, fd)
+        return fd
+
 
 def _sole_handler(logger: logging.Logger, level: int) -> StderrHandler | None:
     """The :class:`StderrHandler` with one of our formatters that a record of ``logger`` at
@@ -142,7 +181,7 @@ def log_fields(logger: logging.Logger, level: int, message: str, fields: dict) -
     logged on every request: where the record would only reach :func:`configure`'s handler,
     the line is written without making a ``LogRecord`` -- the same text its formatter would
     write for that record (``tests/test_logs.py`` compares them) -- and, on a stream of a file
-    descriptor, as bytes straight to that descriptor (:func:`_descriptor`)."""
+    descriptor, as bytes straight to that descriptor (:meth:`StderrHandler.write_line`)."""
     handler = _sole_handler(logger, level)
     if handler is None:
         logger.handle(_record(logger, level, message, fields))
@@ -155,43 +194,13 @@ def log_fields(logger: logging.Logger, level: int, message: str, fields: dict) -
         for key, value in fields.items():
             if key not in out:
                 out[key] = value
-        data = orjson.dumps(out, default=str)
-        line = None
+        line: str | bytes = orjson.dumps(out, default=str)
     else:
         line = f"{rfc3339(created)} {name} {logger.name}{f' [{rid}]' if rid else ''} {message}"
     try:
-        with handler.lock:
-            stream = handler.stream
-            fd = _descriptor(handler, stream)
-            if fd is None:
-                stream.write((data.decode() if line is None else line) + handler.terminator)
-                handler.flush()
-                return
-            data = (data if line is None else line.encode("utf-8", stream.errors)) + \
-                handler.terminator.encode()
-            stream.flush()  # whatever text the stream still holds goes first
-            while data:
-                data = data[os.write(fd, data):]
+        handler.write_line(line)
     except Exception:  # as StreamHandler.emit reports a failed write
         handler.handleError(_record(logger, level, message, fields))
-
-
-def _descriptor(handler: StderrHandler, stream) -> int | None:
-    """The file descriptor under ``stream`` when writing UTF-8 bytes there writes what the
-    stream would (a UTF-8 ``io.TextIOWrapper`` over a file descriptor: stderr), else None.
-    Kept on the handler for the stream it was found for."""
-    known = handler.__dict__.get("_descriptor")
-    if known is not None and known[0] is stream:
-        return known[1]
-    fd = None
-    if type(stream) is io.TextIOWrapper and os.linesep == "\n":
-        try:
-            if codecs.lookup(stream.encoding).name == "utf-8":
-                fd = stream.fileno()
-        except (OSError, ValueError, LookupError):
-            fd = None
-    handler._descriptor = (stream, fd)
-    return fd
 
 
 def formatter(fmt: str) -> logging.Formatter:
