@@ -50,9 +50,9 @@ def is_cluster(url: str) -> bool:
 
 
 #: Connections a pool keeps open while nobody uses them (``CARTOUCHE_REDIS_IDLE_CONNECTIONS``):
-#: about the Redis calls a busy API process has in flight at once. With 16, a process serving
-#: 16 clients' actions reopened a connection (a connect, ``HELLO`` and two ``CLIENT SETINFO``)
-#: for ~2% of them (docs/benchmarks.md).
+#: at least the Redis calls a busy API process has in flight at once, else a burst closes
+#: connections its next burst opens again (a connect, ``HELLO`` and two ``CLIENT SETINFO``
+#: each; measured in docs/benchmarks.md).
 IDLE_CONNECTIONS = 32
 
 
