@@ -119,21 +119,38 @@ def run_bgio(folder: Path, storage: str, clients: int, seconds: float) -> dict:
             "matches_finished": res["matches_finished"]}
 
 
+def _row(lat: list[float], wall: float, cpu: float, errors: int, **extra) -> dict:
+    """One phase of a system measured here: moves/s, latency and server CPU a move."""
+    stats = lat_stats(lat)
+    n = len(lat)
+    return {"moves_per_s": round(n / wall, 1), "moves": n, "p50_ms": stats.get("median_ms"),
+            "p99_ms": stats.get("p99_ms"),
+            "server_cpu_ms_per_move": round(1000 * cpu / max(n, 1), 3), "errors": errors,
+            **extra}
+
+
+async def _measured(gun: Gunicorn, redis: Redis | None, phase) -> tuple:
+    """``await phase`` and the CPU seconds it cost ``gun``'s workers (and ``redis``)."""
+    pids = gun.worker_pids() + ([redis.server.process.pid] if redis else [])
+    c0 = cpu_seconds(pids)
+    out = await phase
+    return out, cpu_seconds(pids) - c0
+
+
 async def run_cartouche(gun: Gunicorn, redis: Redis, clients: int, seconds: float,
                         rnd: random.Random) -> dict:
     pool = await create_games(gun.url, clients * 2 + int(seconds * 100))
-    pids = gun.worker_pids()
-    redis_pid = redis.server.process.pid
-    c0 = cpu_seconds(pids) + cpu_seconds([redis_pid])
-    ph, wall = await run_service(gun.url, clients, seconds, pool, rnd)
-    cpu = cpu_seconds(pids) + cpu_seconds([redis_pid]) - c0
-    n = len(ph.lat)
-    stats = lat_stats(ph.lat)
-    return {"moves_per_s": round(n / wall, 1), "moves": n, "p50_ms": stats.get("median_ms"),
-            "p99_ms": stats.get("p99_ms"),
-            "server_cpu_ms_per_move": round(1000 * cpu / max(n, 1), 3),
-            "errors": ph.errors, "games_finished": ph.games_finished,
-            "out_of_games": not pool}
+    (ph, wall), cpu = await _measured(gun, redis, run_service(gun.url, clients, seconds, pool,
+                                                              rnd))
+    return _row(ph.lat, wall, cpu, ph.errors, games_finished=ph.games_finished,
+                out_of_games=not pool)
+
+
+async def run_floor(gun: Gunicorn, redis: Redis, clients: int, seconds: float,
+                    tag: str) -> dict:
+    """P1's floor: ``POST /bench/append/<key>`` of the bare app on ``gun``."""
+    (ph, wall), cpu = await _measured(gun, redis, run_baseline(gun.url, clients, seconds, tag))
+    return _row(ph.lat, wall, cpu, ph.errors)
 
 
 async def run_noop(gun: Gunicorn, clients: int, seconds: float) -> dict:
@@ -154,32 +171,13 @@ async def run_noop(gun: Gunicorn, clients: int, seconds: float) -> dict:
             errors += st != 200
         c.close()
 
-    pids = gun.worker_pids()
-    c0 = cpu_seconds(pids)
-    t0 = time.perf_counter()
-    await asyncio.gather(*(client() for _ in range(clients)))
-    wall = time.perf_counter() - t0
-    cpu = cpu_seconds(pids) - c0
-    stats = lat_stats(lat)
-    return {"moves_per_s": round(len(lat) / wall, 1), "moves": len(lat),
-            "p50_ms": stats.get("median_ms"), "p99_ms": stats.get("p99_ms"),
-            "server_cpu_ms_per_move": round(1000 * cpu / max(len(lat), 1), 3),
-            "errors": errors}
+    async def phase():
+        t0 = time.perf_counter()
+        await asyncio.gather(*(client() for _ in range(clients)))
+        return time.perf_counter() - t0
 
-
-async def run_floor(gun: Gunicorn, redis: Redis, clients: int, seconds: float,
-                    tag: str) -> dict:
-    """P1's floor: ``POST /bench/append/<key>`` of the bare app on ``gun``."""
-    pids = gun.worker_pids()
-    redis_pid = redis.server.process.pid
-    c0 = cpu_seconds(pids) + cpu_seconds([redis_pid])
-    ph, wall = await run_baseline(gun.url, clients, seconds, tag)
-    cpu = cpu_seconds(pids) + cpu_seconds([redis_pid]) - c0
-    n = len(ph.lat)
-    stats = lat_stats(ph.lat)
-    return {"moves_per_s": round(n / wall, 1), "moves": n, "p50_ms": stats.get("median_ms"),
-            "p99_ms": stats.get("p99_ms"),
-            "server_cpu_ms_per_move": round(1000 * cpu / max(n, 1), 3), "errors": ph.errors}
+    wall, cpu = await _measured(gun, None, phase())
+    return _row(lat, wall, cpu, errors)
 
 
 def summary(rounds: list[dict]) -> dict:
