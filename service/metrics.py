@@ -26,7 +26,8 @@ the gunicorn config and by ``make run``) holds every process's values and ``/met
 them, whichever worker answers. ``make run`` gives its RQ worker the same directory, so the
 worker's job and bot metrics are in the API's ``/metrics``; a worker on another machine can
 serve its own with ``CARTOUCHE_WORKER_METRICS_PORT``. Without the variable (tests, a single
-process) the values live in this process.
+process) the values live in this process. The files are read by :class:`SizedFilesCollector`,
+which skips a file its process has created but not sized yet.
 
 The commands, conflicts and bot timings are reported by the application itself, through its
 observer hook (``service/application/observer.py``; :data:`OBSERVER` here counts them), so the
@@ -35,6 +36,7 @@ application layer has no metrics code, only three explicit calls.
 
 from __future__ import annotations
 
+import glob
 import os
 from bisect import bisect_left
 from functools import partial
@@ -42,7 +44,8 @@ from typing import Any, Callable, Iterable
 
 from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge,
                                Histogram, disable_created_metrics, generate_latest)
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
 
 from .application.errors import DeadlinePassed, IllegalAction, NotYourTurn, VersionConflict
 from .application.observer import Observer
@@ -230,16 +233,52 @@ class StoreCollector:
         return [queues, games]
 
 
+class SizedFilesCollector(MultiProcessCollector):
+    """prometheus-client's multiprocess collector, reading only the files a process has sized.
+
+    A process creates its values' file empty and sizes it right after, so a scrape can meet a
+    0-byte file, and meets it on every scrape when the process was killed in between; the
+    library's reader then fails the whole scrape (prometheus/client_python#1199). Such a file
+    holds no value yet, so it is left out. A file removed between the listing and the read (a
+    dead process's live gauges, ``mark_process_dead``) is a fresh listing away.
+    """
+
+    def collect(self) -> Iterable[Metric]:
+        for attempt in range(_LISTINGS):
+            try:
+                return self.merge(_sized_files(self._path), accumulate=True)
+            except FileNotFoundError:
+                if attempt == _LISTINGS - 1:
+                    raise
+        return []
+
+
+_LISTINGS = 3
+_HEADER = 8  # bytes: how much of the file is used, then padding
+
+
+def _sized_files(path: str) -> list[str]:
+    files = []
+    for name in glob.glob(os.path.join(path, "*.db")):
+        try:
+            if os.stat(name).st_size >= _HEADER:
+                files.append(name)
+        except FileNotFoundError:
+            pass
+    return files
+
+
+def multiprocess_registry() -> CollectorRegistry:
+    """A registry of every process's values in ``PROMETHEUS_MULTIPROC_DIR``."""
+    registry = CollectorRegistry()
+    SizedFilesCollector(registry)
+    return registry
+
+
 def exposition(collector: StoreCollector | None) -> bytes:
     """The text ``/metrics`` serves: this process's metrics (every process's in multiprocess
     mode) and ``collector``'s."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
-
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
-    else:
-        registry = REGISTRY
+    registry = multiprocess_registry() if os.environ.get("PROMETHEUS_MULTIPROC_DIR") else REGISTRY
     text = generate_latest(registry)
     if collector is not None:
         extra = CollectorRegistry(auto_describe=False)

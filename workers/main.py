@@ -73,14 +73,13 @@ class Worker(SimpleWorker):
 
 def serve_metrics(port: int) -> None:
     """This process's metrics (every process's, with a multiprocess directory) on ``port``."""
-    from prometheus_client import REGISTRY, CollectorRegistry, multiprocess, start_http_server
+    from prometheus_client import REGISTRY, start_http_server
 
-    import service.metrics  # noqa: F401 - the metrics exist before the first scrape
+    from service import metrics  # the metrics exist before the first scrape
 
     registry = REGISTRY
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        registry = metrics.multiprocess_registry()
     start_http_server(port, registry=registry)
 
 
