@@ -29,8 +29,10 @@ Per matchup it prints each level's win rate (a shared win of ``k`` winners count
 95% Wilson score interval, the lone seat's ratio to its fair share (multi-seat games), and per
 level the mean, p95 and max time of one decision (only real decisions: more than one legal
 action), the wall time of one whole game (mean, median, p95, max), and the machine's 1-minute
-load average read after each game (min, mean, max); the JSON also lists both per game, so that
-runs on other seeds can be pooled.
+load average read after each game (min, mean, max), and the first level's win rate by the seat
+it held (a seat-order advantage shows there); the JSON also lists per game the wall time, the
+load average, the first level's seat and its share of the win, so that runs on other seeds can
+be pooled.
 Then, for games whose AI module has a determinizer, the ISMCTS iterations per second over the
 decision points of one heuristic game, next to a baseline measured in the same run on the same
 points: plain uniform-random playouts (determinize + random moves to the end, no tree, no
@@ -292,6 +294,8 @@ def main(argv=None) -> int:
             share = {a: 0.0, b: 0.0}
             walls: list[float] = []
             loads: list[float] = []
+            # per game: the seat the first level held and its share of the win
+            firsts: list[tuple[int, float]] = []
             for i in range(args.games):
                 if kind == "solo":
                     levels = [a]
@@ -313,6 +317,8 @@ def main(argv=None) -> int:
                 winners = res["winners"]
                 for s in winners:
                     share[levels[s]] += 1.0 / len(winners)
+                firsts.append((levels.index(a),
+                               sum(1.0 / len(winners) for s in winners if levels[s] == a)))
                 bar.tick(f"{key} {' vs '.join(levels_ab)} #{i + 1}")
             m = {"levels": list(levels_ab), "games": args.games,
                  "game_wall_s": {"mean": round(sum(walls) / len(walls), 3),
@@ -323,13 +329,22 @@ def main(argv=None) -> int:
                                    "max": round(max(loads), 2)},
                  # every game's wall time and load average, in order (to pool several runs)
                  "per_game": {"wall_s": [round(w, 3) for w in walls],
-                              "load_avg_1min": [round(x, 2) for x in loads]}}
+                              "load_avg_1min": [round(x, 2) for x in loads],
+                              "first_seat": [seat for seat, _ in firsts],
+                              "first_share": [round(won, 4) for _, won in firsts]}}
             for lv in dict.fromkeys(levels_ab):
                 seats_of_lv = 1 if (kind != "table" or lv == a) else n - 1
                 rate = share[lv] / args.games
                 lo, hi = wilson(share[lv], args.games)
                 m[lv] = {"win_rate": round(rate, 4), "ci95": [round(lo, 4), round(hi, 4)],
                          "seats": seats_of_lv}
+            if kind != "solo":  # the first level's win rate by the seat it held
+                by_seat = {}
+                for seat in sorted({seat for seat, _ in firsts}):
+                    won = [w for st, w in firsts if st == seat]
+                    by_seat[str(seat)] = {"games": len(won),
+                                          "win_rate": round(sum(won) / len(won), 4)}
+                m[a]["by_seat"] = by_seat
             if kind == "table":
                 m["fair_share"] = round(1 / n, 4)
                 m["lone_seat_vs_fair_share"] = round(m[a]["win_rate"] * n, 3)
@@ -355,6 +370,10 @@ def main(argv=None) -> int:
                        else f"{lv} (x{n - 1} seats, together)")
                 lines.append(f"   {title}: {who:<28} win {100 * r['win_rate']:5.1f}% "
                              f"[{100 * r['ci95'][0]:5.1f}, {100 * r['ci95'][1]:5.1f}]")
+            if kind != "solo":
+                seats_line = ", ".join(f"seat {st}: {100 * v['win_rate']:.1f}% of {v['games']}"
+                                       for st, v in m[a]["by_seat"].items())
+                lines.append(f"   {title}: {a} by seat: {seats_line}")
             if kind == "table":
                 lines.append(f"   {title}: lone {a} seat = {m['lone_seat_vs_fair_share']:.2f}"
                              f" x fair share (1/{n})")

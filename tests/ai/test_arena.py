@@ -66,6 +66,13 @@ def test_seats_play_a_lone_seat_at_each_count_and_skip_counts_out_of_range(arena
         assert 0 <= la["min"] <= la["mean"] <= la["max"]
         assert len(m["per_game"]["wall_s"]) == len(m["per_game"]["load_avg_1min"]) == 3
         assert max(m["per_game"]["wall_s"]) == w["max"]
+        # the lone seat goes round the table, and its share by seat adds up to its win rate
+        assert m["per_game"]["first_seat"] == [0, 1, 2]
+        by_seat = m["heuristic"]["by_seat"]
+        assert [by_seat[str(s)]["games"] for s in range(3)] == [1, 1, 1]
+        assert [by_seat[str(s)]["win_rate"] for s in range(3)] == m["per_game"]["first_share"]
+        assert sum(m["per_game"]["first_share"]) / 3 == pytest.approx(
+            m["heuristic"]["win_rate"], abs=1e-4)
         assert f"== diamant@{n} ({n} seats, one lone seat)" in text
     assert "== diamant@9: skipped" in text
 
@@ -76,3 +83,6 @@ def test_two_seats_given_is_the_duel(arena):
     entry = report["types"]["tides-of-time@2"]
     assert entry["seats"] == 2 and entry["kind"] == "duel"
     assert entry["matchups"][0]["heuristic"]["seats"] == 1
+    # the levels alternate seats: game 0 the first level sits at seat 0, game 1 at seat 1
+    assert entry["matchups"][0]["per_game"]["first_seat"] == [0, 1]
+    assert set(entry["matchups"][0]["heuristic"]["by_seat"]) == {"0", "1"}
