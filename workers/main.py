@@ -47,12 +47,34 @@ class Worker(SimpleWorker):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        #: held by the scheduler's watch while it looks at or starts the scheduler
-        self.scheduler_lock = threading.Lock()
+        #: held by whatever looks at or starts the scheduler: the watch, RQ's start of its
+        #: loop and its maintenance (re-entrant: a signal handler stopping the scheduler may
+        #: run in a thread that holds it)
+        self.scheduler_lock = threading.RLock()
 
     def handle_warm_shutdown_request(self) -> None:
         self.stop_asked = True
         super().handle_warm_shutdown_request()
+
+    def _install_signal_handlers(self) -> None:
+        """RQ's SIGTERM and SIGINT handlers, installed as its loop starts; a stop asked
+        before them (:data:`_stop`) ends the loop at its first turn, scheduler included."""
+        super()._install_signal_handlers()
+        if _stop.is_set():
+            self.stop_asked = self._stop_requested = True
+
+    def _start_scheduler(self, *args, **kwargs) -> None:
+        """RQ's, under :attr:`scheduler_lock`: the watch sees no scheduler or one whose
+        process has started, never one in between, where it would start a second process
+        that nothing stops and the ending worker waits for at exit."""
+        with self.scheduler_lock:
+            super()._start_scheduler(*args, **kwargs)
+
+    def run_maintenance_tasks(self) -> None:
+        """RQ's (it starts the scheduler again when its process is gone, as the watch does),
+        under :attr:`scheduler_lock`, so that only one of them starts it."""
+        with self.scheduler_lock:
+            super().run_maintenance_tasks()
 
     def stop_scheduler(self) -> None:
         """RQ's, after which the watch (:func:`watch_scheduler`) never starts it again: it
@@ -169,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{args.name}-{k}" if args.name is not None and k else args.name
         return Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn, name=name)
 
+    for sig in (signal.SIGTERM, signal.SIGINT):  # until RQ's loop has its own handlers
+        signal.signal(sig, _ask_stop)
     current = Current(make_worker())
     if not args.burst:  # every worker sweeps: a killed worker must not take the backstop along
         start_sweeper(float(os.environ.get("CARTOUCHE_SWEEP_SECONDS", "5")))
@@ -211,7 +235,7 @@ def run(current: Current, make_worker: Callable[[], Worker], conn: redis.Redis,
         log.error("worker %s stopped on an error; a new worker starts once the store answers",
                   ended.name)
         for sig in (signal.SIGTERM, signal.SIGINT):  # the ended loop's handlers no longer apply
-            signal.signal(sig, lambda *_: _stop.set())
+            signal.signal(sig, _ask_stop)
         if ended.scheduler is not None:
             ended.stop_scheduler()
         if time.monotonic() - started > 2 * RESTART_MAX_WAIT_S:
@@ -240,8 +264,12 @@ def _stop_listening(worker: Worker) -> None:
         worker.pubsub.close()
 
 
-#: set by SIGTERM or SIGINT between two loops (each loop has RQ's own handlers)
+#: set by SIGTERM or SIGINT outside RQ's loops (each loop has RQ's own handlers)
 _stop = threading.Event()
+
+
+def _ask_stop(signum, frame) -> None:
+    _stop.set()
 
 
 def _wait_for_store(conn: redis.Redis, first_wait_s: float) -> bool:

@@ -1,0 +1,106 @@
+"""The worker's RQ scheduler runs in one process at a time, and a stop asked at any moment ends
+the worker with its scheduler.
+
+Two things start the scheduler: RQ's loop as it begins (and its maintenance), and this
+project's watch (``workers.main.watch_scheduler``), which starts it again when its process is
+gone. Started by both at once, a worker had two scheduler processes; it stopped one on SIGTERM
+and waited for the other at exit, for ever. Each case runs in a process of its own (the watch's
+thread runs until its process ends) against the test server's Redis, on a database no other
+test uses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import redis
+
+from tests.conftest import ROOT
+
+DB = 7
+
+#: Starts the scheduler as RQ's loop does (``_start_scheduler``) ``n`` times while the watch
+#: looks every 0.2 ms, and counts the starts that left more than one scheduler process.
+TWO_STARTERS = textwrap.dedent("""
+    import json, multiprocessing, os, signal, sys, time
+    import redis
+    from rq import Queue
+    from service.jobs import QUEUES
+    from workers import main
+
+    url, n = sys.argv[1], int(sys.argv[2])
+    conn = redis.Redis.from_url(url)
+    watched, doubled = None, 0
+    for _ in range(n):
+        conn.flushdb()
+        worker = main.Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn)
+        if watched is None:
+            watched = main.Current(worker)
+            main.watch_scheduler(watched, 0.0002)
+        watched.worker = worker
+        worker._start_scheduler(logging_level="WARNING")
+        time.sleep(0.05)  # the watch has looked ~250 times
+        doubled += len(multiprocessing.active_children()) > 1
+        worker.stop_scheduler()
+        for child in multiprocessing.active_children():
+            os.kill(child.pid, signal.SIGKILL)
+            child.join()
+    print(json.dumps({"starts": n, "doubled": doubled}))
+""")
+
+#: A stop asked before RQ's loop has its own signal handlers (``main._stop``, which SIGTERM sets
+#: then): the loop ends at its first turn and stops the scheduler it started.
+STOP_BEFORE_THE_LOOP = textwrap.dedent("""
+    import json, multiprocessing, os, signal, sys, time
+    import redis
+    from rq import Queue
+    from service.jobs import QUEUES
+    from workers import main
+
+    conn = redis.Redis.from_url(sys.argv[1])
+    conn.flushdb()
+    worker = main.Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn)
+    signal.signal(signal.SIGTERM, lambda *_: main._stop.set())  # as the worker sets it
+    os.kill(os.getpid(), signal.SIGTERM)
+    started = time.monotonic()
+    worker.work(with_scheduler=True, logging_level="WARNING")
+    print(json.dumps({"seconds": time.monotonic() - started, "stop_asked": worker.stop_asked,
+                      "scheduler_started": worker.scheduler._process is not None,
+                      "alive": len(multiprocessing.active_children())}))
+""")
+
+
+def _run(redis_server, script: str, *args: str) -> dict:
+    """``script``'s last line of output; its process group (scheduler processes included) is
+    killed if it has not ended within a minute."""
+    url = redis_server.url.rsplit("/", 1)[0] + f"/{DB}"
+    proc = subprocess.Popen([sys.executable, "-c", script, url, *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise AssertionError("the worker did not end within a minute") from None
+    finally:
+        redis.Redis.from_url(url).flushdb()
+    assert proc.returncode == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_the_watch_never_starts_a_second_scheduler_while_the_loop_starts_its_own(redis_server):
+    # without the shared lock, about a third of such starts left two processes
+    assert _run(redis_server, TWO_STARTERS, "30") == {"starts": 30, "doubled": 0}
+
+
+def test_a_stop_asked_before_the_loop_ends_it_at_once_with_its_scheduler(redis_server):
+    out = _run(redis_server, STOP_BEFORE_THE_LOOP)
+    assert out["stop_asked"] and out["scheduler_started"]
+    assert out["alive"] == 0  # the scheduler process was stopped and waited for
+    assert out["seconds"] < 10  # RQ's loop would otherwise wait for jobs until killed
