@@ -63,6 +63,21 @@ class Worker(SimpleWorker):
         if _stop.is_set():
             self.stop_asked = self._stop_requested = True
 
+    def unsubscribe(self) -> None:
+        """RQ's, with the listening thread told to stop before the unsubscription wakes it.
+
+        RQ unsubscribes, then stops the thread, and redis-py's ``stop`` waits for it; a thread
+        that read the unsubscription's reply before it was told to stop goes on to wait for a
+        subscription, up to RQ's 60 s, and SIGTERM took that long. Told first, the thread ends
+        on that reply."""
+        thread = self.pubsub_thread
+        if thread is None:
+            return
+        thread.stop(timeout=0)  # clears its flag; does not wait
+        self.pubsub.unsubscribe()
+        thread.join(timeout=1)
+        self.pubsub.close()
+
     def _start_scheduler(self, *args, **kwargs) -> None:
         """RQ's, under :attr:`scheduler_lock`: the watch sees no scheduler or one whose
         process has started, never one in between, where it would start a second process
@@ -259,8 +274,7 @@ def _stop_listening(worker: Worker) -> None:
     the worker's command channel is stopped (it would try to reconnect for ever)."""
     thread = worker.pubsub_thread
     if thread is not None:
-        thread.stop()
-        thread.join(timeout=1)
+        thread.stop(timeout=1)
         worker.pubsub.close()
 
 

@@ -1,5 +1,6 @@
-"""The worker's RQ scheduler runs in one process at a time, and a stop asked at any moment ends
-the worker with its scheduler.
+"""A worker stops promptly on SIGTERM: its RQ scheduler runs in one process at a time, a stop
+asked at any moment ends the worker with its scheduler, and the thread listening to the
+worker's command channel ends at once.
 
 Two things start the scheduler: RQ's loop as it begins (and its maintenance), and this
 project's watch (``workers.main.watch_scheduler``), which starts it again when its process is
@@ -75,6 +76,36 @@ STOP_BEFORE_THE_LOOP = textwrap.dedent("""
 """)
 
 
+#: RQ's teardown unsubscribes the command channel and stops its listening thread, ``n`` times; the
+#: unsubscription returns 0.2 s late, as when the process is preempted there, so that the
+#: thread reads the reply first. Prints the longest teardown.
+UNSUBSCRIBE_LATE = textwrap.dedent("""
+    import json, sys, time
+    import redis
+    from rq import Queue
+    from service.jobs import QUEUES
+    from workers import main
+
+    conn = redis.Redis.from_url(sys.argv[1])
+    longest = 0.0
+    for _ in range(int(sys.argv[2])):
+        worker = main.Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn)
+        worker.subscribe()
+        send = worker.pubsub.unsubscribe
+
+        def unsubscribe_then_pause(*args):
+            send(*args)
+            time.sleep(0.2)
+
+        worker.pubsub.unsubscribe = unsubscribe_then_pause
+        started = time.monotonic()
+        worker.unsubscribe()
+        longest = max(longest, time.monotonic() - started)
+        assert not worker.pubsub_thread.is_alive()
+    print(json.dumps({"longest_s": longest}))
+""")
+
+
 def _run(redis_server, script: str, *args: str) -> dict:
     """``script``'s last line of output; its process group (scheduler processes included) is
     killed if it has not ended within a minute."""
@@ -104,3 +135,8 @@ def test_a_stop_asked_before_the_loop_ends_it_at_once_with_its_scheduler(redis_s
     assert out["stop_asked"] and out["scheduler_started"]
     assert out["alive"] == 0  # the scheduler process was stopped and waited for
     assert out["seconds"] < 10  # RQ's loop would otherwise wait for jobs until killed
+
+
+def test_the_command_channels_thread_ends_at_once_when_the_worker_unsubscribes(redis_server):
+    # RQ's order (unsubscribe, then stop) left the thread waiting up to 60 s here
+    assert _run(redis_server, UNSUBSCRIBE_LATE, "3")["longest_s"] < 1.5
