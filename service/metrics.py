@@ -244,13 +244,12 @@ class SizedFilesCollector(MultiProcessCollector):
     """
 
     def collect(self) -> Iterable[Metric]:
-        for attempt in range(_LISTINGS):
+        for _ in range(_LISTINGS - 1):
             try:
                 return self.merge(_sized_files(self._path), accumulate=True)
             except FileNotFoundError:
-                if attempt == _LISTINGS - 1:
-                    raise
-        return []
+                pass
+        return self.merge(_sized_files(self._path), accumulate=True)
 
 
 _LISTINGS = 3
