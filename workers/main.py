@@ -67,9 +67,9 @@ class Worker(SimpleWorker):
         """RQ's, with the listening thread told to stop before the unsubscription wakes it.
 
         RQ unsubscribes, then stops the thread, and redis-py's ``stop`` waits for it; a thread
-        that read the unsubscription's reply before it was told to stop goes on to wait for a
-        subscription, up to RQ's 60 s, and SIGTERM took that long. Told first, the thread ends
-        on that reply."""
+        that reads the unsubscription's reply before it is told to stop goes on to wait for a
+        subscription, up to RQ's 60 s, and SIGTERM would take that long. Told first, the thread
+        ends on that reply."""
         thread = self.pubsub_thread
         if thread is None:
             return

@@ -4,10 +4,10 @@ worker's command channel ends at once.
 
 Two things start the scheduler: RQ's loop as it begins (and its maintenance), and this
 project's watch (``workers.main.watch_scheduler``), which starts it again when its process is
-gone. Started by both at once, a worker had two scheduler processes; it stopped one on SIGTERM
-and waited for the other at exit, for ever. Each case runs in a process of its own (the watch's
-thread runs until its process ends) against the test server's Redis, on a database no other
-test uses.
+gone. Were both to start it at once, a worker would have two scheduler processes, stop one on
+SIGTERM and wait for the other at exit, for ever. Each case runs in a process of its own (the
+watch's thread runs until its process ends) against the test server's Redis, on a database no
+other test uses.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def _run(redis_server, script: str, *args: str) -> dict:
 
 
 def test_the_watch_never_starts_a_second_scheduler_while_the_loop_starts_its_own(redis_server):
-    # without the shared lock, about a third of such starts left two processes
+    # without the shared lock, about a third of such starts leave two processes
     assert _run(redis_server, TWO_STARTERS, "30") == {"starts": 30, "doubled": 0}
 
 
@@ -138,5 +138,5 @@ def test_a_stop_asked_before_the_loop_ends_it_at_once_with_its_scheduler(redis_s
 
 
 def test_the_command_channels_thread_ends_at_once_when_the_worker_unsubscribes(redis_server):
-    # RQ's order (unsubscribe, then stop) left the thread waiting up to 60 s here
+    # in RQ's order (unsubscribe, then stop) the thread would wait up to 60 s here
     assert _run(redis_server, UNSUBSCRIBE_LATE, "3")["longest_s"] < 1.5
