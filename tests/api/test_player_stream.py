@@ -367,6 +367,12 @@ def notify(svc, player, n, start=0):
     return [svc.player_store.notify(player, "ping", {"i": i}) for i in range(start, start + n)]
 
 
+def last_id(sub):
+    """The id of the last message a subscriber got; None before its first."""
+    messages = sub.messages()
+    return messages[-1][1] if messages else None
+
+
 def served(sub):
     return [(ev, eid) for ev, eid, _ in sub.messages()]
 
@@ -384,8 +390,7 @@ def test_many_subscribers_of_one_player_share_one_hub_and_one_read(svc, gate, re
     ids = list(first)
     for i in range(10):
         ids += notify(svc, "p-ada", 1, start=3 + i)
-        wait_for(lambda: all(s.messages()[-1:] and s.messages()[-1][1] == ids[-1]
-                             for s in subs))
+        wait_for(lambda: all(last_id(s) == ids[-1] for s in subs))
     calls = r.info("commandstats").get("cmdstat_xread", {}).get("calls", 0) - before
     idle = (time.monotonic() - started) / hubs.tick
     r.close()
@@ -418,7 +423,7 @@ def test_a_hub_that_finds_notices_dropped_tells_its_subscribers(redis_url, queue
     assert page.oldest is not None and page.oldest not in seen
     gate.open()
     kept = [n.id for n in page.notices]
-    wait_for(lambda: sub.messages()[-1:] and sub.messages()[-1][1] == kept[-1])
+    wait_for(lambda: last_id(sub) == kept[-1])
     sub.close()
     assert sub.messages()[:3] == [("ping", seen[0], {"i": 0}), ("ping", seen[1], {"i": 1}),
                                   ("gap", None, {"after": seen[1], "oldest": kept[0]})]
@@ -434,12 +439,12 @@ def test_a_slow_subscriber_of_a_player_is_detached_and_misses_nothing(svc, gate)
     slow.running.clear()  # stops reading after its next chunk
     for i in range(8):
         ids += notify(svc, "p-cy", 1, start=1 + i)
-        wait_for(lambda: fast.messages()[-1][1] == ids[-1], timeout=5)
+        wait_for(lambda: last_id(fast) == ids[-1], timeout=5)
     wait_for(lambda: len(feeds(hubs, "p-cy")) == 1, timeout=5, what="the slow one detached")
     slow.running.set()
     wait_for(lambda: len(feeds(hubs, "p-cy")) == 2, what="the slow one back on the hub")
     ids += notify(svc, "p-cy", 2, start=9)
-    wait_for(lambda: slow.messages()[-1][1] == ids[-1] and fast.messages()[-1][1] == ids[-1])
+    wait_for(lambda: last_id(slow) == ids[-1] and last_id(fast) == ids[-1])
     for s in (fast, slow):
         s.close()
         assert [eid for _, eid, _ in s.messages()] == ids
