@@ -29,11 +29,16 @@ from typing import Any
 
 import redis
 from rq import Queue, SimpleWorker
+from rq.command import send_command
 
 from service import logs
 from service.jobs import QUEUES
 
 log = logging.getLogger("cartouche.worker")
+
+#: a command RQ's handler ignores (it acts on stop-execution, stop-job, shutdown and
+#: kill-horse): what wakes the thread listening to a worker's channel so that it ends
+WAKE = "wake"
 
 
 class Worker(SimpleWorker):
@@ -64,17 +69,23 @@ class Worker(SimpleWorker):
             self.stop_asked = self._stop_requested = True
 
     def unsubscribe(self) -> None:
-        """RQ's, with the listening thread told to stop before the unsubscription wakes it.
+        """RQ's, with no thread but the listening one using the subscription's connection.
 
-        RQ unsubscribes, then stops the thread, and redis-py's ``stop`` waits for it; a thread
-        that reads the unsubscription's reply before it is told to stop goes on to wait for a
-        subscription, up to RQ's 60 s, and SIGTERM would take that long. Told first, the thread
-        ends on that reply."""
+        RQ unsubscribes on that connection, then stops the thread, whose read may take the
+        unsubscription's reply and go on waiting, up to RQ's 60 s. Telling the thread to stop
+        first is not enough: woken by any message, it closes the connection, maybe in the
+        middle of the unsubscription's write. Here the thread is told to stop, then woken by a
+        command RQ ignores (:data:`WAKE`, sent on another connection): it ends and closes its
+        connection, which ends the subscription. Should the wake not come (the store gone), the
+        wait is at most 1 s."""
         thread = self.pubsub_thread
         if thread is None:
             return
         thread.stop(timeout=0)  # clears its flag; does not wait
-        self.pubsub.unsubscribe()
+        try:
+            send_command(self.connection, self.name, WAKE)
+        except redis.RedisError:
+            pass  # the thread's read fails with the store and it ends at its next turn
         thread.join(timeout=1)
         self.pubsub.close()
 

@@ -76,10 +76,11 @@ STOP_BEFORE_THE_LOOP = textwrap.dedent("""
 """)
 
 
-#: RQ's teardown unsubscribes the command channel and stops its listening thread, ``n`` times; the
-#: unsubscription returns 0.2 s late, as when the process is preempted there, so that the
-#: thread reads the reply first. Prints the longest teardown.
-UNSUBSCRIBE_LATE = textwrap.dedent("""
+#: RQ's teardown of the command channel (``Worker.unsubscribe``), ``n`` times right after the
+#: worker subscribed (the subscription's confirmation wakes the listening thread just then) and
+#: ``n`` times once the thread waits in its read. Prints the longest teardown of each, and how
+#: many subscribers the channel still had after any of them.
+TEARDOWN = textwrap.dedent("""
     import json, sys, time
     import redis
     from rq import Queue
@@ -87,22 +88,19 @@ UNSUBSCRIBE_LATE = textwrap.dedent("""
     from workers import main
 
     conn = redis.Redis.from_url(sys.argv[1])
-    longest = 0.0
-    for _ in range(int(sys.argv[2])):
-        worker = main.Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn)
-        worker.subscribe()
-        send = worker.pubsub.unsubscribe
-
-        def unsubscribe_then_pause(*args):
-            send(*args)
-            time.sleep(0.2)
-
-        worker.pubsub.unsubscribe = unsubscribe_then_pause
-        started = time.monotonic()
-        worker.unsubscribe()
-        longest = max(longest, time.monotonic() - started)
-        assert not worker.pubsub_thread.is_alive()
-    print(json.dumps({"longest_s": longest}))
+    out = {"at_once_s": 0.0, "waiting_s": 0.0, "subscribers_left": 0}
+    for key, pause in (("at_once_s", 0.0), ("waiting_s", 0.1)):
+        for _ in range(int(sys.argv[2])):
+            worker = main.Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn)
+            worker.subscribe()
+            time.sleep(pause)
+            started = time.monotonic()
+            worker.unsubscribe()
+            out[key] = max(out[key], time.monotonic() - started)
+            assert not worker.pubsub_thread.is_alive()
+            out["subscribers_left"] += dict(conn.pubsub_numsub(worker.pubsub_channel_name))[
+                worker.pubsub_channel_name.encode()]
+    print(json.dumps(out))
 """)
 
 
@@ -138,5 +136,9 @@ def test_a_stop_asked_before_the_loop_ends_it_at_once_with_its_scheduler(redis_s
 
 
 def test_the_command_channels_thread_ends_at_once_when_the_worker_unsubscribes(redis_server):
-    # in RQ's order (unsubscribe, then stop) the thread would wait up to 60 s here
-    assert _run(redis_server, UNSUBSCRIBE_LATE, "3")["longest_s"] < 1.5
+    out = _run(redis_server, TEARDOWN, "20")
+    # the thread is woken, not left to the 1 s wait for it (nor RQ's 60 s read)
+    assert out["waiting_s"] < 0.5
+    # right after subscribing, the teardown neither fails nor waits
+    assert out["at_once_s"] < 0.5
+    assert out["subscribers_left"] == 0
