@@ -9,6 +9,8 @@ Same recipe as ``tests/conftest.py``: ``service.embedded.start`` (the embedded V
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import os
 import platform
 import re
@@ -27,6 +29,22 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from service import embedded  # noqa: E402
+
+
+@contextlib.contextmanager
+def no_gc_pauses():
+    """A timed phase of a load generator written in Python: its own full garbage collection
+    (15 ms measured after a pool of games was created) would stall every request in flight
+    and count as the server's latency. Collected and frozen before the phase, off during it
+    (a phase is seconds long: the cyclic garbage it leaves is collected after)."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
 
 
 def percentile(values, q: float) -> float:
@@ -339,9 +357,25 @@ def redis_calls(url: str) -> dict[str, int]:
     return {k.removeprefix("cmdstat_"): v["calls"] for k, v in stats.items()}
 
 
+def aof_state(url: str) -> tuple[int, int, bool]:
+    """The server's AOF rewrites so far, the AOF's size, and whether a rewrite is running."""
+    import redis as redis_py
+
+    r = redis_py.Redis.from_url(url)
+    try:
+        info = r.info("persistence")
+    finally:
+        r.close()
+    return (info.get("aof_rewrites", 0), info.get("aof_current_size", 0),
+            bool(info.get("aof_rewrite_in_progress")))
+
+
 class Meter:
     """CPU of the gunicorn workers, of the Redis server and of this process, and the Redis
-    commands run, between start() and stop(); and how the workers' CPU split between them
+    commands run, between start() and stop(); the AOF rewrites that started or ran meanwhile
+    (``aof_rewrites``: each forks the server, and its child takes a core for a fraction of a
+    second, which the requests of that moment wait for) and the AOF bytes a request wrote (None
+    across a rewrite, which starts the count again); and how the workers' CPU split between them
     (``worker_cpu_share``, largest first: the kernel hashes each new connection onto a worker,
     so a phase's clients are rarely split evenly, and the busier worker sets the tail; at
     saturation both workers are busy whatever the split, so it reads ~0.5 there and shows the
@@ -356,11 +390,15 @@ class Meter:
         self.c0 = (sum(self.each0), cpu_seconds([self.redis.server.process.pid]),
                    time.process_time())
         self.r0 = redis_calls(self.redis.url)
+        self.aof0 = aof_state(self.redis.url)
 
     def stop(self, requests: int) -> dict:
         each1 = [cpu_seconds([pid]) for pid in self.pids]
         c1 = (sum(each1), cpu_seconds([self.redis.server.process.pid]), time.process_time())
         r1 = redis_calls(self.redis.url)
+        aof1 = aof_state(self.redis.url)
+        # the rewrites that ended meanwhile, and one still running at the end
+        rewrites = aof1[0] - self.aof0[0] + aof1[2]
         each = [b - a for a, b in zip(self.each0, each1)]
         n = max(requests, 1)
         calls = {k: round((v - self.r0.get(k, 0)) / n, 2) for k, v in r1.items()
@@ -370,5 +408,8 @@ class Meter:
                     "redis": round(1000 * (c1[1] - self.c0[1]) / n, 3),
                     "client": round(1000 * (c1[2] - self.c0[2]) / n, 3)},
                 "redis_calls_per_request": dict(sorted(calls.items())),
+                "aof_rewrites": rewrites,
+                "aof_bytes_per_request": (None if rewrites else
+                                          round((aof1[1] - self.aof0[1]) / n)),
                 "worker_cpu_share": sorted((round(c / (sum(each) or 1), 3) for c in each),
                                            reverse=True)}

@@ -54,7 +54,8 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _harness import (Conn, Gunicorn, Redis, cpu_seconds, embedded,  # noqa: E402
-                      lat_stats, machine, ratio, split_url, stop_process)
+                      lat_stats, machine, no_gc_pauses, ratio, split_url,
+                      stop_process)
 from p1_throughput import create_games, run_baseline, run_service  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -132,8 +133,9 @@ def _row(lat: list[float], wall: float, cpu: float, errors: int, **extra) -> dic
 async def _measured(gun: Gunicorn, redis: Redis | None, phase) -> tuple:
     """``await phase`` and the CPU seconds it cost ``gun``'s workers (and ``redis``)."""
     pids = gun.worker_pids() + ([redis.server.process.pid] if redis else [])
-    c0 = cpu_seconds(pids)
-    out = await phase
+    with no_gc_pauses():
+        c0 = cpu_seconds(pids)
+        out = await phase
     return out, cpu_seconds(pids) - c0
 
 
