@@ -15,6 +15,11 @@ append script (``EventStore.append(quota=...)``), where an identity over its lim
 script before anything is appended: check and append are then one atomic call, one round trip.
 A quota is charged at most once (``charged``), however many appends a command's retries make.
 
+The counters are written in memory only: the prologue keeps its writes out of the AOF and off
+replicas (``redis.set_repl``), so a server restarted from its AOF, or a replica promoted, starts
+every window again (they expire within two windows anyway). An action's AOF record is then its
+events and version: 827 bytes an action in P1, against 1,161 with the counters.
+
 The over-limit arithmetic is done in the script only; the counts it returns say how long to
 wait (:func:`retry_after`). :class:`Counters` charges a quota alone, on the client it is given;
 the rate limiter (``service.api.ratelimit``) builds the quotas.
@@ -45,6 +50,7 @@ local K, A = 0, 1
 if quota_n > 0 then
   local elapsed = tonumber(ARGV[3])
   local charged, previous_keys = {}, {}
+  redis.set_repl(redis.REPL_NONE)  -- counters stay in memory: not in the AOF, not on replicas
   for i = 1, quota_n do
     local cost = tonumber(ARGV[3 + quota_n + i])
     local n = 0
@@ -69,6 +75,7 @@ if quota_n > 0 then
       end
     end
   end
+  redis.set_repl(redis.REPL_ALL)
   K, A = 2 * quota_n, 3 + 2 * quota_n
 end
 """

@@ -268,6 +268,38 @@ def test_a_quota_rides_in_the_append_and_stops_it_when_over(store):
     assert 0 < store.r.pttl("cartouche:rl:{t}:1") <= 120_000  # expires after two windows
 
 
+def test_the_counters_stay_in_memory_and_a_restart_starts_the_windows_again():
+    """The rate-limit counters are written neither to the AOF nor to replicas: an action's AOF
+    record is its events and version, and a server restarted from its AOF has every game and
+    no counter."""
+    import os
+    from pathlib import Path
+
+    from service.store.quota import Counters
+    binary = os.environ.get("CARTOUCHE_TEST_REDIS_SERVER")
+    with tempfile.TemporaryDirectory() as data:
+        server = embedded.start(data, binary=binary, unix_socket=False)
+        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        try:
+            store = EventStore(redis.Redis.from_url(server.url))
+            gid = make(store)
+            assert store.append(gid, 1, [env(1)], quota=quota(5, "in-append")).outcome == "ok"
+            assert not Counters(store.r).charge(quota(5, "alone")).over
+            assert [store.r.get(f"cartouche:rl:{{{t}}}:1") for t in ("in-append", "alone")] \
+                == [b"1", b"1"]
+            aof = b"".join(f.read_bytes() for f in Path(data, "appendonlydir").glob("*.aof"))
+            assert keys.events(gid).encode() in aof and b"cartouche:rl:" not in aof
+        finally:
+            server.kill()  # SIGKILL: what the AOF holds is all a restart has
+        server = embedded.start(data, binary=binary, unix_socket=False, port=port)
+        try:
+            store = EventStore(redis.Redis.from_url(server.url))
+            assert [e.version for e in store.read(gid)] == [1, 2]
+            assert store.r.keys("cartouche:rl:*") == []
+        finally:
+            server.stop()
+
+
 def test_the_previous_window_weighs_by_what_is_left_of_it(store):
     gid = make(store)
     store.r.set("cartouche:rl:{w}:0", 4)  # 4 writes in the previous window
