@@ -268,6 +268,7 @@ def test_a_quota_rides_in_the_append_and_stops_it_when_over(store):
     assert 0 < store.r.pttl("cartouche:rl:{t}:1") <= 120_000  # expires after two windows
 
 
+@pytest.mark.redis
 def test_the_counters_stay_in_memory_and_a_restart_starts_the_windows_again():
     """The rate-limit counters are written neither to the AOF nor to replicas: an action's AOF
     record is its events and version, and a server restarted from its AOF has every game and
