@@ -217,8 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{args.name}-{k}" if args.name is not None and k else args.name
         return Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn, name=name)
 
-    for sig in (signal.SIGTERM, signal.SIGINT):  # until RQ's loop has its own handlers
-        signal.signal(sig, _ask_stop)
+    _take_stop_signals()  # until RQ's loop has its own handlers
     current = Current(make_worker())
     if not args.burst:  # every worker sweeps: a killed worker must not take the backstop along
         start_sweeper(float(os.environ.get("CARTOUCHE_SWEEP_SECONDS", "5")))
@@ -260,8 +259,7 @@ def run(current: Current, make_worker: Callable[[], Worker], conn: redis.Redis,
             return 0
         log.error("worker %s stopped on an error; a new worker starts once the store answers",
                   ended.name)
-        for sig in (signal.SIGTERM, signal.SIGINT):  # the ended loop's handlers no longer apply
-            signal.signal(sig, _ask_stop)
+        _take_stop_signals()  # the ended loop's handlers no longer apply
         if ended.scheduler is not None:
             ended.stop_scheduler()
         if time.monotonic() - started > 2 * RESTART_MAX_WAIT_S:
@@ -295,6 +293,12 @@ _stop = threading.Event()
 
 def _ask_stop(signum, frame) -> None:
     _stop.set()
+
+
+def _take_stop_signals() -> None:
+    """SIGTERM and SIGINT set :data:`_stop` (outside RQ's loops)."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _ask_stop)
 
 
 def _wait_for_store(conn: redis.Redis, first_wait_s: float) -> bool:

@@ -66,7 +66,7 @@ STOP_BEFORE_THE_LOOP = textwrap.dedent("""
     conn = redis.Redis.from_url(sys.argv[1])
     conn.flushdb()
     worker = main.Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn)
-    signal.signal(signal.SIGTERM, lambda *_: main._stop.set())  # as the worker sets it
+    signal.signal(signal.SIGTERM, main._ask_stop)  # as the worker sets it
     os.kill(os.getpid(), signal.SIGTERM)
     started = time.monotonic()
     worker.work(with_scheduler=True, logging_level="WARNING")
