@@ -346,26 +346,24 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / tick
 
 
-def redis_calls(url: str) -> dict[str, int]:
+def _info(url: str, section: str) -> dict:
     import redis as redis_py
 
     r = redis_py.Redis.from_url(url)
     try:
-        stats = r.info("commandstats")
+        return r.info(section)
     finally:
         r.close()
-    return {k.removeprefix("cmdstat_"): v["calls"] for k, v in stats.items()}
+
+
+def redis_calls(url: str) -> dict[str, int]:
+    return {k.removeprefix("cmdstat_"): v["calls"]
+            for k, v in _info(url, "commandstats").items()}
 
 
 def aof_state(url: str) -> tuple[int, int, bool]:
     """The server's AOF rewrites so far, the AOF's size, and whether a rewrite is running."""
-    import redis as redis_py
-
-    r = redis_py.Redis.from_url(url)
-    try:
-        info = r.info("persistence")
-    finally:
-        r.close()
+    info = _info(url, "persistence")
     return (info.get("aof_rewrites", 0), info.get("aof_current_size", 0),
             bool(info.get("aof_rewrite_in_progress")))
 

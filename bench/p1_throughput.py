@@ -198,6 +198,17 @@ async def run_service(url: str, clients: int, seconds: float, pool: list[dict],
     return ph, time.perf_counter() - t0
 
 
+async def metered(meter: Meter, phase, *, resyncs: bool = False) -> tuple[Phase, float]:
+    """``await phase`` (a timed phase: ``run_baseline``, ``run_service``) with ``meter`` around
+    it and the load generator's gc off; the meter's figures are per request sent: every timed
+    one and, with ``resyncs``, the GET that resynchronises a game after each error."""
+    with no_gc_pauses():
+        meter.start()
+        ph = await phase
+    ph[0].meter = meter.stop(len(ph[0].lat) + (ph[0].errors if resyncs else 0))
+    return ph
+
+
 def summarize(phases: list[tuple[Phase, float]]) -> dict:
     tps = [len(p.lat) / wall for p, wall in phases]
     p99s = [percentile(p.lat, .99) for p, _ in phases]
@@ -270,23 +281,15 @@ async def main_async(args) -> dict:
         floor, base, serv = [], [], []
         starved = 0  # service phases whose pool of games ran dry before the phase ended
         for r in range(args.rounds):
-            with no_gc_pauses():
-                bare_meter.start()
-                ph = await run_baseline(bare.url, args.clients, args.seconds, f"b{r:02x}")
-            ph[0].meter = bare_meter.stop(len(ph[0].lat))
-            floor.append(ph)
-            with no_gc_pauses():
-                meter.start()
-                ph = await run_baseline(gun.url, args.clients, args.seconds, f"{r:02x}")
-            ph[0].meter = meter.stop(len(ph[0].lat))
-            base.append(ph)
+            floor.append(await metered(bare_meter, run_baseline(
+                bare.url, args.clients, args.seconds, f"b{r:02x}")))
+            base.append(await metered(meter, run_baseline(
+                gun.url, args.clients, args.seconds, f"{r:02x}")))
             pool = await create_games(gun.url, per_round)
             prof = (Profiler(gun.worker_pids(), args.seconds - 1)
                     if args.profile and r == 0 else None)
-            with no_gc_pauses():
-                meter.start()
-                ph = await run_service(gun.url, args.clients, args.seconds, pool, rnd)
-            ph[0].meter = meter.stop(len(ph[0].lat) + ph[0].errors)
+            ph = await metered(meter, run_service(gun.url, args.clients, args.seconds, pool, rnd),
+                               resyncs=True)
             if prof:
                 profile = prof.report()
             starved += not pool
@@ -296,27 +299,20 @@ async def main_async(args) -> dict:
         rate = args.paced_fraction * S["throughput_rps"]
         pf, pb, ps = [], [], []
         for r in range(args.rounds):
-            with no_gc_pauses():
-                bare_meter.start()
-                pf.append(await run_baseline(bare.url, args.clients, args.seconds, f"c{r:01x}",
-                                             rate))
-            pf[-1][0].meter = bare_meter.stop(len(pf[-1][0].lat))
-            with no_gc_pauses():
-                meter.start()
-                pb.append(await run_baseline(gun.url, args.clients, args.seconds, f"a{r:01x}",
-                                             rate))
-            pb[-1][0].meter = meter.stop(len(pb[-1][0].lat))
+            pf.append(await metered(bare_meter, run_baseline(
+                bare.url, args.clients, args.seconds, f"c{r:01x}", rate)))
+            pb.append(await metered(meter, run_baseline(
+                gun.url, args.clients, args.seconds, f"a{r:01x}", rate)))
             pool = await create_games(gun.url, per_round)
-            with no_gc_pauses():
-                meter.start()
-                ps.append(await run_service(gun.url, args.clients, args.seconds, pool, rnd, rate))
-            ps[-1][0].meter = meter.stop(len(ps[-1][0].lat) + ps[-1][0].errors)
+            ps.append(await metered(meter, run_service(
+                gun.url, args.clients, args.seconds, pool, rnd, rate), resyncs=True))
             starved += not pool
         PF, PB, PS = summarize(pf), summarize(pb), summarize(ps)
     finally:
         gun.stop()
         bare.stop()
         redis.stop()
+    rounds_service_vs_floor = _per_round(serv, floor)
     res = {
         "bench": "p1_throughput",
         "clients": args.clients, "seconds_per_phase": args.seconds, "rounds": args.rounds,
@@ -338,13 +334,13 @@ async def main_async(args) -> dict:
         "inapp_paced_ratio_p99": ratio(PS["p99_ms"], PB["p99_ms"]),
         **_ratios("inapp_vs_floor_", B, F),
         "inapp_vs_floor_paced_p99": ratio(PB["p99_ms"], PF["p99_ms"]),
-        "rounds_service_vs_floor": _per_round(serv, floor),
+        "rounds_service_vs_floor": rounds_service_vs_floor,
         # the throughput ratio over the rounds where no AOF rewrite touched either phase: a
         # rewrite takes a core from whichever phase it lands in (which one depends on the bytes
         # written so far, so it tends to repeat from run to run)
         "ratio_throughput_without_rewrites": _median_or_none(
-            [t for t, (s_ph, _), (f_ph, _) in zip(_per_round(serv, floor)["throughput"], serv,
-                                                  floor)
+            [t for t, (s_ph, _), (f_ph, _)
+             in zip(rounds_service_vs_floor["throughput"], serv, floor)
              if not s_ph.meter["aof_rewrites"] and not f_ph.meter["aof_rewrites"]]),
         "rounds_inapp_vs_floor": _per_round(base, floor),
         "target_throughput_ratio": 0.9, "target_p99_ratio": 1.5,
