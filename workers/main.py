@@ -254,7 +254,7 @@ def run(current: Current, make_worker: Callable[[], Worker], conn: redis.Redis,
             ended.work(**work)
         except redis.RedisError as exc:  # the teardown could not reach the store
             log.error("worker %s could not register its end: %s", ended.name, exc)
-            _stop_listening(ended)
+            ended.unsubscribe()  # the end of the teardown the error cut short
         if work.get("burst") or ended.stop_asked:
             return 0
         log.error("worker %s stopped on an error; a new worker starts once the store answers",
@@ -276,15 +276,6 @@ def run(current: Current, make_worker: Callable[[], Worker], conn: redis.Redis,
         log.info("worker %s starts in place of %s", fresh.name, ended.name)
         if _stop.is_set():  # a signal between the wait and the new loop's own handlers
             return 0
-
-
-def _stop_listening(worker: Worker) -> None:
-    """The end of RQ's teardown, when the store's error cut it short: the thread listening to
-    the worker's command channel is stopped (it would try to reconnect for ever)."""
-    thread = worker.pubsub_thread
-    if thread is not None:
-        thread.stop(timeout=1)
-        worker.pubsub.close()
 
 
 #: set by SIGTERM or SIGINT outside RQ's loops (each loop has RQ's own handlers)
