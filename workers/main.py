@@ -56,6 +56,19 @@ class Worker(SimpleWorker):
         #: loop and its maintenance (re-entrant: a signal handler stopping the scheduler may
         #: run in a thread that holds it)
         self.scheduler_lock = threading.RLock()
+        self._own_pid = os.getpid()
+
+    def request_stop(self, signum, frame) -> None:
+        """RQ's warm shutdown (SIGTERM, SIGINT), except in the scheduler's process before it
+        has installed its own handlers: forked from this one, it runs this worker's until
+        then. There RQ's would act on the worker's copy and end the process on an error, idle
+        or during a job, the scheduler's locks left to expire a minute later. The scheduler
+        is asked to stop instead: it does at its first turn, releasing its locks."""
+        if os.getpid() != self._own_pid:
+            if self.scheduler is not None:
+                self.scheduler.request_stop(signum, frame)
+            return
+        super().request_stop(signum, frame)
 
     def handle_warm_shutdown_request(self) -> None:
         self.stop_asked = True

@@ -104,6 +104,48 @@ TEARDOWN = textwrap.dedent("""
 """)
 
 
+#: A SIGTERM that reaches the scheduler's process before it has installed its own handlers
+#: (its start is slowed down here by half a second to widen that moment), once with the worker
+#: idle and once while it runs a job. Prints, for each, how long the process took to end, its
+#: exit code, and how many scheduler locks were left.
+STOP_AS_THE_SCHEDULER_STARTS = textwrap.dedent("""
+    import json, os, signal, sys, time
+    import redis
+    import rq.scheduler
+    from rq import Queue
+    from rq.worker import WorkerStatus
+    from service.jobs import QUEUES
+    from workers import main
+
+    started_by_rq = rq.scheduler.run
+
+    def slow_start(scheduler):
+        time.sleep(0.5)  # meanwhile the process has the worker's handlers
+        started_by_rq(scheduler)
+
+    rq.scheduler.run = slow_start
+    conn = redis.Redis.from_url(sys.argv[1])
+    out = {}
+    for state in (WorkerStatus.IDLE, WorkerStatus.BUSY):
+        conn.flushdb()
+        worker = main.Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn)
+        worker._install_signal_handlers()  # as RQ's loop does before it starts the scheduler
+        worker.set_state(state)
+        worker._start_scheduler(logging_level="CRITICAL")
+        process = worker.scheduler._process
+        time.sleep(0.1)
+        asked = time.monotonic()
+        os.kill(process.pid, signal.SIGTERM)
+        process.join(10)
+        out[state.value] = {"seconds": time.monotonic() - asked, "exitcode": process.exitcode,
+                           "locks_left": len(conn.keys("rq:scheduler-lock:*"))}
+        if process.is_alive():
+            process.kill()
+            process.join()
+    print(json.dumps(out))
+""")
+
+
 def _run(redis_server, script: str, *args: str) -> dict:
     """``script``'s last line of output; its process group (scheduler processes included) is
     killed if it has not ended within a minute."""
@@ -142,3 +184,13 @@ def test_the_command_channels_thread_ends_at_once_when_the_worker_unsubscribes(r
     # right after subscribing, the teardown neither fails nor waits
     assert out["at_once_s"] < 0.5
     assert out["subscribers_left"] == 0
+
+
+def test_a_stop_that_reaches_the_scheduler_before_its_own_handlers_stops_it_cleanly(redis_server):
+    out = _run(redis_server, STOP_AS_THE_SCHEDULER_STARTS)
+    for state in ("idle", "busy"):
+        # it stops at its first turn, releasing its locks (not on an error, its locks left to
+        # expire a minute later)
+        assert out[state]["exitcode"] == 0, out
+        assert out[state]["locks_left"] == 0, out
+        assert out[state]["seconds"] < 5, out
