@@ -32,16 +32,25 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _seat_token() -> str:
+    """32 random bytes, URL-safe, never starting with :data:`TOKEN_PREFIX`: one in 64**3 of
+    them would, and would then be read as a player token (of nobody: refused)."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith(TOKEN_PREFIX):
+            return token
+
+
 def new_seat_tokens(n: int, unfilled: Sequence[int] = ()) -> tuple[list[str | None], str]:
     """``n`` fresh seat tokens (returned once, at creation; None for the ``unfilled`` seats of
     a table) and their digests as the game's meta stores them (``""``: no token yet)."""
-    tokens = [None if i in unfilled else secrets.token_urlsafe(32) for i in range(n)]
+    tokens = [None if i in unfilled else _seat_token() for i in range(n)]
     return tokens, orjson.dumps([token_digest(t) if t else "" for t in tokens]).decode()
 
 
 def new_seat_token() -> tuple[str, str]:
     """One fresh seat token and its digest (a table's seat, when someone joins)."""
-    token = secrets.token_urlsafe(32)
+    token = _seat_token()
     return token, token_digest(token)
 
 

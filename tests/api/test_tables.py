@@ -152,6 +152,19 @@ def test_anonymous_join_gets_a_seat_token(client):
     assert r.status_code == 422 and error(r)["code"] == "name_required"
 
 
+
+def test_a_joiners_seat_token_never_reads_as_a_player_token(client, monkeypatch):
+    # as a created game's (tests/api/test_games_api.py): one random token in 64**3 would start
+    # with the player tokens' prefix
+    from service.application import identity
+    gid = table(client, None, [{"name": "Host"}, {"name": "Two"}, {"open": True}])["id"]
+    real = identity.secrets.token_urlsafe
+    drawn = iter([identity.TOKEN_PREFIX + "A" * 40])
+    monkeypatch.setattr(identity.secrets, "token_urlsafe", lambda n: next(drawn, None) or real(n))
+    token = join(client, gid, None, name="Guest").get_json()["token"]
+    r = client.get(f"/v1/games/{gid}", headers=auth(token))
+    assert r.status_code == 200 and r.get_json()["you"] == 2, r.get_json()
+
 def test_bot_players_fill_seats_at_creation(client):
     ada = player(client)
     created = table(client, ada, [{"player": ada["id"]}, {"player": "bot-random"},
