@@ -92,9 +92,11 @@ class Identity:
         return seat
 
     def player_for_token(self, token: str) -> str | None:
-        """The player a player token belongs to; None for other tokens. InvalidToken for a
-        player token of nobody."""
-        if self.players is None or not token.startswith(TOKEN_PREFIX):
+        """The player a player token belongs to; None for other tokens (a platform key that an
+        operator chose with the same prefix included). InvalidToken for a player token of
+        nobody."""
+        if self.players is None or not token.startswith(TOKEN_PREFIX) \
+                or self.is_platform_key(token):
             return None
         player = self.players.player_for_token(token)
         if player is None:

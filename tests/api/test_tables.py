@@ -320,6 +320,29 @@ def test_platform_keys_seat_players_and_find_them_by_external_id(redis_url, queu
     assert r.status_code == 403
 
 
+
+def test_a_platform_key_that_looks_like_a_player_token_is_the_platform(redis_url, queue_url):
+    # an operator chooses its keys; one starting with the player tokens' prefix is still a key
+    import hashlib
+
+    from service.app import create_app
+    from service.config import Config
+
+    key = "cp_operator-secret"
+    app = create_app(Config(redis_url=redis_url, queue_url=queue_url,
+                            platform_key_digests=(hashlib.sha256(key.encode()).hexdigest(),)))
+    c = app.test_client()
+    r = c.post("/v1/games", headers=auth(key), json={"type": "diamant", "players": [
+        {"name": "p0"}, {"name": "p1"}, {"name": "p2"}]})
+    assert r.status_code == 201, r.get_json()
+    gid = r.get_json()["id"]
+    view = c.get(f"/v1/games/{gid}", headers=auth(key))
+    assert view.status_code == 200, view.get_json()
+    assert view.get_json()["you"] is None  # the platform sees the game as everybody may
+    r = c.post("/v1/players", json={"name": "Ada", "external_id": "u-1"}, headers=auth(key))
+    assert r.status_code == 201, r.get_json()
+    assert c.get("/v1/players?external_id=u-1", headers=auth(key)).status_code == 200
+
 def test_a_tables_clock_starts_with_the_game(client):
     ada, bob = player(client, "Ada"), player(client, "Bob")
     gid = table(client, ada, [{"player": ada["id"]}, {"open": True}], type_="tides-of-time",
