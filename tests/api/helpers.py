@@ -36,6 +36,18 @@ def act(client, gid, token, choice="continue", **extra):
     return client.post(f"/v1/games/{gid}/actions", json=body, headers=auth(token))
 
 
+
+def draw_prefixed_tokens_first(monkeypatch, n: int) -> str:
+    """The next ``n`` random tokens the server draws (``secrets.token_urlsafe``) start with the
+    player tokens' prefix, as one in 64**3 would by chance; later ones are random again.
+    Returns the prefix."""
+    from service.application import identity
+
+    real = identity.secrets.token_urlsafe
+    drawn = iter([identity.TOKEN_PREFIX + chr(ord("A") + i) * 40 for i in range(n)])
+    monkeypatch.setattr(identity.secrets, "token_urlsafe", lambda k: next(drawn, None) or real(k))
+    return identity.TOKEN_PREFIX
+
 def record_commands(r) -> list:
     """Record the command names sent with ``r.execute_command`` from now on, and with its
     pool's ``execute_packed`` (the store's scripts; its appends and loads do not pipeline)."""

@@ -5,7 +5,7 @@ import hashlib
 import pytest
 
 from service.engine.rng import commitment
-from .helpers import act, auth, create
+from .helpers import act, auth, create, draw_prefixed_tokens_first
 
 
 def error(r, status, code):
@@ -23,19 +23,16 @@ def test_catalog_lists_diamant_with_its_action_schema(client):
     assert d["actions"]["decide"]["properties"]["choice"]["enum"] == ["continue", "return"]
 
 
-
 def test_a_seat_token_never_reads_as_a_player_token(client, monkeypatch):
     # A seat token is 32 random URL-safe bytes: about one in 64**3 would start with the
     # player tokens' prefix, and be refused as the token of no player.
-    from service.application import identity
-    real = identity.secrets.token_urlsafe
-    drawn = iter([identity.TOKEN_PREFIX + "A" * 40, identity.TOKEN_PREFIX + "B" * 40])
-    monkeypatch.setattr(identity.secrets, "token_urlsafe", lambda n: next(drawn, None) or real(n))
+    prefix = draw_prefixed_tokens_first(monkeypatch, 2)
     gid, tokens, _ = create(client, 4)
-    assert not any(t.startswith(identity.TOKEN_PREFIX) for t in tokens)
+    assert not any(t.startswith(prefix) for t in tokens)
     for token in tokens:
         r = act(client, gid, token)
         assert r.status_code == 201, r.get_json()
+
 
 def test_create_returns_tokens_once_and_a_seed_commitment(client, redis_url):
     gid, tokens, data = create(client, 4)

@@ -7,7 +7,7 @@ import pytest
 
 from service.replay import verify
 
-from .helpers import auth, error, join, player, table
+from .helpers import auth, draw_prefixed_tokens_first, error, join, player, table
 
 
 def test_player_create_show_me(client):
@@ -152,18 +152,15 @@ def test_anonymous_join_gets_a_seat_token(client):
     assert r.status_code == 422 and error(r)["code"] == "name_required"
 
 
-
 def test_a_joiners_seat_token_never_reads_as_a_player_token(client, monkeypatch):
     # as a created game's (tests/api/test_games_api.py): one random token in 64**3 would start
     # with the player tokens' prefix
-    from service.application import identity
     gid = table(client, None, [{"name": "Host"}, {"name": "Two"}, {"open": True}])["id"]
-    real = identity.secrets.token_urlsafe
-    drawn = iter([identity.TOKEN_PREFIX + "A" * 40])
-    monkeypatch.setattr(identity.secrets, "token_urlsafe", lambda n: next(drawn, None) or real(n))
+    draw_prefixed_tokens_first(monkeypatch, 1)
     token = join(client, gid, None, name="Guest").get_json()["token"]
     r = client.get(f"/v1/games/{gid}", headers=auth(token))
     assert r.status_code == 200 and r.get_json()["you"] == 2, r.get_json()
+
 
 def test_bot_players_fill_seats_at_creation(client):
     ada = player(client)
@@ -320,7 +317,6 @@ def test_platform_keys_seat_players_and_find_them_by_external_id(redis_url, queu
     assert r.status_code == 403
 
 
-
 def test_a_platform_key_that_looks_like_a_player_token_is_the_platform(redis_url, queue_url):
     # an operator chooses its keys; one starting with the player tokens' prefix is still a key
     import hashlib
@@ -342,6 +338,7 @@ def test_a_platform_key_that_looks_like_a_player_token_is_the_platform(redis_url
     r = c.post("/v1/players", json={"name": "Ada", "external_id": "u-1"}, headers=auth(key))
     assert r.status_code == 201, r.get_json()
     assert c.get("/v1/players?external_id=u-1", headers=auth(key)).status_code == 200
+
 
 def test_a_tables_clock_starts_with_the_game(client):
     ada, bob = player(client, "Ada"), player(client, "Bob")
