@@ -34,7 +34,8 @@ def token_digest(token: str) -> str:
 
 def _seat_token() -> str:
     """32 random bytes, URL-safe, never starting with :data:`TOKEN_PREFIX`: one in 64**3 of
-    them would, and would then be read as a player token (of nobody: refused)."""
+    them would, and would then be read as a player token first (one drawn so before this rule
+    still acts for its seat: :meth:`Identity.viewer_for`)."""
     while True:
         token = secrets.token_urlsafe(32)
         if not token.startswith(TOKEN_PREFIX):
@@ -73,7 +74,15 @@ class Identity:
         else the lowest); a player who holds no seat of the game is a spectator."""
         if token is None:
             return None
-        player = self.player_for_token(token)
+        try:
+            player = self.player_for_token(token)
+        except InvalidToken:
+            # a seat token drawn with the prefix (before seat tokens avoided it) is still its
+            # seat's; nothing else is
+            seat = self._seat_of(table, token_digest(token))
+            if seat is None:
+                raise
+            return seat
         if player is not None:
             seats = table.seats_of(player)
             if not seats:
@@ -83,12 +92,18 @@ class Identity:
         digest = token_digest(token)
         if self.is_platform_key(token, digest):
             return ALL
+        seat = self._seat_of(table, digest)
+        if seat is None:
+            raise InvalidToken("this token belongs to no seat of this game")
+        return seat
+
+    @staticmethod
+    def _seat_of(table: Table, digest: str) -> int | None:
+        """The seat of ``table`` whose token has ``digest``, if any."""
         seat = None
         for i, d in enumerate(table.meta["tokens"]):
             if d and hmac.compare_digest(digest, d):  # constant time, and no early exit
                 seat = i
-        if seat is None:
-            raise InvalidToken("this token belongs to no seat of this game")
         return seat
 
     def player_for_token(self, token: str) -> str | None:

@@ -48,6 +48,7 @@ def draw_prefixed_tokens_first(monkeypatch, n: int) -> str:
     monkeypatch.setattr(identity.secrets, "token_urlsafe", lambda k: next(drawn, None) or real(k))
     return identity.TOKEN_PREFIX
 
+
 def record_commands(r) -> list:
     """Record the command names sent with ``r.execute_command`` from now on, and with its
     pool's ``execute_packed`` (the store's scripts; its appends and loads do not pipeline)."""

@@ -34,6 +34,24 @@ def test_a_seat_token_never_reads_as_a_player_token(client, monkeypatch):
         assert r.status_code == 201, r.get_json()
 
 
+def test_a_seat_token_drawn_with_the_player_prefix_still_acts_for_its_seat(client, monkeypatch):
+    # Seat tokens were drawn without avoiding the prefix once: a game may hold one that reads
+    # as a player token first. It is its seat's; a prefixed token of nobody is still refused.
+    from service.application import identity
+
+    real = identity._seat_token
+    drawn = iter([identity.TOKEN_PREFIX + "A" * 40])
+    monkeypatch.setattr(identity, "_seat_token", lambda: next(drawn, None) or real())
+    gid, tokens, _ = create(client, 4)
+    assert tokens[0].startswith(identity.TOKEN_PREFIX)
+    assert client.get(f"/v1/games/{gid}", headers=auth(tokens[0])).get_json()["you"] == 0
+    r = act(client, gid, tokens[0])
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["events"][0]["seat"] == 0
+    error(client.get(f"/v1/games/{gid}", headers=auth(identity.TOKEN_PREFIX + "B" * 40)), 401,
+          "invalid_token")
+
+
 def test_create_returns_tokens_once_and_a_seed_commitment(client, redis_url):
     gid, tokens, data = create(client, 4)
     assert data["version"] >= 3 and len(set(tokens)) == 4
