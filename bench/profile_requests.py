@@ -7,7 +7,9 @@ environ of every request built beforehand so that only the app's own work is tim
 
 * ``bare``: ``POST /bench/append/<key>`` on the bare app;
 * ``inapp``: the same request on the production app (its hooks, limiter, logs, metrics);
-* ``action``: ``POST /v1/games/{id}/actions`` (Diamant, 4 seats, the awaited seats in turn).
+* ``action``: ``POST /v1/games/{id}/actions`` (Diamant, 4 seats, the awaited seats in turn);
+* ``action_two_processes``: the same through two instances of the production app in turn (two
+  processes behind a balancer: each one's cached game is one command behind at every action).
 
 Prints this process's CPU microseconds per request for each (best of ``--repeat`` timed loops,
 and the median over the rounds of each loop's ratio to the bare loop of its round;
@@ -123,16 +125,19 @@ class Player:
             self.pending = sorted(self.in_cave)
 
 
-def run_actions(app, player: Player, n: int, profile: cProfile.Profile | None = None
-                ) -> tuple[float, int]:
-    """n actions; returns the seconds spent inside the app on them and the non-201 count."""
+def run_actions(app, player: Player, n: int, profile: cProfile.Profile | None = None,
+                other=None) -> tuple[float, int]:
+    """n actions; returns the seconds spent inside the app on them and the non-201 count.
+    With ``other`` (a second app on the same store) every other action goes through it."""
     spent, errors = 0.0, 0
-    for _ in range(n):
+    for i in range(n):
+        if other is not None:
+            player.app = other if i % 2 else app
         env = player.action()
         if profile:
             profile.enable()
         t0 = time.process_time()
-        st, body = call(app, env)
+        st, body = call(player.app, env)
         spent += time.process_time() - t0
         if profile:
             profile.disable()
@@ -198,12 +203,15 @@ def main() -> None:
         root.setLevel(logging.INFO)
 
         player = Player(prod, random.Random(1))
+        prod2 = prod_wsgi()
+        player2 = Player(prod, random.Random(2))
         n = args.requests
         # warm-up
         run_environs(bare, bench_environs(300, "aa"))
         run_environs(prod, bench_environs(300, "bb"))
         run_actions(prod, player, 300)
-        best = {"bare": [], "inapp": [], "action": []}
+        run_actions(prod, player2, 300, other=prod2)
+        best = {"bare": [], "inapp": [], "action": [], "action_two_processes": []}
         errors = 0
         for r in range(args.repeat):
             s, e = run_environs(bare, bench_environs(n, f"{r:x}c"))
@@ -215,11 +223,14 @@ def main() -> None:
             s, e = run_actions(prod, player, n)
             best["action"].append(s)
             errors += e
+            s, e = run_actions(prod, player2, n, other=prod2)
+            best["action_two_processes"].append(s)
+            errors += e
         us = {k: round(1e6 * min(v) / n, 1) for k, v in best.items()}
         # each loop against the bare loop of the same round, a few ms earlier: a neighbour's
         # load that comes and goes slows both alike, which the best-of figures do not cancel
         median_ratio = {k: round(statistics.median(x / b for x, b in zip(best[k], best["bare"])),
-                                 3) for k in ("inapp", "action")}
+                                 3) for k in ("inapp", "action", "action_two_processes")}
         profiles = {}
         for name, runner in (("bare", lambda p: run_environs(bare, bench_environs(n, "ee"), p)),
                              ("inapp", lambda p: run_environs(prod, bench_environs(n, "ef"), p)),
@@ -247,6 +258,8 @@ def main() -> None:
                       "cpu_us_per_request": us, "errors": errors,
                       "ratio_inapp_to_bare": round(us["inapp"] / us["bare"], 3),
                       "ratio_action_to_bare": round(us["action"] / us["bare"], 3),
+                      "ratio_two_processes_to_action": round(
+                          us["action_two_processes"] / us["action"], 3),
                       "median_round_ratio_to_bare": median_ratio,
                       "loadavg": [round(x, 2) for x in os.getloadavg()]}, sort_keys=True))
 

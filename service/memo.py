@@ -28,6 +28,10 @@ class Memo(Generic[V]):
             self._data[game_id] = value
             self._bound()
 
+    def discard(self, game_id: str) -> None:
+        with self._lock:
+            self._data.pop(game_id, None)
+
     def clear(self) -> None:
         with self._lock:
             self._data.clear()

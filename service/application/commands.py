@@ -265,11 +265,16 @@ class Commands:
             except (NotYourTurn, IllegalAction, VersionConflict, SeatNotHuman) as exc:
                 if table.checked or exc.details.get("reason") == "event_limit":
                     raise  # (an abort at the cap was appended, conditional on the version)
-                continue  # decided on a cached table: decide again on the game as stored
+                # decided on a cached table: decide again on the game as stored (read first
+                # next time too, unless that read finds the cache was not behind)
+                self.loader.moved_on(game_id)
+                continue
             if isinstance(outcome, Appended):
                 return outcome
             if isinstance(outcome, Duplicate):
                 return self._replayed(game_id, outcome.record, body_digest)
+            if not table.checked:
+                self.loader.moved_on(game_id)
             if expected_version is not None:
                 raise VersionConflict(outcome.current)
         raise VersionConflict(self.store.version(game_id))

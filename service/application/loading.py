@@ -47,6 +47,9 @@ class Loader:
         self.cache = StateCache(cache_size)
         self._metas: Memo[dict] = Memo(cache_size)
         self._seeds: Memo[str] = Memo(cache_size)
+        #: games whose last command here was decided on a cached state another process had
+        #: moved past (``moved_on``): their next command loads first
+        self._moved_on: Memo[bool] = Memo(cache_size)
         self._load_stripes = [threading.Lock() for _ in range(64)]
 
     def forget(self) -> None:
@@ -54,6 +57,7 @@ class Loader:
         self.cache.clear()
         self._metas.clear()
         self._seeds.clear()
+        self._moved_on.clear()
 
     # -- the facts that never change ------------------------------------------------------
     def meta(self, game_id: str) -> dict:
@@ -172,15 +176,33 @@ class Loader:
         Redis call; ``checked`` False), else :meth:`load`. Optimistic: the command's append is
         conditional on the version, so a table another process has moved past only costs a
         conflict and a reload, and the command re-checks any refusal against a fresh load.
-        Games with a clock are always loaded (their deadlines are settled on the fresh game)."""
+
+        Loaded first instead (the events after the cached version, one read): games with a
+        clock (their deadlines are settled on the fresh game), and a game whose last command
+        here lost its append that way or was refused on the cache (:meth:`moved_on`): where a game's commands come through
+        several processes in turn (clients without kept-alive connections, a balancer in front
+        of several servers), the cache is mostly behind, and a read costs less than a decision
+        and an append spent in vain. A load that finds nothing new sends the game's next
+        command back to the cache."""
         hit = self.cache.get(game_id) if valid_id(game_id) else None
         if hit is None:
             return self.load(game_id)
         meta = self.meta(game_id)
         if meta["created"]["data"].get("clock"):
             return self.load(game_id)
+        if self._moved_on.get(game_id):
+            table = self.load(game_id)
+            if table.version == hit.version:
+                self._moved_on.discard(game_id)
+            return table
         return Table(game_id, GAMES[meta["type"]], meta, hit.state, hit.version, hit.shell,
                      checked=False)
+
+    def moved_on(self, game_id: str) -> None:
+        """A command decided on this process's cached ``game_id`` lost its append (another
+        process had moved the game on), or was refused there (the cache may be behind): the
+        game's next command here loads first."""
+        self._moved_on.put(game_id, True)
 
     def load_recent(self, game_id: str, at_least: int) -> Table:
         """The latest game this process knows if it is at version ``at_least`` or later (no

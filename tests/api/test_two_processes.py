@@ -7,7 +7,7 @@ decided again on the stored game before it is served."""
 from service.app import create_app
 from service.config import Config
 
-from tests.api.helpers import act, auth, create
+from tests.api.helpers import act, auth, create, record_commands
 
 
 def _two(redis_url, queue_url):
@@ -64,3 +64,34 @@ def test_a_stale_accept_is_re_decided_and_both_processes_agree(redis_url, queue_
     versions = [e["version"] for e in events_a["events"]]
     assert versions == sorted(set(versions))
 
+
+
+def test_a_game_played_through_both_processes_in_turn_is_read_first_not_appended_in_vain(
+        redis_url, queue_url):
+    """Where a game's commands come through two processes in turn (clients without kept-alive
+    connections, a balancer), each process's cached game is behind at every command. After its
+    first lost append there, a process reads the game first: one read and one append a command,
+    not a refused append, a read and an append. Once the game's commands come through it
+    alone, it answers from its cache again (one append, no read)."""
+    apps = [create_app(Config(redis_url=redis_url, queue_url=queue_url)) for _ in range(2)]
+    clients = [app.test_client() for app in apps]
+    sent = [record_commands(app.extensions["cartouche"].store.r) for app in apps]
+    gid, tokens, _ = create(clients[0], n=3, seed="14" * 32)
+
+    def scripts(process: int, seat: int) -> int:
+        """Act for ``seat`` through ``process``: how many script calls the command made."""
+        before = len(sent[process])
+        res = act(clients[process], gid, tokens[seat])  # every seat continues: all awaited
+        assert res.status_code == 201, res.get_json()
+        assert set(sent[process][before:]) == {"EVALSHA"}
+        return len(sent[process]) - before
+
+    in_turn = [scripts(k % 2, k % 3) for k in range(12)]
+    # the second process never saw the game: a read. Then each finds its cache behind once:
+    # the first loses an append (its decision stood on the cache), the second has seat 0's
+    # new turn refused on it (decided again after a read). From then on: a read, an append.
+    assert in_turn[:4] == [1, 2, 3, 2], in_turn
+    assert in_turn[4:] == [2] * 8, in_turn
+    # the first process alone: a read finds the other's last command, the next finds nothing
+    # new, and the cache serves the third
+    assert [scripts(0, seat) for seat in range(3)] == [2, 2, 1]
