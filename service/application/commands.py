@@ -86,7 +86,9 @@ class Appender:
                cmd: dict, idem=None, quota: Quota | None = None, meta: dict | None = None,
                new_meta: dict | None = None) -> Outcome:
         """Append one command's events. ``cmd`` (stored on the first envelope, never served
-        while the game runs) records what caused them, so an export can be re-derived.
+        while the game runs) records what caused them, so an export can be re-derived. The
+        last envelope carries ``shell`` when the command changed it (a load takes the newest
+        stored one: the creation's, or a later command's).
 
         ``quota``: charged in the same script; over the limit nothing is appended and
         :class:`QuotaExceeded` is raised.
@@ -108,7 +110,8 @@ class Appender:
         at = rfc3339(now)
         envelopes = [envelope(table.game, e, at) for e in events]
         envelopes[0]["cmd"] = cmd
-        stored_shell = envelopes[-1]["shell"] = shell.stored()
+        if shell != table.shell:  # else the newest stored shell is this one (what loads read)
+            envelopes[-1]["shell"] = shell.stored()
         new = Table(table.id, table.game, new_meta or table.meta, after,
                     table.version + len(events), shell)
         changed = new.status != table.status
@@ -127,7 +130,7 @@ class Appender:
             try:
                 if k and new.version // k > table.version // k:
                     self.store.save_snapshot(table.id, new.version,
-                                             {"state": after, "shell": stored_shell})
+                                             {"state": after, "shell": shell.stored()})
             except StoreError as exc:  # derived data (the store full, say): the command stands
                 log.warning("game %s v%s: snapshot not written: %s", table.id, new.version, exc)
             self.scheduler.changed(new)

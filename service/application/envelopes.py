@@ -3,7 +3,8 @@
 
 ``{"type", "seat", "data", "at", "schema"[, "forced"][, "timeout"][, "cmd"][, "shell"]}``: the
 first envelope of a command carries what caused it (``cmd``), the last one the shell's state
-after it (``shell``, :class:`~service.application.model.Shell`).
+after it (``shell``, :class:`~service.application.model.Shell`) when the command changed it:
+the shell at a version is the newest one stored up to it.
 """
 
 from __future__ import annotations

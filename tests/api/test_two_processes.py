@@ -95,3 +95,38 @@ def test_a_game_played_through_both_processes_in_turn_is_read_first_not_appended
     # the first process alone: a read finds the other's last command, the next finds nothing
     # new, and the cache serves the third
     assert [scripts(0, seat) for seat in range(3)] == [2, 2, 1]
+
+
+def test_a_command_stores_the_shell_only_when_it_changes_and_another_process_reads_it(
+        redis_url, queue_url):
+    """A command's last envelope carries the shell (seats' controllers, clock, end) only when
+    the command changed it; a process that never saw the game rebuilds the same shell from the
+    newest one stored: the same view as the process that played it."""
+    import redis
+
+    a, b = _two(redis_url, queue_url)
+    gid, tokens, _ = create(a, n=3, seed="15" * 32)
+    stream = f"cartouche:{{{gid}}}:events"
+    r = redis.Redis.from_url(redis_url)
+
+    def shells_after(version: int) -> list[bool]:
+        import json
+        return ["shell" in json.loads(fields[b"e"])
+                for _, fields in r.xrange(stream, f"{version + 1}-0", "+")]
+
+    created = r.xlen(stream)
+    for seat in range(3):
+        assert act(a, gid, tokens[seat]).status_code == 201
+    assert not any(shells_after(created))  # nothing changed the shell
+    before_resign = r.xlen(stream)
+    assert a.post(f"/v1/games/{gid}/resign", headers=auth(tokens[2])).status_code == 200
+    assert shells_after(before_resign)[-1]  # seat 2 is now played for: stored
+    after_resign = r.xlen(stream)
+    for seat in range(2):
+        assert act(a, gid, tokens[seat]).status_code == 201
+    assert not any(shells_after(after_resign))
+    for token in (None, tokens[0], tokens[2]):
+        assert b.get(f"/v1/games/{gid}", headers=auth(token)).get_json() == \
+            a.get(f"/v1/games/{gid}", headers=auth(token)).get_json()
+    controllers = [p["controller"] for p in b.get(f"/v1/games/{gid}").get_json()["players"]]
+    assert controllers[:2] == ["human", "human"] and controllers[2] != "human", controllers
