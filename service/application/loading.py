@@ -47,8 +47,8 @@ class Loader:
         self.cache = StateCache(cache_size)
         self._metas: Memo[dict] = Memo(cache_size)
         self._seeds: Memo[str] = Memo(cache_size)
-        #: games whose last command here was decided on a cached state another process had
-        #: moved past (``moved_on``): their next command loads first
+        #: games whose last command here lost its append, or was refused, on the cached state
+        #: (``moved_on``): their next command loads first
         self._moved_on: Memo[bool] = Memo(cache_size)
         self._load_stripes = [threading.Lock() for _ in range(64)]
 
@@ -179,11 +179,11 @@ class Loader:
 
         Loaded first instead (the events after the cached version, one read): games with a
         clock (their deadlines are settled on the fresh game), and a game whose last command
-        here lost its append that way or was refused on the cache (:meth:`moved_on`): where a game's commands come through
-        several processes in turn (clients without kept-alive connections, a balancer in front
-        of several servers), the cache is mostly behind, and a read costs less than a decision
-        and an append spent in vain. A load that finds nothing new sends the game's next
-        command back to the cache."""
+        here lost its append that way or was refused on the cache (:meth:`moved_on`). Where a
+        game's commands come through several processes in turn (clients without kept-alive
+        connections, a balancer in front of several servers), the cache is mostly behind, and
+        a read costs less than a decision and an append spent in vain. A load that finds
+        nothing new sends the game's next command back to the cache."""
         hit = self.cache.get(game_id) if valid_id(game_id) else None
         if hit is None:
             return self.load(game_id)
