@@ -131,8 +131,7 @@ def run_actions(app, player: Player, n: int, profile: cProfile.Profile | None = 
     With ``other`` (a second app on the same store) every other action goes through it."""
     spent, errors = 0.0, 0
     for i in range(n):
-        if other is not None:
-            player.app = other if i % 2 else app
+        player.app = other if other is not None and i % 2 else app
         env = player.action()
         if profile:
             profile.enable()

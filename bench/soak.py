@@ -40,6 +40,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _harness import Gunicorn, Redis, machine, split_url
+from p1_throughput import create_games, run_service
 
 #: a stream opened that sends nothing within this many seconds counts as failed
 STREAM_ANSWER_S = 5.0
@@ -76,17 +77,15 @@ async def churn_stream(host: str, port: int, path: str, token: str | None, hold:
 
 
 async def loop_once(url: str, args, rnd: random.Random) -> dict:
-    import p1_throughput as p1
-
     host, port = split_url(url)
-    pool = await p1.create_games(url, args.games)
+    pool = await create_games(url, args.games)
     streams = []
     for k in range(args.streams):
         game = rnd.choice(pool)
         token = rnd.choice(game["seats"])["token"] if k % 2 else None
         streams.append(churn_stream(host, port, f"/v1/games/{game['id']}/events/stream", token,
                                     2 * rnd.random()))
-    play = p1.run_service(url, 32, args.loop_seconds, list(pool), rnd)
+    play = run_service(url, 32, args.loop_seconds, list(pool), rnd)
     results = await asyncio.gather(play, *streams, return_exceptions=True)
     if isinstance(results[0], BaseException):
         raise results[0]

@@ -34,8 +34,8 @@ def token_digest(token: str) -> str:
 
 def _seat_token() -> str:
     """32 random bytes, URL-safe, never starting with :data:`TOKEN_PREFIX`: one in 64**3 of
-    them would, and would then be read as a player token first (one drawn so before this rule
-    still acts for its seat: :meth:`Identity.viewer_for`)."""
+    them would, and would then be read as a player token first (stored games may hold such
+    seat tokens: :meth:`Identity.viewer_for` still finds their seat)."""
     while True:
         token = secrets.token_urlsafe(32)
         if not token.startswith(TOKEN_PREFIX):
@@ -77,8 +77,8 @@ class Identity:
         try:
             player = self.player_for_token(token)
         except InvalidToken:
-            # a seat token drawn with the prefix (before seat tokens avoided it) is still its
-            # seat's; nothing else is
+            # a prefixed token of no player is a seat's when this game holds it (stored games
+            # may have such seat tokens); any other is refused
             seat = self._seat_of(table, token_digest(token))
             if seat is None:
                 raise

@@ -36,7 +36,6 @@ def act(client, gid, token, choice="continue", **extra):
     return client.post(f"/v1/games/{gid}/actions", json=body, headers=auth(token))
 
 
-
 def draw_prefixed_tokens_first(monkeypatch, n: int) -> str:
     """The next ``n`` random tokens the server draws (``secrets.token_urlsafe``) start with the
     player tokens' prefix, as one in 64**3 would by chance; later ones are random again.

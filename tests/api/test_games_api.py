@@ -35,8 +35,8 @@ def test_a_seat_token_never_reads_as_a_player_token(client, monkeypatch):
 
 
 def test_a_seat_token_drawn_with_the_player_prefix_still_acts_for_its_seat(client, monkeypatch):
-    # Seat tokens were drawn without avoiding the prefix once: a game may hold one that reads
-    # as a player token first. It is its seat's; a prefixed token of nobody is still refused.
+    # A stored game may hold a seat token with the player tokens' prefix (drawn where nothing
+    # avoided it): it is its seat's; a prefixed token of nobody is still refused.
     from service.application import identity
 
     real = identity._seat_token

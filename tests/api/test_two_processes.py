@@ -65,7 +65,6 @@ def test_a_stale_accept_is_re_decided_and_both_processes_agree(redis_url, queue_
     assert versions == sorted(set(versions))
 
 
-
 def test_a_game_played_through_both_processes_in_turn_is_read_first_not_appended_in_vain(
         redis_url, queue_url):
     """Where a game's commands come through two processes in turn (clients without kept-alive
