@@ -13,8 +13,13 @@ this worker adds them:
   its greenlet goes back to the pool of ``worker_connections``;
 * a request's header block is read up to :data:`MAX_HEADER_BYTES` (64 KiB; gevent alone reads
   100 lines of 64 KiB each): a larger one is answered 431 and closed;
-* a malformed request (a bad request line, more than 100 header fields) is answered 400 and
-  closed, and logged as one line of the ``cartouche.http`` logger at INFO, without a traceback
+* a body is framed one way only, as gunicorn's parser insists: a request with two
+  ``Content-Length`` headers, a length that is not all digits, a ``Transfer-Encoding`` other
+  than a single ``chunked``, or both headers is malformed (gevent alone takes the first length,
+  ``int()``'s idea of a number, and lets ``chunked`` override a length: a proxy in front that
+  reads the same bytes differently could then pass a second request inside the body);
+* a malformed request (a bad request line, more than 100 header fields, a framing above) is
+  answered 400 and closed, and logged as one line of the ``cartouche.http`` logger at INFO, without a traceback
   (a request line of 8 KiB or more: 414, as gevent answers it);
 * gevent's own error lines go to the ``cartouche.http`` logger too (JSON like every other line),
   not as raw text on stderr;
@@ -49,6 +54,20 @@ class RequestTimedOut(socket.timeout):
 
 class HeadersTooLarge(ValueError):
     """The header block is over :data:`MAX_HEADER_BYTES`."""
+
+
+class BadFraming(ValueError):
+    """The request's body length is given twice, badly, or in two ways."""
+
+
+def check_framing(headers) -> None:
+    """Refuse (:class:`BadFraming`) a header block whose body framing is ambiguous."""
+    lengths = headers.get_all("Content-Length") or []
+    codings = headers.get_all("Transfer-Encoding") or []
+    if len(lengths) > 1 or (lengths and not (lengths[0].isdigit() and lengths[0].isascii())):
+        raise BadFraming(f"Content-Length {lengths!r}")
+    if codings and (lengths or len(codings) > 1 or codings[0].strip().lower() != "chunked"):
+        raise BadFraming(f"Transfer-Encoding {codings!r} with Content-Length {lengths!r}")
 
 
 class _HeaderBlock:
@@ -87,7 +106,9 @@ class Handler(PyWSGIHandler):
             self._reading.close()
 
     def MessageClass(self, fp, *args):
-        return super().MessageClass(_HeaderBlock(fp, MAX_HEADER_BYTES), *args)
+        headers = super().MessageClass(_HeaderBlock(fp, MAX_HEADER_BYTES), *args)
+        check_framing(headers)
+        return headers
 
     def get_environ(self):
         # the request line and headers are read: the app's time is not the client's

@@ -2,7 +2,8 @@
 keep-alive: a client that sends no request, or sends its headers too slowly, or idles on a
 kept-alive connection, has its connection closed after that second, so it cannot hold one of
 the worker's greenlets for ever; a client that keeps sending requests keeps its connection; a
-malformed request gets a 400 and one JSON log line, no traceback."""
+malformed request (a body framed twice or badly included) gets a 400 and one JSON log line,
+no traceback."""
 
 from __future__ import annotations
 
@@ -98,22 +99,52 @@ def test_headers_sent_too_slowly_are_cut_off(server):
     b"NONSENSE\r\n\r\n",
     READY.replace(b"\r\n\r\n", b"\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(101))
                   + b"\r\n"),
-], ids=["bad request line", "101 header fields"])
+    b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 40\r\n\r\n{}",
+    b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Length: +2\r\n\r\n{}",
+    (b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),
+    b"POST /v1/games HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+], ids=["bad request line", "101 header fields", "two lengths", "a signed length",
+        "a length and chunked", "chunked not alone"])
 def test_a_malformed_request_gets_a_400_and_one_log_line(server, request_bytes):
     proc, port = server
+    logged = len(_http_lines(proc))
     with _connect(port) as sock:
         sock.sendall(request_bytes)
         assert _response(sock).startswith(b"HTTP/1.1 400")
         assert sock.recv(4096) == b""  # and the connection is closed
-    time.sleep(0.2)
-    lines = [json.loads(line) for line in proc.log().splitlines() if line.startswith("{")]
-    assert any(line["logger"] == "cartouche.http" and "malformed request" in line["message"]
-               for line in lines)
+    deadline = time.monotonic() + 2
+    while len(_http_lines(proc)) == logged and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [line["level"] for line in _http_lines(proc)[logged:]] == ["INFO"]
+    assert "malformed request" in _http_lines(proc)[-1]["message"]
     assert "Traceback" not in proc.log()
     # the worker goes on serving
     with _connect(port) as sock:
         sock.sendall(READY)
         assert _response(sock).startswith(b"HTTP/1.1 200")
+
+
+def _http_lines(proc) -> list[dict]:
+    """The server's ``cartouche.http`` log lines so far."""
+    return [line for line in (json.loads(text) for text in proc.log().splitlines()
+                              if text.startswith("{")) if line["logger"] == "cartouche.http"]
+
+
+def test_a_chunked_body_and_an_expected_continue_are_served(server):
+    _, port = server
+    body = b'{"type": "diamant", "players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}'
+    chunked = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + 20]), body[i:i + 20])
+                       for i in range(0, len(body), 20)) + b"0\r\n\r\n"
+    head = b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    with _connect(port) as sock:
+        sock.sendall(head + b"Transfer-Encoding: chunked\r\n\r\n" + chunked)
+        assert _response(sock).startswith(b"HTTP/1.1 201")
+    with _connect(port) as sock:
+        sock.sendall(head + b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
+        assert sock.recv(4096) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(body)
+        assert _response(sock).startswith(b"HTTP/1.1 201")
 
 
 def test_a_header_block_over_64_kib_gets_a_431_and_one_under_it_is_served(server):
