@@ -13,12 +13,16 @@ this worker adds them:
   its greenlet goes back to the pool of ``worker_connections``;
 * a request's header block is read up to :data:`MAX_HEADER_BYTES` (64 KiB; gevent alone reads
   100 lines of 64 KiB each): a larger one is answered 431 and closed;
+* header lines are read as gunicorn's parser reads them: a line that is not ``Name: value``
+  (a space before the colon, no colon, a first line that continues nothing), a folded value
+  and a NUL are malformed (gevent alone ends the header block at such a line and reads what
+  follows as the body or the next request);
 * a body is framed one way only, as gunicorn's parser insists: a request with two
   ``Content-Length`` headers, a length that is not all digits, a ``Transfer-Encoding`` other
   than a single ``chunked``, or both headers is malformed (gevent alone takes the first length,
   ``int()``'s idea of a number, and lets ``chunked`` override a length: a proxy in front that
   reads the same bytes differently could then pass a second request inside the body);
-* a malformed request (a bad request line, more than 100 header fields, a framing above) is
+* a malformed request (a bad request line, more than 100 header fields, the two above) is
   answered 400 and closed, and logged as one line of the ``cartouche.http`` logger at INFO, without a traceback
   (a request line of 8 KiB or more: 414, as gevent answers it);
 * gevent's own error lines go to the ``cartouche.http`` logger too (JSON like every other line),
@@ -56,18 +60,28 @@ class HeadersTooLarge(ValueError):
     """The header block is over :data:`MAX_HEADER_BYTES`."""
 
 
-class BadFraming(ValueError):
-    """The request's body length is given twice, badly, or in two ways."""
+class BadHeaders(ValueError):
+    """A header line the parser could not read as one, or a body framed ambiguously."""
 
 
-def check_framing(headers) -> None:
-    """Refuse (:class:`BadFraming`) a header block whose body framing is ambiguous."""
+def check_headers(headers) -> None:
+    """Refuse (:class:`BadHeaders`) a header block that a proxy in front could read otherwise
+    than gevent does: a line that is no header (``Name : value``, no colon, a first line that
+    continues nothing: gevent's parser would end the headers there and read what follows as the
+    body or as the next request), a folded value or a NUL, and ambiguous body framing. Only the
+    kinds of fault are named, never the client's text (it may carry a token)."""
+    if headers.defects:
+        raise BadHeaders("header lines it cannot read: "
+                         + ", ".join(sorted({type(d).__name__ for d in headers.defects})))
+    for name, value in headers.items():
+        if "\r" in value or "\n" in value or "\0" in value:
+            raise BadHeaders(f"a folded value or a NUL in {name!r}")
     lengths = headers.get_all("Content-Length") or []
     codings = headers.get_all("Transfer-Encoding") or []
     if len(lengths) > 1 or (lengths and not (lengths[0].isdigit() and lengths[0].isascii())):
-        raise BadFraming(f"Content-Length {lengths!r}")
+        raise BadHeaders(f"Content-Length {lengths!r}")
     if codings and (lengths or len(codings) > 1 or codings[0].strip().lower() != "chunked"):
-        raise BadFraming(f"Transfer-Encoding {codings!r} with Content-Length {lengths!r}")
+        raise BadHeaders(f"Transfer-Encoding {codings!r} with Content-Length {lengths!r}")
 
 
 class _HeaderBlock:
@@ -107,7 +121,7 @@ class Handler(PyWSGIHandler):
 
     def MessageClass(self, fp, *args):
         headers = super().MessageClass(_HeaderBlock(fp, MAX_HEADER_BYTES), *args)
-        check_framing(headers)
+        check_headers(headers)
         return headers
 
     def get_environ(self):

@@ -104,8 +104,13 @@ def test_headers_sent_too_slowly_are_cut_off(server):
     (b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
      b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),
     b"POST /v1/games HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+    b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Length : 2\r\n\r\n{}",
+    b"POST /v1/games HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\r\n chunked\r\n\r\n",
+    b"GET /readyz HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n",
+    b"GET /readyz HTTP/1.1\r\nHost: x\r\nX-Nul: a\x00b\r\n\r\n",
 ], ids=["bad request line", "101 header fields", "two lengths", "a signed length",
-        "a length and chunked", "chunked not alone"])
+        "a length and chunked", "chunked not alone", "a space before the colon",
+        "a folded value", "a line without a colon", "a NUL"])
 def test_a_malformed_request_gets_a_400_and_one_log_line(server, request_bytes):
     proc, port = server
     logged = len(_http_lines(proc))
