@@ -4,8 +4,8 @@ It is gunicorn's gevent worker serving each connection with gevent's own HTTP/1.
 (``gevent.pywsgi``, gunicorn's ``gevent_pywsgi`` worker class) instead of gunicorn's request
 parser: under P1's load the worker spends 12% less CPU a request
 (``docs/benchmarks.md``). gunicorn's parser also bounds how long a client may take to send a
-request, and logs malformed ones through gunicorn's logger; gevent's server does neither, so
-this worker adds them:
+request, reads header lines and body framing strictly, and logs malformed requests through
+gunicorn's logger; gevent's server does none of that, so this worker adds it:
 
 * a client has ``keepalive`` seconds (gunicorn's setting, 5 here) to send each whole request
   line and header block, the first on a connection as well as the ones after: an idle
@@ -23,8 +23,8 @@ this worker adds them:
   ``int()``'s idea of a number, and lets ``chunked`` override a length: a proxy in front that
   reads the same bytes differently could then pass a second request inside the body);
 * a malformed request (a bad request line, more than 100 header fields, the two above) is
-  answered 400 and closed, and logged as one line of the ``cartouche.http`` logger at INFO, without a traceback
-  (a request line of 8 KiB or more: 414, as gevent answers it);
+  answered 400 and closed, and logged as one line of the ``cartouche.http`` logger at INFO,
+  without a traceback (a request line of 8 KiB or more: 414, as gevent answers it);
 * gevent's own error lines go to the ``cartouche.http`` logger too (JSON like every other line),
   not as raw text on stderr;
 * gunicorn's per-request access-log call is skipped when there is no gunicorn access log
