@@ -1,10 +1,10 @@
 """gunicorn settings (overridable with GUNICORN_CMD_ARGS or the WEB_* variables).
 
 The worker class is gevent's (``service.webserver.Worker``: gunicorn's gevent worker serving
-requests with gevent's HTTP server, with gunicorn's read deadline): Server-Sent Events
-subscribers each hold a request open while they block in XREAD, and under gevent those are cheap
-greenlets (``worker_connections`` per process) instead of threads, so hundreds of subscribers
-never starve the action endpoints. The rules code is short CPU work per request; long CPU work
+requests with gevent's HTTP server, read with gunicorn's deadline and strictness): Server-Sent
+Events subscribers each hold a request open while they block in XREAD, and under gevent those
+are cheap greenlets (``worker_connections`` per process) instead of threads, so hundreds of
+subscribers never starve the action endpoints. The rules code is short CPU work per request; long CPU work
 (bots) runs in RQ workers, not here. ``WEB_WORKER_CLASS=gevent`` is gunicorn's own gevent worker
 (its request parser), ``gthread`` threads (``WEB_THREADS`` each).
 """
@@ -50,7 +50,7 @@ timeout = 30
 graceful_timeout = 10
 keepalive = 5  # also the seconds a client has to send each request line and its headers
 accesslog = "-" if os.environ.get("WEB_ACCESS_LOG") else None
-limit_request_line = 8190  # the largest bounded value gunicorn allows
+limit_request_line = 8190  # gunicorn's parser (WEB_WORKER_CLASS=gevent): its largest bounded value
 control_socket_disable = True  # gunicorn 27: no shared ~/.gunicorn socket; checkouts side by side
 
 # Garbage collection in the workers. The per-process game cache holds up to CARTOUCHE_CACHE_SIZE
