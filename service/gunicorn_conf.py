@@ -4,9 +4,9 @@ The worker class is gevent's (``service.webserver.Worker``: gunicorn's gevent wo
 requests with gevent's HTTP server, read with gunicorn's deadline and strictness): Server-Sent
 Events subscribers each hold a request open while they block in XREAD, and under gevent those
 are cheap greenlets (``worker_connections`` per process) instead of threads, so hundreds of
-subscribers never starve the action endpoints. The rules code is short CPU work per request; long CPU work
-(bots) runs in RQ workers, not here. ``WEB_WORKER_CLASS=gevent`` is gunicorn's own gevent worker
-(its request parser), ``gthread`` threads (``WEB_THREADS`` each).
+subscribers never starve the action endpoints. The rules code is short CPU work per request;
+long CPU work (bots) runs in RQ workers, not here. ``WEB_WORKER_CLASS=gevent`` is gunicorn's own
+gevent worker (its request parser), ``gthread`` threads (``WEB_THREADS`` each).
 """
 
 import logging
