@@ -103,7 +103,9 @@ def test_a_command_stores_the_shell_only_when_it_changes_and_another_process_rea
     newest one stored: the same view as the process that played it."""
     import redis
 
-    a, b = _two(redis_url, queue_url)
+    # Jobs go to a queue no worker reads: the bot that plays seat 2 after its resignation must
+    # not append between the test's reads (the session's RQ worker would play it at any time).
+    a, b = _two(redis_url, queue_url.rsplit("/", 1)[0] + "/9")
     gid, tokens, _ = create(a, n=3, seed="15" * 32)
     stream = f"cartouche:{{{gid}}}:events"
     r = redis.Redis.from_url(redis_url)
