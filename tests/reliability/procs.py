@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -173,3 +174,21 @@ def flush(url: str) -> None:
     c = redis.Redis.from_url(url)
     c.flushdb()
     c.close()
+
+
+def response_head(sock: socket.socket) -> bytes:
+    """A response read from ``sock``: its status line and headers, and its body when it gives
+    a length (a chunked body, a stream's, is left unread); what came before a close, if the
+    server closes first."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(4096)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = [int(line.split(b":")[1]) for line in head.split(b"\r\n")
+              if line.lower().startswith(b"content-length:")]
+    while length and len(body) < length[0]:
+        body += sock.recv(4096)
+    return head + b"\r\n\r\n" + body

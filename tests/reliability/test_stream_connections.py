@@ -15,7 +15,7 @@ import time
 import redis
 import requests
 
-from .procs import db, start_gunicorn, wait_until
+from .procs import db, response_head, start_gunicorn, wait_until
 
 #: Greenlets per gunicorn process (WEB_WORKER_CONNECTIONS): each process holds four fifths of
 #: them as streams (800), so 2,000 streams on two processes hold 1,600 and refuse 400.
@@ -41,23 +41,6 @@ def _games(url: str, n: int) -> list[str]:
     return ids
 
 
-def _head(sock: socket.socket) -> bytes:
-    """A response's status line and headers, and its body when it has a length (a refusal;
-    a stream is chunked)."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(4096)
-        if not chunk:
-            return data
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = [int(line.split(b":")[1]) for line in head.split(b"\r\n")
-              if line.lower().startswith(b"content-length:")]
-    while length and len(body) < length[0]:
-        body += sock.recv(4096)
-    return head + b"\r\n\r\n" + body
-
-
 def _open(port: int, paths: list[str]) -> tuple[list[socket.socket], list[bytes]]:
     """Send every request, then read every answer: the sockets of the streams held (200) and
     the heads of the refusals (their sockets closed)."""
@@ -68,7 +51,7 @@ def _open(port: int, paths: list[str]) -> tuple[list[socket.socket], list[bytes]
         socks.append(sock)
     held, refused = [], []
     for sock in socks:
-        head = _head(sock)
+        head = response_head(sock)
         if head.startswith(b"HTTP/1.1 200"):
             held.append(sock)
         else:
