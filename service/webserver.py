@@ -78,10 +78,14 @@ def check_headers(headers) -> None:
             raise BadHeaders(f"a folded value or a NUL in {name!r}")
     lengths = headers.get_all("Content-Length") or []
     codings = headers.get_all("Transfer-Encoding") or []
-    if len(lengths) > 1 or (lengths and not (lengths[0].isdigit() and lengths[0].isascii())):
-        raise BadHeaders(f"Content-Length {lengths!r}")
-    if codings and (lengths or len(codings) > 1 or codings[0].strip().lower() != "chunked"):
-        raise BadHeaders(f"Transfer-Encoding {codings!r} with Content-Length {lengths!r}")
+    if len(lengths) > 1:
+        raise BadHeaders("two Content-Length headers")
+    if lengths and not (lengths[0].isdigit() and lengths[0].isascii()):
+        raise BadHeaders("a Content-Length that is not all digits")
+    if codings and lengths:
+        raise BadHeaders("both Transfer-Encoding and Content-Length")
+    if codings and (len(codings) > 1 or codings[0].strip().lower() != "chunked"):
+        raise BadHeaders("a Transfer-Encoding other than one chunked")
 
 
 class _HeaderBlock:
