@@ -138,6 +138,20 @@ class Gunicorn:
     def stop(self) -> None:
         stop_process(self.proc)
         self._log.close()
+        drop_log(self.log_path.parent)
+
+
+#: Set (to anything) to keep the servers' and workers' logs of a benchmark: by default each is
+#: removed when its process is stopped (P1 writes ~25 MB of access lines a run).
+KEEP_LOGS = "CARTOUCHE_BENCH_KEEP_LOGS"
+
+
+def drop_log(folder: Path) -> None:
+    """Remove a stopped process's log folder, or say where it is with ``KEEP_LOGS``."""
+    if os.environ.get(KEEP_LOGS):
+        print(f"log kept: {folder}", file=sys.stderr)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def stop_process(proc: subprocess.Popen) -> None:
@@ -245,7 +259,8 @@ class Workers:
 
     def __init__(self, n: int, redis_url: str, queue_url: str, env: dict | None = None) -> None:
         full_env = dict(os.environ, REDIS_URL=redis_url, QUEUE_URL=queue_url, **(env or {}))
-        self.log = open(tempfile.mktemp(prefix="cartouche-bench-workers-", suffix=".log"), "w")
+        self.log_dir = Path(tempfile.mkdtemp(prefix="cartouche-bench-workers-"))
+        self.log = open(self.log_dir / "workers.log", "w")
         self.procs = [subprocess.Popen(
             [sys.executable, "-m", "workers.main"] + (["--with-scheduler"] if i == 0 else []),
             cwd=ROOT, env=full_env, stdout=self.log, stderr=subprocess.STDOUT,
@@ -260,6 +275,7 @@ class Workers:
             except subprocess.TimeoutExpired:
                 p.kill()
         self.log.close()
+        drop_log(self.log_dir)
 
 
 def split_url(url: str) -> tuple[str, int]:

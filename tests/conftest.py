@@ -6,6 +6,7 @@ The server binary is the embedded Valkey unless CARTOUCHE_TEST_REDIS_SERVER name
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -41,7 +42,11 @@ def _signing_key_file() -> str:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    path = Path(tempfile.mkdtemp(prefix="cartouche-test-key-")) / "signing.pem"
+    folder = tempfile.mkdtemp(prefix="cartouche-test-key-")
+    # Removed when this process ends: with pytest-xdist it is the controller, whose workers
+    # inherit the variable and are gone by then.
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = Path(folder) / "signing.pem"
     path.write_bytes(Ed25519PrivateKey.generate().private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption()))
@@ -104,6 +109,24 @@ def app(redis_url, queue_url):
 @pytest.fixture
 def svc(app):
     return app.extensions["cartouche"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_files(tmp_path_factory):
+    """Every temporary file of the session -- the logs and data of the servers, workers and
+    clusters the tests start, which outlive a killed process -- goes under pytest's base
+    directory (``tempfile`` here, ``TMPDIR`` for the processes started): pytest keeps the last
+    three runs' (a failed run's logs stay to read) and removes older ones, so runs do not pile
+    up in the system's temporary directory."""
+    folder = tmp_path_factory.mktemp("tmp", numbered=False)
+    before = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir = os.environ["TMPDIR"] = str(folder)
+    yield folder
+    tempfile.tempdir = before[0]
+    if before[1] is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before[1]
 
 
 @pytest.fixture
