@@ -28,7 +28,12 @@ API_SETTINGS = {
                                 "token you are a spectator. Every response carries an "
                                 "X-Request-ID header: the request's own when it sent a safe "
                                 "one (1 to 128 of A-Z a-z 0-9 . _ : -), else a new one; the "
-                                "server's log lines of the request carry it too."},
+                                "server's log lines of the request carry it too. A "
+                                "request body that ends before its Content-Length (or is "
+                                "badly chunked) is answered 400 malformed_request, one that "
+                                "does not arrive within the server's body deadline "
+                                "(WEB_BODY_TIMEOUT, 30 s) 408 request_timeout; either closes "
+                                "the connection."},
         "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         "security": [{}, {"bearer": []}],
     },

@@ -11,6 +11,13 @@ gunicorn's logger; gevent's server does none of that, so this worker adds it:
   line and header block, the first on a connection as well as the ones after: an idle
   keep-alive connection, or one that sends its headers a byte at a time, is closed then, and
   its greenlet goes back to the pool of ``worker_connections``;
+* a body of up to :data:`EAGER_BODY_BYTES` (64 KiB, every action's) is read with its request,
+  within the same deadline, before the app runs; a larger or chunked one as the app reads it,
+  its reads (and the read of what the app left unread, before the connection's next request)
+  taking :data:`BODY_SECONDS` (``WEB_BODY_TIMEOUT``, 30) at most together. A body that stops
+  coming is answered 408 ``request_timeout``, one that ends before its ``Content-Length`` (or
+  whose chunks are malformed) 400 ``malformed_request``, and the connection is closed, instead
+  of a greenlet held for ever or an error the app would answer 500;
 * a request's header block is read up to :data:`MAX_HEADER_BYTES` (64 KiB; gevent alone reads
   100 lines of 64 KiB each): a larger one is answered 431 and closed;
 * header lines are read as gunicorn's parser reads them: a line that is not ``Name: value``
@@ -39,10 +46,14 @@ not run on this path (none is configured).
 
 from __future__ import annotations
 
+import io
+import json
 import logging
+import os
 import socket
 
 import gevent
+from gevent.pywsgi import Input
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler, PyWSGIServer
 
 log = logging.getLogger("cartouche.http")
@@ -50,6 +61,10 @@ log = logging.getLogger("cartouche.http")
 
 #: the most bytes a request's header block may have (its lines after the request line)
 MAX_HEADER_BYTES = 64 * 1024
+#: bodies up to this size are read with the request line and headers, within their deadline
+EAGER_BODY_BYTES = 64 * 1024
+#: the default seconds a client has to send a larger or chunked body (``WEB_BODY_TIMEOUT``)
+BODY_SECONDS = 30.0
 
 
 class RequestTimedOut(socket.timeout):
@@ -62,6 +77,85 @@ class HeadersTooLarge(ValueError):
 
 class BadHeaders(ValueError):
     """A header line the parser could not read as one, or a body framed ambiguously."""
+
+
+def _json_answer(status: str, code: str, message: str) -> bytes:
+    """A whole response closing the connection, its body the API's error shape."""
+    body = json.dumps({"error": {"code": code, "message": message, "details": {}}},
+                      separators=(",", ":")).encode()
+    return (f"HTTP/1.1 {status}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
+
+class BodyFailed(BaseException):
+    """The request's body could not be read. A BaseException, so that it passes through the
+    app (whose handlers would answer any Exception with a 500) to :class:`Handler`, which
+    answers :attr:`answer` and closes the connection."""
+
+    answer = b""
+
+
+class BodyTimedOut(BodyFailed):
+    """A read of the body took more than :data:`BODY_SECONDS`."""
+
+    answer = _json_answer("408 Request Timeout", "request_timeout",
+                          "the request body did not arrive in time")
+
+
+class BodyEnded(BodyFailed):
+    """The body ended before its ``Content-Length``, or its chunks were malformed."""
+
+    answer = _json_answer("400 Bad Request", "malformed_request",
+                          "the request body ended early or was malformed")
+
+
+class BodyInput(Input):
+    """gevent's ``wsgi.input`` whose reads together may take ``seconds`` at most (the app's own
+    time between them does not count): a read past that raises :class:`BodyTimedOut`, one that
+    finds the body cut short or malformed :class:`BodyEnded`; after either, nothing more is
+    read (``failed``: what the app left unread is not discarded, the connection is closed)."""
+
+    __slots__ = ("failed", "seconds", "timer")
+
+    def __init__(self, rfile, content_length, socket, chunked_input, seconds: float) -> None:
+        super().__init__(rfile, content_length, socket=socket, chunked_input=chunked_input)
+        self.seconds, self.timer, self.failed = seconds, None, False
+
+    def read(self, length=None):
+        return self._within(Input.read, length)
+
+    def readline(self, size=None):
+        return self._within(Input.readline, size)
+
+    def _within(self, read, n):
+        if self.failed:
+            raise BodyEnded()
+        if self.timer is None:  # made at the first read; each read resumes what is left of it
+            self.timer = gevent.Timeout(self.seconds, BodyTimedOut())
+        self.timer.start()
+        try:
+            return read(self, n)
+        except BodyFailed:
+            self.failed = True
+            raise
+        except OSError:  # the end of the stream, a reset, a malformed chunk (gevent's IOError)
+            self.failed = True
+            raise BodyEnded() from None
+        finally:
+            self.timer.cancel()
+
+    def _discard(self):
+        """Read what the app left unread (keep-alive), within what is left of the deadline,
+        unless a read failed: then the connection is closed instead."""
+        if not self.failed:
+            try:
+                super()._discard()
+            except BodyFailed:
+                pass
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer.close()
 
 
 def check_headers(headers) -> None:
@@ -108,13 +202,18 @@ class _HeaderBlock:
 
 
 class Handler(PyWSGIHandler):
-    """One connection's requests, each read within :attr:`read_seconds`."""
+    """One connection's requests, each line, header block and small body read within
+    :attr:`read_seconds`, each larger body within :attr:`body_seconds`."""
 
     #: seconds to send each request's line and headers (the worker sets gunicorn's ``keepalive``)
     read_seconds: float = 5.0
+    #: seconds to send a larger or chunked body (the worker sets ``WEB_BODY_TIMEOUT``)
+    body_seconds: float = BODY_SECONDS
     #: whether gunicorn writes an access log (the worker sets it from gunicorn's config)
     gunicorn_access_log: bool = False
     _reading: gevent.Timeout | None = None
+    #: why a small body read with the request could not be (None: it could, or there is none)
+    _body_failed: BodyFailed | None = None
 
     def handle_one_request(self):
         self._reading = gevent.Timeout.start_new(self.read_seconds, RequestTimedOut())
@@ -129,9 +228,59 @@ class Handler(PyWSGIHandler):
         return headers
 
     def get_environ(self):
-        # the request line and headers are read: the app's time is not the client's
-        self._reading.close()
-        return super().get_environ()
+        """The request's environ, its body read too when it is small (within the request's
+        deadline); once it is built, the app's time is not the client's."""
+        self._body_failed = None
+        try:
+            env = super().get_environ()
+            given = self.wsgi_input
+            if env.get("wsgi.input") is given and (given.content_length or given.chunked_input):
+                env["wsgi.input"] = self.wsgi_input = self._body(given)
+        finally:
+            self._reading.close()
+        return env
+
+    def _body(self, given: Input) -> Input:
+        """The ``wsgi.input`` for a request with a body: one of up to :data:`EAGER_BODY_BYTES`
+        read now, under the request's deadline (what failed is kept in ``_body_failed``, for
+        :meth:`run_application` to answer); a larger or chunked one read as the app reads it,
+        within :attr:`body_seconds`."""
+        if given.chunked_input or given.content_length > EAGER_BODY_BYTES:
+            return BodyInput(given.rfile, given.content_length, given.socket,
+                             given.chunked_input, self.body_seconds)
+        try:
+            data = given.read(given.content_length)
+        except RequestTimedOut:
+            self._body_failed, data = BodyTimedOut(), b""
+        except OSError:  # the end of the stream, a reset
+            self._body_failed, data = BodyEnded(), b""
+        return Input(io.BytesIO(data), len(data))
+
+    def run_application(self):
+        failed = self._body_failed
+        if failed is None:
+            try:
+                return super().run_application()
+            except BodyFailed as exc:
+                failed = exc
+        log.info("request body %s from %s", "timed out" if isinstance(failed, BodyTimedOut)
+                 else "ended early or malformed", self.client_address)
+        self.close_connection = True
+        if not self.headers_sent:
+            self.status = failed.answer[9:failed.answer.index(b"\r\n")].decode()
+            try:
+                self.socket.sendall(failed.answer)
+            except OSError:  # the client has gone
+                pass
+        return None
+
+    def handle_one_response(self):
+        super().handle_one_response()
+        body = self.wsgi_input
+        if isinstance(body, BodyInput):
+            body.close()
+            if body.failed:
+                self.close_connection = True  # the rest of the body is unread: no next request
 
     def _handle_client_error(self, ex):
         if isinstance(ex, RequestTimedOut):
@@ -170,5 +319,18 @@ class Worker(GeventPyWSGIWorker):
     def init_process(self) -> None:
         self.wsgi_handler = type("Handler", (Handler,), {
             "read_seconds": float(self.cfg.keepalive or Handler.read_seconds),
+            "body_seconds": body_seconds(),
             "gunicorn_access_log": bool(self.cfg.accesslog)})
         super().init_process()
+
+
+def body_seconds(env=None) -> float:
+    """``WEB_BODY_TIMEOUT``: seconds, more than 0 (:data:`BODY_SECONDS` when unset)."""
+    raw = ((os.environ if env is None else env).get("WEB_BODY_TIMEOUT") or "").strip()
+    try:
+        value = float(raw) if raw else BODY_SECONDS
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise ValueError(f"WEB_BODY_TIMEOUT must be a number of seconds above 0: {raw!r}")
+    return value

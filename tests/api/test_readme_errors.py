@@ -6,7 +6,8 @@ What the server can answer is read from its source, not from a list kept beside 
 ``__init__``, or at each ``raise``, found with ``ast`` across ``service/``), the status and wire
 code ``service.api.errors.ANSWERS`` gives its class (``illegal_action`` and ``invalid_options``
 carry the raised code in ``details.code``: those are the README's other tables), and the codes
-of Werkzeug's own errors and of the literal ``error_response`` calls in ``errors.py``. The
+of Werkzeug's own errors, of the literal ``error_response`` calls in ``errors.py`` and of the
+HTTP server's own answers (``_json_answer`` in ``service/webserver.py``). The
 README's two ``details.code`` tables (refused options, malformed actions) are checked the same
 way against the options vocabulary and ``service/engine/actions.py``.
 """
@@ -121,6 +122,11 @@ def server_answers() -> frozenset[tuple[int, str]]:
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "error_response" \
                 and all(isinstance(a, ast.Constant) for a in node.args[:2]):
             answers.add((node.args[0].value, node.args[1].value))
+    tree = ast.parse((SERVICE / "webserver.py").read_text())
+    for node in ast.walk(tree):  # the HTTP server's own answers (a request body it cannot read)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "_json_answer":
+            status, code = (arg.value for arg in node.args[:2])
+            answers.add((int(status.split()[0]), code))
     return frozenset(answers)
 
 
