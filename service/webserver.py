@@ -30,8 +30,9 @@ gunicorn's logger; gevent's server does none of that, so this worker adds it:
   ``int()``'s idea of a number, and lets ``chunked`` override a length: a proxy in front that
   reads the same bytes differently could then pass a second request inside the body);
 * a malformed request (a bad request line, more than 100 header fields, the two above) is
-  answered 400 and closed, and logged as one line of the ``cartouche.http`` logger at INFO,
-  without a traceback (a request line of 8 KiB or more: 414, as gevent answers it);
+  answered 400 and closed, and logged as one line of the ``cartouche.http`` logger at INFO
+  that names the kind of fault, never the client's text (it may carry a token), without a
+  traceback (a request line of 8 KiB or more: 414, as gevent answers it);
 * gevent's own error lines go to the ``cartouche.http`` logger too (JSON like every other line),
   not as raw text on stderr;
 * gunicorn's per-request access-log call is skipped when there is no gunicorn access log
@@ -288,8 +289,11 @@ class Handler(PyWSGIHandler):
         if isinstance(ex, HeadersTooLarge):
             log.info("request headers too large from %s", self.client_address)
             return "431", HEADERS_TOO_LARGE
-        log.info("malformed request from %s: %s", self.client_address,
-                 getattr(ex, "formatted_message", None) or str(ex) or type(ex).__name__)
+        # what gevent and http.client say of a request line or header they cannot parse
+        # quotes it, and it may carry a token (a URL's query): only the kind of fault is logged
+        fault = str(ex) if isinstance(ex, BadHeaders) else \
+            f"a request line or header it cannot parse ({type(ex).__name__})"
+        log.info("malformed request from %s: %s", self.client_address, fault)
         return "400", BAD_REQUEST
 
     def log_request(self):

@@ -121,6 +121,20 @@ def test_a_malformed_request_gets_a_400_and_one_log_line(server, request_bytes):
         assert response_head(sock).startswith(b"HTTP/1.1 200")
 
 
+def test_a_malformed_request_line_is_logged_without_its_text(server):
+    """The line may carry a token in its query: the log names the kind of fault only."""
+    proc, port = server
+    logged = len(_http_lines(proc))
+    with _connect(port) as sock:
+        sock.sendall(b"GET /v1/games?token=s3cr3t-t0k3n HTTP/9.9\r\nHost: x\r\n\r\n")
+        assert response_head(sock).startswith(b"HTTP/1.1 400")
+    deadline = time.monotonic() + 2
+    while len(_http_lines(proc)) == logged and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(_http_lines(proc)) == logged + 1
+    assert "s3cr3t" not in proc.log()
+
+
 def _http_lines(proc) -> list[dict]:
     """The server's ``cartouche.http`` log lines so far."""
     return [line for line in (json.loads(text) for text in proc.log().splitlines()
