@@ -60,6 +60,7 @@ import orjson
 from flask import Flask, request
 from flask.sessions import NullSession, SecureCookieSessionInterface
 from webargs import core
+from werkzeug.exceptions import ClientDisconnected
 from werkzeug.http import HTTP_STATUS_CODES
 
 from ..schemas import ActionRequestSchema
@@ -78,7 +79,10 @@ def read_body(req) -> bytes:
     (:func:`direct_body`); any other (chunked, over the limit: 413) goes through werkzeug."""
     data = direct_body(req.environ, req.max_content_length)
     if data is None:
-        data = req.environ["cartouche.body"] = req.get_data(cache=True)
+        try:
+            data = req.environ["cartouche.body"] = req.get_data(cache=True)
+        except (OSError, ClientDisconnected):  # (werkzeug's name for the OSError of its reads)
+            raise body_cut_short(req.environ) from None
     return data
 
 
@@ -88,13 +92,27 @@ def direct_body(env: dict, limit: int | None) -> bytes | None:
     werkzeug has to read it."""
     data = env.get("cartouche.body")
     if data is None:
+        if env.get("cartouche.body_cut_short"):
+            raise body_cut_short(env)
         length = env.get("CONTENT_LENGTH", "")
         if (not length.isdigit() or (limit is not None and int(length) > limit)
                 or "HTTP_TRANSFER_ENCODING" in env):
             return None
-        data = env["cartouche.body"] = env["wsgi.input"].read(int(length)) if int(length) \
-            else b""
+        try:
+            data = env["wsgi.input"].read(int(length)) if int(length) else b""
+        except OSError:
+            raise body_cut_short(env) from None
+        env["cartouche.body"] = data
     return data
+
+
+def body_cut_short(env: dict) -> MalformedRequest:
+    """The answer to a body the server could not read to its end (the client went away, or
+    sent less than its length): a 400, never a 500. The default HTTP server answers these
+    itself (``service.webserver``); another worker class's server raises an OSError from the
+    WSGI input. Remembered in ``env``: a second read would not find the body either."""
+    env["cartouche.body_cut_short"] = True
+    return MalformedRequest("malformed_request", "the request body ended early or was malformed")
 
 
 def is_json(content_type: str | None) -> bool:
@@ -279,10 +297,10 @@ class ActionRoute:
         None (Flask then answers it, reading the body :func:`direct_body` kept)."""
         if not is_json(environ.get("CONTENT_TYPE")):
             return None
-        data = direct_body(environ, self.app.config["MAX_CONTENT_LENGTH"])
-        if not data:
-            return None
         try:
+            data = direct_body(environ, self.app.config["MAX_CONTENT_LENGTH"])
+            if not data:
+                return None
             return ActionRequestSchema.fast_load(decode_json(data))
         except MalformedRequest:
             return None

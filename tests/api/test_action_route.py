@@ -1,15 +1,18 @@
 """The action route in front of Flask (``service.api.fastpaths.ActionRoute``): answers exactly
 what the Flask route answers (same statuses, bodies, headers, rate limits, request ids, access
 log and metrics), stands aside for any body it does not take as is, and is not installed when
-the app has a hook it does not stand in for."""
+the app has a hook it does not stand in for; a body the server cannot read to its end is a 400
+there and on Flask's routes."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
 import pytest
 import redis
+from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from service.api.fastpaths import ActionRoute
 from service.app import create_app
@@ -141,3 +144,32 @@ def test_its_rate_limit_is_the_apps(redis_url, queue_url, monkeypatch, limit):
     r = client.post(f"/v1/games/{gid}/actions", json=body, headers=auth(tokens[0]))
     assert r.status_code == 429 and r.get_json()["error"]["code"] == "rate_limited"
     assert int(r.headers["Retry-After"]) >= 1
+
+
+class _CutShort(io.RawIOBase):
+    """A WSGI input whose client went away: what another worker class's server gives the app
+    (gunicorn's own parser raises its ``NoMoreData``, an OSError)."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        raise OSError("unexpected end of file while reading the body")
+
+
+@pytest.mark.parametrize("path", ["/v1/games", "/v1/games/0123abcd/actions"],
+                         ids=["flask route", "action route"])
+@pytest.mark.parametrize("chunked", [False, True], ids=["a length", "chunked"])
+def test_a_body_the_server_cannot_read_to_its_end_is_a_400_not_a_500(client, path, chunked):
+    environ = EnvironBuilder(path=path, method="POST", content_type="application/json",
+                             headers={"Authorization": "Bearer nobody"}).get_environ()
+    environ["wsgi.input"] = io.BufferedReader(_CutShort())
+    if chunked:
+        environ.pop("CONTENT_LENGTH", None)
+        environ["HTTP_TRANSFER_ENCODING"] = "chunked"
+        environ["wsgi.input_terminated"] = True
+    else:
+        environ["CONTENT_LENGTH"] = "80"
+    body, status, _ = run_wsgi_app(client.application, environ, buffered=True)
+    assert status.startswith("400 ")
+    assert json.loads(b"".join(body))["error"]["code"] == "malformed_request"
