@@ -80,34 +80,37 @@ class BadHeaders(ValueError):
     """A header line the parser could not read as one, or a body framed ambiguously."""
 
 
-def _json_answer(status: str, code: str, message: str) -> bytes:
-    """A whole response closing the connection, its body the API's error shape."""
+def _json_answer(status: str, code: str, message: str) -> tuple[str, bytes]:
+    """``status`` and the whole response closing the connection, its body the API's error
+    shape."""
     body = json.dumps({"error": {"code": code, "message": message, "details": {}}},
                       separators=(",", ":")).encode()
-    return (f"HTTP/1.1 {status}\r\nConnection: close\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    return status, (f"HTTP/1.1 {status}\r\nConnection: close\r\n"
+                    f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                    ).encode() + body
 
 
 class BodyFailed(BaseException):
     """The request's body could not be read. A BaseException, so that it passes through the
     app (whose handlers would answer any Exception with a 500) to :class:`Handler`, which
-    answers :attr:`answer` and closes the connection."""
+    answers :attr:`answer` (its :attr:`status`) and closes the connection."""
 
-    answer = b""
+    status: str
+    answer: bytes
 
 
 class BodyTimedOut(BodyFailed):
     """A read of the body took more than :data:`BODY_SECONDS`."""
 
-    answer = _json_answer("408 Request Timeout", "request_timeout",
-                          "the request body did not arrive in time")
+    status, answer = _json_answer("408 Request Timeout", "request_timeout",
+                                  "the request body did not arrive in time")
 
 
 class BodyEnded(BodyFailed):
     """The body ended before its ``Content-Length``, or its chunks were malformed."""
 
-    answer = _json_answer("400 Bad Request", "malformed_request",
-                          "the request body ended early or was malformed")
+    status, answer = _json_answer("400 Bad Request", "malformed_request",
+                                  "the request body ended early or was malformed")
 
 
 class BodyInput(Input):
@@ -268,7 +271,7 @@ class Handler(PyWSGIHandler):
                  else "ended early or malformed", self.client_address)
         self.close_connection = True
         if not self.headers_sent:
-            self.status = failed.answer[9:failed.answer.index(b"\r\n")].decode()
+            self.status = failed.status
             try:
                 self.socket.sendall(failed.answer)
             except OSError:  # the client has gone

@@ -294,7 +294,8 @@ class ActionRoute:
 
     def _body(self, environ) -> dict | None:
         """The action body when it is JSON of the common shape within the size limit, else
-        None (Flask then answers it, reading the body :func:`direct_body` kept)."""
+        None (Flask then answers it, reading the body :func:`direct_body` kept, or refusing the
+        one it found cut short)."""
         if not is_json(environ.get("CONTENT_TYPE")):
             return None
         try:
