@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import marshmallow as ma
 import orjson
+from apispec import BasePlugin
 from flask import Response
 from flask.json.provider import JSONProvider
 import flask_smorest
@@ -64,9 +65,38 @@ class OrjsonProvider(JSONProvider):
         return orjson.loads(s)
 
 
+#: What the HTTP server (``service/webserver.py``) answers before any route sees a request:
+#: documented on every operation, 408 on those that take a body.
+SERVER_ANSWERS = {
+    "414": "the request line is 8 KiB or more (the HTTP server's answer, no body)",
+    "431": "the header block is over 64 KiB (the HTTP server's answer, no body)",
+}
+BODY_TIMED_OUT = ("`request_timeout`: the body did not arrive within the server's deadline "
+                  "(`WEB_BODY_TIMEOUT`); the connection is closed")
+
+
+class ServerAnswers(BasePlugin):
+    """An apispec plugin adding :data:`SERVER_ANSWERS` (and the 408 of a body) to every
+    operation, so that the contract names every status a client can get."""
+
+    def operation_helper(self, path=None, operations=None, **kwargs) -> None:
+        for operation in (operations or {}).values():
+            responses = operation.setdefault("responses", {})
+            for status, description in SERVER_ANSWERS.items():
+                responses.setdefault(status, {"description": description})
+            if "requestBody" in operation:
+                responses.setdefault("408", {
+                    "description": BODY_TIMED_OUT,
+                    "content": {"application/json": {
+                        "schema": {"$ref": "#/components/schemas/Error"}}}})
+
+
 class CartoucheApi(Api):
     ERROR_SCHEMA = schemas.ErrorSchema
     DEFAULT_ERROR_RESPONSE_NAME = None  # every endpoint lists its own error responses
+
+    def _init_spec(self, *, extra_plugins=None, **options) -> None:
+        super()._init_spec(extra_plugins=[*(extra_plugins or ()), ServerAnswers()], **options)
 
 
 class GameIdConverter(BaseConverter):

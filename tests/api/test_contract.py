@@ -80,3 +80,17 @@ def test_every_games_schemas_are_reachable_from_the_paths():
             wanted |= {f"{prefix}Event{t}{d}" for t in game.event_schemas for d in ("", "Data")}
             wanted |= {f"ShellEvent{t}{d}" for t in SHELL_EVENT_SCHEMAS for d in ("", "Data")}
         assert wanted <= reached, sorted(wanted - reached)
+
+
+def test_every_operation_documents_what_the_http_server_itself_answers():
+    """A request line of 8 KiB or more (414) and a header block over 64 KiB (431) are answered
+    before any route, a body that does not arrive in time (408) on any route that takes one:
+    a client generated from the contract knows them all."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    operations = [op for ops in spec["paths"].values() for op in ops.values()
+                  if isinstance(op, dict) and "responses" in op]
+    assert len(operations) > 40
+    for op in operations:
+        assert {"414", "431"} <= set(op["responses"]), op.get("operationId", op.get("summary"))
+        if "requestBody" in op:
+            assert {"400", "408"} <= set(op["responses"]), op.get("operationId", op.get("summary"))
