@@ -22,6 +22,10 @@ from service import logs, metricsdir
 _own_metrics_dir = not (os.environ.get(metricsdir.VARIABLE)
                         or os.environ.get("CARTOUCHE_METRICS_DIR"))
 metrics_dir = metricsdir.prepare()
+# Each worker writes its request and command counts to its metrics file every
+# WEB_METRICS_WRITE_SECONDS (default 1; 0: at every request), not at every request: see
+# post_worker_init and worker_exit. Read here so that a bad value stops the start.
+metrics_write_seconds = metricsdir.write_seconds()
 
 
 class CartoucheLogger(Logger):
@@ -107,6 +111,13 @@ def child_exit(server, worker):  # noqa: ARG001 - gunicorn's signature
     multiprocess.mark_process_dead(worker.pid, metrics_dir)
 
 
+def worker_exit(server, worker):
+    """A worker that stops writes the counts it still holds (in its own process)."""
+    from service import metrics
+
+    metrics.DEFERRED.stop()
+
+
 def on_exit(server):  # noqa: ARG001 - gunicorn's signature
     """A metrics directory made for this run goes with it."""
     if _own_metrics_dir:
@@ -141,6 +152,9 @@ def _keep_reuse_port_for_tcp(server):
 def post_worker_init(worker):
     import gc
 
+    from service import metrics
+
+    metrics.DEFERRED.start(metrics_write_seconds)  # under gevent's workers only
     if gc_thresholds.strip().lower() == "default":
         return
     gc.collect()

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 from bisect import bisect_left
 from functools import partial
 from typing import Any, Callable, Iterable
@@ -93,28 +94,110 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 # attributes this relies on (another prometheus-client) gets the library's own calls.
 
 
+#
+# In multiprocess mode every change of a value is also written to its process's memory-mapped
+# file (a lock, a pid check, the packing of two doubles: ~2 us a value, and a request and its
+# command change four). A gunicorn worker under gevent keeps those changes in memory instead and
+# writes them to the file once every ``WEB_METRICS_WRITE_SECONDS`` (:class:`DeferredWrites`).
+
+
+def _counts(value: Any) -> bool:
+    return callable(getattr(value, "inc", None))
+
+
+class DeferredWrites:
+    """Amounts added to prometheus-client values, held in memory and written to the values (the
+    library's own ``inc``) every ``interval`` seconds by a background greenlet, and at once by
+    :meth:`flush`: before ``/metrics`` reads the files, and when the worker exits.
+
+    Off until :meth:`start` (then ``add`` is the value's own ``inc``). It is started only where
+    gevent has patched ``threading``: greenlets switch only where they block and ``add`` never
+    blocks, so an amount cannot be added to a dict that ``flush`` has already taken (no lock on
+    the request's path). A process forked after the start holds nothing and writes at once.
+    What a worker killed without its exit (SIGKILL, gunicorn's timeout) holds is lost: at most
+    ``interval`` seconds of its counts. The interval: ``WEB_METRICS_WRITE_SECONDS``
+    (:func:`service.metricsdir.write_seconds`).
+    """
+
+    def __init__(self) -> None:
+        self.interval: float | None = None
+        self._pending: dict[Any, float] = {}
+        self._wake: Any = None
+
+    def add(self, value: Any, amount: float) -> None:
+        if self.interval is None:
+            value.inc(amount)
+            return
+        pending = self._pending
+        pending[value] = pending.get(value, 0.0) + amount
+
+    def flush(self) -> None:
+        """Write every amount held to its value now."""
+        pending, self._pending = self._pending, {}
+        for value, amount in pending.items():
+            value.inc(amount)
+
+    def start(self, interval: float) -> bool:
+        """Hold amounts and write them every ``interval`` seconds (0: at once, nothing held), if
+        gevent has patched ``threading``; answers whether it did."""
+        if interval <= 0 or not _gevent_patched():
+            return False
+        import threading
+
+        self.interval = interval
+        self._wake = threading.Event()
+        threading.Thread(target=self._write_every_interval, name="metrics-writes",
+                         daemon=True).start()
+        os.register_at_fork(after_in_child=self._forked)
+        return True
+
+    def stop(self) -> None:
+        """Write what is held and go back to writing at once."""
+        self.interval = None
+        if self._wake is not None:
+            self._wake.set()
+        self.flush()
+
+    def _write_every_interval(self) -> None:
+        wake = self._wake
+        while self.interval is not None and not wake.wait(self.interval):
+            self.flush()
+
+    def _forked(self) -> None:
+        self.interval, self._pending, self._wake = None, {}, None
+
+
+def _gevent_patched() -> bool:
+    monkey = sys.modules.get("gevent.monkey")
+    return monkey is not None and monkey.is_module_patched("threading")
+
+
+#: The request and command counts' writes (started by the gunicorn config in each worker).
+DEFERRED = DeferredWrites()
+
+
 def counting(child: Counter) -> Callable[[], None]:
     """``child.inc`` (a Counter with its label values) as a function of nothing: count one."""
-    inc = getattr(getattr(child, "_value", None), "inc", None)
-    return partial(inc, 1) if callable(inc) else child.inc
+    value = getattr(child, "_value", None)
+    return partial(DEFERRED.add, value, 1.0) if _counts(value) else child.inc
 
 
 def observing(child: Histogram) -> Callable[[float], None]:
     """``child.observe`` (a Histogram with its label values)."""
     bounds = getattr(child, "_upper_bounds", None)
     buckets = getattr(child, "_buckets", None)
-    total = getattr(getattr(child, "_sum", None), "inc", None)
+    total = getattr(child, "_sum", None)
     if not bounds or bounds[-1] != float("inf") or not isinstance(buckets, list) \
-            or len(buckets) != len(bounds) or not callable(total) \
-            or not all(callable(getattr(b, "inc", None)) for b in buckets):
+            or len(buckets) != len(bounds) or not _counts(total) \
+            or not all(_counts(b) for b in buckets):
         return child.observe
-    bounds, incs = tuple(bounds), tuple(b.inc for b in buckets)
+    bounds, buckets, add = tuple(bounds), tuple(buckets), DEFERRED.add
 
     def observe(amount: float) -> None:
-        total(amount)
+        add(total, amount)
         i = bisect_left(bounds, amount)  # the first bound >= amount, as the library counts it
         if i < len(bounds) and amount <= bounds[i]:  # (never NaN: no bucket, like the library)
-            incs[i](1)
+            add(buckets[i], 1.0)
 
     return observe
 
@@ -277,6 +360,7 @@ def multiprocess_registry() -> CollectorRegistry:
 def exposition(collector: StoreCollector | None) -> bytes:
     """The text ``/metrics`` serves: this process's metrics (every process's in multiprocess
     mode) and ``collector``'s."""
+    DEFERRED.flush()  # this process's held counts; other workers' are at most an interval old
     registry = multiprocess_registry() if os.environ.get("PROMETHEUS_MULTIPROC_DIR") else REGISTRY
     text = generate_latest(registry)
     if collector is not None:

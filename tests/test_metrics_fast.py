@@ -89,3 +89,113 @@ def test_a_child_without_the_expected_internals_gets_the_librarys_calls():
     counting(child)()
     observing(child)(0.5)
     assert child.calls == ["inc", 0.5]
+
+
+# -- a gunicorn worker's writes, held for an interval (DeferredWrites) --------------------------
+
+#: In multiprocess mode under gevent's patches: counts one request and observes one latency with
+#: the writes held, and prints, as JSON, what the files hold (what any worker's scrape reads) at
+#: each step.
+HELD = textwrap.dedent("""
+    from gevent import monkey
+    monkey.patch_all()
+    import json, os, sys
+    import gevent
+    from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+    from prometheus_client import multiprocess
+    from service import metrics
+
+    def files():
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        text = generate_latest(registry).decode()
+        return sorted(l for l in text.splitlines() if l.startswith("held_") and " 0.0" not in l)
+
+    c = Counter("held_requests", "requests", ["route"])
+    h = Histogram("held_seconds", "seconds", ["route"], buckets=(0.1, 1))
+    count, observe = metrics.counting(c.labels("a")), metrics.observing(h.labels("a"))
+    steps = {"started": metrics.DEFERRED.start(float(sys.argv[1]))}
+    for _ in range(3):
+        count()
+        observe(0.05)
+    steps["held"] = files()
+    gevent.sleep(float(sys.argv[2]))
+    steps["after_wait"] = files()
+    count()
+    steps["counted_again"] = files()
+    metrics.exposition(None)  # what /metrics serves: this process's held counts first
+    steps["after_exposition"] = files()
+    count()
+    if os.fork() == 0:  # a forked child holds nothing and writes at once
+        count()
+        os._exit(0 if metrics.DEFERRED.interval is None else 3)
+    steps["child"] = os.wait()[1]
+    steps["after_child"] = files()
+    metrics.DEFERRED.stop()  # the worker's exit
+    steps["after_stop"] = files()
+    print(json.dumps(steps))
+""")
+
+
+def _held(tmp_path, interval: float, wait: float) -> dict:
+    import json
+
+    out = subprocess.run([sys.executable, "-c", HELD, str(interval), str(wait)],
+                         env=_env(PROMETHEUS_MULTIPROC_DIR=str(tmp_path)), capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out)
+
+
+def _counted(n: int) -> list[str]:
+    return sorted([f'held_requests_total{{route="a"}} {float(n)}',
+                   f'held_seconds_bucket{{le="0.1",route="a"}} {float(n)}',
+                   f'held_seconds_bucket{{le="1.0",route="a"}} {float(n)}',
+                   f'held_seconds_bucket{{le="+Inf",route="a"}} {float(n)}',
+                   f'held_seconds_count{{route="a"}} {float(n)}',
+                   f'held_seconds_sum{{route="a"}} {0.05 * n}'])
+
+
+def test_a_gevent_worker_writes_its_counts_every_interval_on_a_scrape_and_at_its_exit(tmp_path):
+    steps = _held(tmp_path, 0.2, 0.5)
+    assert steps["started"] is True
+    assert steps["held"] == []  # nothing in the files yet
+    assert steps["after_wait"] == _counted(3)  # written by the background greenlet
+    assert steps["counted_again"] == _counted(3)  # held again
+    assert steps["after_exposition"] == [line.replace("requests_total{route=\"a\"} 3.0",
+                                                      "requests_total{route=\"a\"} 4.0")
+                                         for line in _counted(3)]
+    assert steps["child"] == 0
+    # the parent's held count is its own; the child's was written at once
+    child_and_parent = [line.replace("requests_total{route=\"a\"} 3.0",
+                                     "requests_total{route=\"a\"} 5.0") for line in _counted(3)]
+    assert steps["after_child"] == child_and_parent
+    assert steps["after_stop"] == [line.replace("5.0", "6.0") for line in child_and_parent]
+
+
+def test_a_longer_interval_holds_the_counts_until_the_exit(tmp_path):
+    steps = _held(tmp_path, 10, 0.3)
+    assert steps["held"] == steps["after_wait"] == []
+    assert steps["after_stop"][-1] == 'held_seconds_sum{route="a"} 0.15000000000000002'
+
+
+def test_without_gevents_patches_or_with_an_interval_of_0_every_count_is_written_at_once(
+        tmp_path):
+    steps = _held(tmp_path, 0, 0)
+    assert steps["started"] is False
+    assert steps["held"] == _counted(3)
+    script = ("import sys; from service import metrics; "
+              "sys.exit(metrics.DEFERRED.start(1) is not False)")
+    assert subprocess.run([sys.executable, "-c", script], env=_env(), check=False).returncode == 0
+
+
+def test_the_interval_setting_is_parsed_and_bounded():
+    import pytest
+
+    from service.metricsdir import MAX_WRITE_SECONDS, write_seconds
+
+    assert write_seconds({}) == 1.0
+    assert write_seconds({"WEB_METRICS_WRITE_SECONDS": " 0 "}) == 0.0
+    assert write_seconds({"WEB_METRICS_WRITE_SECONDS": "2.5"}) == 2.5
+    for bad in ("-1", "abc", "nan", "inf", str(MAX_WRITE_SECONDS + 1)):
+        with pytest.raises(ValueError, match="WEB_METRICS_WRITE_SECONDS"):
+            write_seconds({"WEB_METRICS_WRITE_SECONDS": bad})

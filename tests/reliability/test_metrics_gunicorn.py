@@ -51,10 +51,14 @@ def test_both_workers_requests_and_the_rq_workers_jobs_are_counted(own_redis):
         written = {int(m.group(1)) for m in (re.match(r"counter_(\d+)\.db$", f)
                                              for f in os.listdir(metrics_dir)) if m}
         assert pids <= written, (pids, written)
-        # ... and every scrape, whichever worker answers, sums them all
-        counts = {value(scrape(url), "cartouche_http_requests_total", method="GET",
-                        route="/v1/game-types", status="200") for _ in range(6)}
-        assert counts == {requests_n}
+        # ... and every scrape, whichever worker answers, sums them all: each worker writes its
+        # counts within WEB_METRICS_WRITE_SECONDS (1 s), the one answering at once
+        def counted():
+            return value(scrape(url), "cartouche_http_requests_total", method="GET",
+                         route="/v1/game-types", status="200")
+
+        wait_until(lambda: counted() == requests_n, 3, "every worker's counts", 0.1)
+        assert {counted() for _ in range(6)} == {requests_n}
 
         # a bot game played by the RQ worker: its jobs and decisions show in gunicorn's scrape
         r = requests.post(f"{url}/v1/games", json={"type": "diamant", "players": [
@@ -112,3 +116,59 @@ def test_a_worker_on_its_own_serves_its_job_counts(own_redis):
         wait_until(swept, 30, "the worker to count its three jobs", 0.2)
     finally:
         worker.stop()
+
+
+def _requests_counted(url: str, n: int) -> None:
+    for _ in range(n):  # one connection each: SO_REUSEPORT spreads them over the workers
+        with requests.Session() as s:
+            assert s.get(f"{url}/v1/game-types", timeout=5).status_code == 200
+
+
+def _files_count(metrics_dir: str) -> float:
+    """The requests to /v1/game-types counted in ``metrics_dir``'s files (every process's)."""
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=metrics_dir)
+    found = re.search(r'cartouche_http_requests_total\{method="GET",route="/v1/game-types",'
+                      r'status="200"\} (\S+)', generate_latest(registry).decode())
+    return float(found.group(1)) if found else 0.0
+
+
+def test_a_worker_that_stops_writes_the_counts_it_held(own_redis):
+    """With a write interval longer than the test, the workers hold their counts in memory; a
+    gunicorn stopped right after the requests still leaves every one of them in the files."""
+    server = own_redis["server"]
+    metrics_dir = tempfile.mkdtemp(prefix="cartouche-test-metrics-")
+    gunicorn, url = start_gunicorn(db(server.url, 0), db(server.url, 1), {
+        "PROMETHEUS_MULTIPROC_DIR": metrics_dir, "WEB_METRICS_WRITE_SECONDS": "10"})
+    try:
+        _requests_counted(url, 30)
+        assert _files_count(metrics_dir) < 30  # held (a scrape would write its worker's)
+    finally:
+        gunicorn.stop()
+    try:
+        assert _files_count(metrics_dir) == 30
+    finally:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def test_an_interval_of_0_writes_every_count_at_once(own_redis):
+    server = own_redis["server"]
+    metrics_dir = tempfile.mkdtemp(prefix="cartouche-test-metrics-")
+    gunicorn, url = start_gunicorn(db(server.url, 0), db(server.url, 1), {
+        "PROMETHEUS_MULTIPROC_DIR": metrics_dir, "WEB_METRICS_WRITE_SECONDS": "0"})
+    try:
+        _requests_counted(url, 20)
+        assert _files_count(metrics_dir) == 20
+    finally:
+        gunicorn.stop()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def test_a_bad_interval_stops_the_start(own_redis):
+    server = own_redis["server"]
+    with pytest.raises(RuntimeError, match="WEB_METRICS_WRITE_SECONDS must be"):
+        start_gunicorn(db(server.url, 0), db(server.url, 1),
+                       {"WEB_METRICS_WRITE_SECONDS": "soon"})
