@@ -37,6 +37,7 @@ application layer has no metrics code, only three explicit calls.
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import sys
 from bisect import bisect_left
@@ -55,6 +56,8 @@ from .store import keys
 from .store.errors import UNAVAILABLE
 from .store.events import STATUSES
 from .store.quota import QuotaExceeded
+
+log = logging.getLogger("cartouche.metrics")
 
 disable_created_metrics()  # no ``*_created`` series: half the text, nothing a query uses
 
@@ -114,7 +117,8 @@ class DeferredWrites:
     gevent has patched ``threading``: greenlets switch only where they block and ``add`` never
     blocks, so an amount cannot be added to a dict that ``flush`` has already taken (no lock on
     the request's path). A process forked after the start holds nothing and writes at once.
-    What a worker killed without its exit (SIGKILL, gunicorn's timeout) holds is lost: at most
+    It holds one amount per labelled value (their label sets are bounded). What a worker killed
+    without its exit (SIGKILL, gunicorn's timeout) holds is lost: at most
     ``interval`` seconds of its counts. The interval: ``WEB_METRICS_WRITE_SECONDS``
     (:func:`service.metricsdir.write_seconds`).
     """
@@ -161,7 +165,10 @@ class DeferredWrites:
     def _write_every_interval(self) -> None:
         wake = self._wake
         while self.interval is not None and not wake.wait(self.interval):
-            self.flush()
+            try:
+                self.flush()
+            except Exception:  # a file that cannot be written: those counts are lost, not the
+                log.exception("writing the metric counts failed")  # later ones
 
     def _forked(self) -> None:
         self.interval, self._pending, self._wake = None, {}, None

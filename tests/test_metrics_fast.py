@@ -199,3 +199,38 @@ def test_the_interval_setting_is_parsed_and_bounded():
     for bad in ("-1", "abc", "nan", "inf", str(MAX_WRITE_SECONDS + 1)):
         with pytest.raises(ValueError, match="WEB_METRICS_WRITE_SECONDS"):
             write_seconds({"WEB_METRICS_WRITE_SECONDS": bad})
+
+
+def test_a_failed_write_is_logged_and_the_later_counts_are_still_written(tmp_path):
+    script = textwrap.dedent("""
+        from gevent import monkey
+        monkey.patch_all()
+        import logging, sys
+        import gevent
+        from service import metrics
+
+        logging.basicConfig(stream=sys.stdout, format="%(name)s %(message)s")
+
+        class Value:
+            def __init__(self, fails):
+                self.fails, self.total = fails, 0.0
+            def inc(self, amount):
+                if self.fails:
+                    self.fails -= 1
+                    raise OSError("disk full")
+                self.total += amount
+
+        broken, fine = Value(1), Value(0)
+        assert metrics.DEFERRED.start(0.1)
+        metrics.DEFERRED.add(broken, 1.0)
+        gevent.sleep(0.35)
+        metrics.DEFERRED.add(fine, 2.0)
+        metrics.DEFERRED.add(broken, 3.0)
+        gevent.sleep(0.35)
+        print("totals", broken.total, fine.total)
+    """)
+    out = subprocess.run([sys.executable, "-c", script],
+                         env=_env(PROMETHEUS_MULTIPROC_DIR=str(tmp_path)), capture_output=True,
+                         text=True, check=True).stdout
+    assert "cartouche.metrics writing the metric counts failed" in out
+    assert out.strip().endswith("totals 3.0 2.0")
