@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import tempfile
+from contextlib import contextmanager
 
 import pytest
 import redis
@@ -136,35 +137,36 @@ def _files_count(metrics_dir: str) -> float:
     return float(found.group(1)) if found else 0.0
 
 
+@contextmanager
+def _gunicorn_writing_every(own_redis, seconds: str):
+    """A gunicorn with ``WEB_METRICS_WRITE_SECONDS=seconds`` and a metrics directory of its
+    own: yields ``(gunicorn, url, metrics_dir)``; stops it (if the test has not) and removes
+    the directory."""
+    server = own_redis["server"]
+    metrics_dir = tempfile.mkdtemp(prefix="cartouche-test-metrics-")
+    gunicorn, url = start_gunicorn(db(server.url, 0), db(server.url, 1), {
+        "PROMETHEUS_MULTIPROC_DIR": metrics_dir, "WEB_METRICS_WRITE_SECONDS": seconds})
+    try:
+        yield gunicorn, url, metrics_dir
+    finally:
+        gunicorn.stop()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
 def test_a_worker_that_stops_writes_the_counts_it_held(own_redis):
     """With a write interval longer than the test, the workers hold their counts in memory; a
     gunicorn stopped right after the requests still leaves every one of them in the files."""
-    server = own_redis["server"]
-    metrics_dir = tempfile.mkdtemp(prefix="cartouche-test-metrics-")
-    gunicorn, url = start_gunicorn(db(server.url, 0), db(server.url, 1), {
-        "PROMETHEUS_MULTIPROC_DIR": metrics_dir, "WEB_METRICS_WRITE_SECONDS": "10"})
-    try:
+    with _gunicorn_writing_every(own_redis, "10") as (gunicorn, url, metrics_dir):
         _requests_counted(url, 30)
         assert _files_count(metrics_dir) < 30  # held (a scrape would write its worker's)
-    finally:
         gunicorn.stop()
-    try:
         assert _files_count(metrics_dir) == 30
-    finally:
-        shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 def test_an_interval_of_0_writes_every_count_at_once(own_redis):
-    server = own_redis["server"]
-    metrics_dir = tempfile.mkdtemp(prefix="cartouche-test-metrics-")
-    gunicorn, url = start_gunicorn(db(server.url, 0), db(server.url, 1), {
-        "PROMETHEUS_MULTIPROC_DIR": metrics_dir, "WEB_METRICS_WRITE_SECONDS": "0"})
-    try:
+    with _gunicorn_writing_every(own_redis, "0") as (_, url, metrics_dir):
         _requests_counted(url, 20)
         assert _files_count(metrics_dir) == 20
-    finally:
-        gunicorn.stop()
-        shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 def test_a_bad_interval_stops_the_start(own_redis):
