@@ -27,7 +27,9 @@ them, whichever worker answers. ``make run`` gives its RQ worker the same direct
 worker's job and bot metrics are in the API's ``/metrics``; a worker on another machine can
 serve its own with ``CARTOUCHE_WORKER_METRICS_PORT``. Without the variable (tests, a single
 process) the values live in this process. The files are read by :class:`SizedFilesCollector`,
-which skips a file its process has created but not sized yet.
+which skips a file its process has created but not sized yet. A gunicorn worker writes its
+request and command counts to its file every ``WEB_METRICS_WRITE_SECONDS`` (1 s), not at every
+request (:class:`DeferredWrites`).
 
 The commands, conflicts and bot timings are reported by the application itself, through its
 observer hook (``service/application/observer.py``; :data:`OBSERVER` here counts them), so the
@@ -95,8 +97,6 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 # the library's calls change, so what ``/metrics`` serves is the same
 # (``tests/test_metrics_fast.py`` compares the two in both modes). A child without the
 # attributes this relies on (another prometheus-client) gets the library's own calls.
-
-
 #
 # In multiprocess mode every change of a value is also written to its process's memory-mapped
 # file (a lock, a pid check, the packing of two doubles: ~2 us a value, and a request and its
