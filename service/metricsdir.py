@@ -19,6 +19,8 @@ import re
 import tempfile
 from typing import MutableMapping
 
+from .config import env_seconds
+
 VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 _FILE = re.compile(r"^[a-z_]+_(\d+)\.db$")
 
@@ -68,12 +70,5 @@ def write_seconds(env: MutableMapping[str, str] | None = None) -> float:
     """``WEB_METRICS_WRITE_SECONDS``: how often a gunicorn worker writes its request and command
     counts to its file here (``service.metrics.DeferredWrites``), from 0 (at every change) to
     :data:`MAX_WRITE_SECONDS`; 1 when unset."""
-    raw = ((os.environ if env is None else env).get("WEB_METRICS_WRITE_SECONDS") or "").strip()
-    try:
-        value = float(raw) if raw else 1.0
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= MAX_WRITE_SECONDS:
-        raise ValueError("WEB_METRICS_WRITE_SECONDS must be a number of seconds from 0 to "
-                         f"{MAX_WRITE_SECONDS:g}: {raw!r}")
-    return value
+    return env_seconds(os.environ if env is None else env, "WEB_METRICS_WRITE_SECONDS", 1.0,
+                       most=MAX_WRITE_SECONDS, zero=True)

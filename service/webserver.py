@@ -57,6 +57,8 @@ import gevent
 from gevent.pywsgi import Input
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler, PyWSGIServer
 
+from .config import env_seconds
+
 log = logging.getLogger("cartouche.http")
 
 
@@ -333,11 +335,4 @@ class Worker(GeventPyWSGIWorker):
 
 def body_seconds(env=None) -> float:
     """``WEB_BODY_TIMEOUT``: seconds, more than 0 (:data:`BODY_SECONDS` when unset)."""
-    raw = ((os.environ if env is None else env).get("WEB_BODY_TIMEOUT") or "").strip()
-    try:
-        value = float(raw) if raw else BODY_SECONDS
-    except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        raise ValueError(f"WEB_BODY_TIMEOUT must be a number of seconds above 0: {raw!r}")
-    return value
+    return env_seconds(os.environ if env is None else env, "WEB_BODY_TIMEOUT", BODY_SECONDS)
