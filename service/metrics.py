@@ -113,7 +113,7 @@ class DeferredWrites:
     library's own ``inc``) every ``interval`` seconds by a background greenlet, and at once by
     :meth:`flush`: before ``/metrics`` reads the files, and when the worker exits.
 
-    Off until :meth:`start` (then ``add`` is the value's own ``inc``). It is started only where
+    Until :meth:`start`, ``add`` is the value's own ``inc``. It is started only where
     gevent has patched ``threading``: greenlets switch only where they block and ``add`` never
     blocks, so an amount cannot be added to a dict that ``flush`` has already taken (no lock on
     the request's path). A process forked after the start holds nothing and writes at once.

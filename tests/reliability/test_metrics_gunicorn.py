@@ -24,15 +24,25 @@ from .procs import children, db, start_gunicorn, start_worker, wait_until
 pytestmark = pytest.mark.redis
 
 
-def scrape(url: str) -> dict[tuple, float]:
-    with requests.Session() as fresh:  # a new connection: any worker may answer
-        text = fresh.get(f"{url}/metrics", timeout=5).text
+def snapshot(text: str) -> dict[tuple, float]:
+    """Prometheus text as {(sample name, sorted labels): value}."""
     return {(s.name, tuple(sorted(s.labels.items()))): s.value
             for family in text_string_to_metric_families(text) for s in family.samples}
 
 
+def scrape(url: str) -> dict[tuple, float]:
+    with requests.Session() as fresh:  # a new connection: any worker may answer
+        return snapshot(fresh.get(f"{url}/metrics", timeout=5).text)
+
+
 def value(snapshot, name, **labels) -> float:
     return snapshot.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def _requests_counted(url: str, n: int) -> None:
+    for _ in range(n):  # one connection each: SO_REUSEPORT spreads them over the workers
+        with requests.Session() as s:
+            assert s.get(f"{url}/v1/game-types", timeout=5).status_code == 200
 
 
 def test_both_workers_requests_and_the_rq_workers_jobs_are_counted(own_redis):
@@ -44,9 +54,7 @@ def test_both_workers_requests_and_the_rq_workers_jobs_are_counted(own_redis):
     worker = start_worker(store_url, queue_url, scheduler=True, extra_env=env)
     try:
         requests_n = 40
-        for _ in range(requests_n):  # one connection each: SO_REUSEPORT spreads them
-            with requests.Session() as s:
-                assert s.get(f"{url}/v1/game-types", timeout=5).status_code == 200
+        _requests_counted(url, requests_n)
         # both gunicorn workers served some and wrote their own files ...
         pids = set(children(gunicorn.pid))
         written = {int(m.group(1)) for m in (re.match(r"counter_(\d+)\.db$", f)
@@ -119,12 +127,6 @@ def test_a_worker_on_its_own_serves_its_job_counts(own_redis):
         worker.stop()
 
 
-def _requests_counted(url: str, n: int) -> None:
-    for _ in range(n):  # one connection each: SO_REUSEPORT spreads them over the workers
-        with requests.Session() as s:
-            assert s.get(f"{url}/v1/game-types", timeout=5).status_code == 200
-
-
 def _files_count(metrics_dir: str) -> float:
     """The requests to /v1/game-types counted in ``metrics_dir``'s files (every process's)."""
     from prometheus_client import CollectorRegistry, generate_latest
@@ -132,9 +134,8 @@ def _files_count(metrics_dir: str) -> float:
 
     registry = CollectorRegistry()
     MultiProcessCollector(registry, path=metrics_dir)
-    found = re.search(r'cartouche_http_requests_total\{method="GET",route="/v1/game-types",'
-                      r'status="200"\} (\S+)', generate_latest(registry).decode())
-    return float(found.group(1)) if found else 0.0
+    return value(snapshot(generate_latest(registry).decode()), "cartouche_http_requests_total",
+                 method="GET", route="/v1/game-types", status="200")
 
 
 @contextmanager
