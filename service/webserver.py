@@ -20,10 +20,11 @@ gunicorn's logger; gevent's server does none of that, so this worker adds it:
   of a greenlet held for ever or an error the app would answer 500;
 * a request's header block is read up to :data:`MAX_HEADER_BYTES` (64 KiB; gevent alone reads
   100 lines of 64 KiB each): a larger one is answered 431 and closed;
-* header lines are read as gunicorn's parser reads them: a line that is not ``Name: value``
-  (a space before the colon, no colon, a first line that continues nothing), a folded value
-  and a NUL are malformed (gevent alone ends the header block at such a line and reads what
-  follows as the body or the next request);
+* header lines are read as gunicorn's parser reads them (:func:`read_headers`, in place of
+  gevent's, which is the standard library's e-mail parser): a line that is not ``Name: value``
+  (a name that is not a token, a space before the colon, no colon), a folded value, a NUL or a
+  lone CR, and a block the connection ends in are malformed (gevent alone ends the header
+  block at such a line and reads what follows as the body or the next request);
 * a body is framed one way only, as gunicorn's parser insists: a request with two
   ``Content-Length`` headers, a length that is not all digits, a ``Transfer-Encoding`` other
   than a single ``chunked``, or both headers is malformed (gevent alone takes the first length,
@@ -36,7 +37,13 @@ gunicorn's logger; gevent's server does none of that, so this worker adds it:
 * gevent's own error lines go to the ``cartouche.http`` logger too (JSON like every other line),
   not as raw text on stderr;
 * gunicorn's per-request access-log call is skipped when there is no gunicorn access log
-  (``WEB_ACCESS_LOG`` unset): the app logs every request itself (``cartouche.access``).
+  (``WEB_ACCESS_LOG`` unset): the app logs every request itself (``cartouche.access``);
+* an answer's status line, headers and body go out in one write when the body is at most
+  :data:`ONE_WRITE_BYTES` (gevent writes the head and the body apart: two system calls and two
+  packets an answer).
+
+The header reader and the one write take a sixth of the worker's CPU off each request
+(``docs/benchmarks.md``, thirteenth round).
 
 What gevent's server does as gunicorn's does: one greenlet a connection out of
 ``worker_connections``, keep-alive, chunked bodies both ways, ``Expect: 100-continue``,
@@ -51,6 +58,7 @@ import io
 import json
 import logging
 import os
+import re
 import socket
 
 import gevent
@@ -66,6 +74,8 @@ log = logging.getLogger("cartouche.http")
 MAX_HEADER_BYTES = 64 * 1024
 #: bodies up to this size are read with the request line and headers, within their deadline
 EAGER_BODY_BYTES = 64 * 1024
+#: an answer's head and first data are sent in one write when the data is at most this size
+ONE_WRITE_BYTES = 64 * 1024
 #: the default seconds a client has to send a larger or chunked body (``WEB_BODY_TIMEOUT``)
 BODY_SECONDS = 30.0
 
@@ -164,47 +174,112 @@ class BodyInput(Input):
             self.timer.close()
 
 
-def check_headers(headers) -> None:
-    """Refuse (:class:`BadHeaders`) a header block that a proxy in front could read otherwise
-    than gevent does: a line that is no header (``Name : value``, no colon, a first line that
-    continues nothing: gevent's parser would end the headers there and read what follows as the
-    body or as the next request), a folded value or a NUL, and ambiguous body framing. Only the
-    kinds of fault are named, never the client's text (it may carry a token)."""
-    if headers.defects:
-        raise BadHeaders("header lines it cannot read: "
-                         + ", ".join(sorted({type(d).__name__ for d in headers.defects})))
-    for name, value in headers.items():
-        if "\r" in value or "\n" in value or "\0" in value:
-            raise BadHeaders(f"a folded value or a NUL in {name!r}")
-    lengths = headers.get_all("Content-Length") or []
-    codings = headers.get_all("Transfer-Encoding") or []
-    if len(lengths) > 1:
-        raise BadHeaders("two Content-Length headers")
-    if lengths and not (lengths[0].isdigit() and lengths[0].isascii()):
-        raise BadHeaders("a Content-Length that is not all digits")
-    if codings and lengths:
-        raise BadHeaders("both Transfer-Encoding and Content-Length")
-    if codings and (len(codings) > 1 or codings[0].strip().lower() != "chunked"):
-        raise BadHeaders("a Transfer-Encoding other than one chunked")
+#: the most header fields a request may have (what gevent's parser, ``http.client``, allows)
+MAX_HEADER_FIELDS = 100
+#: header lines as gunicorn's parser reads them: a token (RFC 9110 section 5.1), a colon right
+#: after it, a value with no NUL and no CR but the line's end
+_FIELD = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\0\r\n]*\r?\n"
+_BLOCK = re.compile(b"(?:" + _FIELD + b")*")
+_LINE = re.compile(_FIELD)
 
 
-class _HeaderBlock:
-    """The connection's input as the header parser reads it (``readline`` only), refusing to
-    read more than ``limit`` bytes."""
+class RequestHeaders:
+    """A request's header fields, read by :func:`read_headers`, with what gevent's server and
+    gunicorn's handler ask of its header object (``get``, ``getheader``, ``typeheader``,
+    ``items``, ``headers``, ``status``, ``del``). ``fields`` are the (name, value) pairs in
+    order, the name as sent, the value without the whitespace around it."""
 
-    __slots__ = ("fp", "left")
+    __slots__ = ("fields", "first")
+    #: what gevent reads as a parser's complaint ("": none; a fault raises instead)
+    status = ""
 
-    def __init__(self, fp, limit: int) -> None:
-        self.fp, self.left = fp, limit
+    def __init__(self, fields: list[tuple[str, str]], names: list[str]) -> None:
+        self.fields = fields
+        first: dict[str, str] = {}
+        for name, (_, value) in zip(names, fields):
+            if name not in first:
+                first[name] = value
+        self.first = first  # each lowercased name's first value
 
-    def readline(self, size: int = -1) -> bytes:
-        if self.left <= 0:
-            raise HeadersTooLarge(f"the header block is over {MAX_HEADER_BYTES} bytes")
-        line = self.fp.readline(self.left if size < 0 else min(size, self.left))
-        self.left -= len(line)
-        if self.left <= 0 and not line.endswith(b"\n"):
-            raise HeadersTooLarge(f"the header block is over {MAX_HEADER_BYTES} bytes")
-        return line
+    def get(self, name: str, default=None):
+        return self.first.get(name.lower(), default)
+
+    getheader = get
+
+    @property
+    def typeheader(self):
+        return self.first.get("content-type")
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(self.fields)
+
+    @property
+    def headers(self):
+        """The fields as ``Name: value`` lines (gevent's server builds the environ from them)."""
+        return [f"{name}: {value}\r\n" for name, value in self.fields]
+
+    def __delitem__(self, name: str) -> None:
+        name = name.lower()
+        self.fields = [(n, v) for n, v in self.fields if n.lower() != name]
+        self.first.pop(name, None)
+
+
+def read_headers(fp, limit: int = MAX_HEADER_BYTES) -> RequestHeaders:
+    """The header block that follows a request line on ``fp`` (read a line at a time, up to the
+    empty line), read as gunicorn's parser reads it.
+
+    Refused with :class:`HeadersTooLarge`: a block over ``limit`` bytes. Refused with
+    :class:`BadHeaders`, whatever a proxy in front could read otherwise than this server does:
+    a line that is not ``Name: value`` (a name that is not a token, a space before the colon, no
+    colon), a folded value (a line starting with a space or a tab), a NUL or a lone CR, more
+    than :data:`MAX_HEADER_FIELDS` fields, a block the connection ends in, and a body framed
+    ambiguously (two ``Content-Length`` headers, a length that is not all digits, a
+    ``Transfer-Encoding`` other than a single ``chunked``, or both). Only the kinds of fault are
+    named, never the client's text (it may carry a token)."""
+    lines = []
+    left = limit
+    while True:
+        line = fp.readline(left)
+        left -= len(line)
+        if line[-1:] != b"\n":
+            if left <= 0:
+                raise HeadersTooLarge(f"the header block is over {MAX_HEADER_BYTES} bytes")
+            raise BadHeaders("a header block the connection ended in")
+        if line == b"\r\n" or line == b"\n":
+            break
+        if len(lines) == MAX_HEADER_FIELDS:
+            raise BadHeaders(f"more than {MAX_HEADER_FIELDS} header fields")
+        lines.append(line)
+    block = b"".join(lines)
+    if _BLOCK.fullmatch(block) is None:
+        raise BadHeaders(_fault(lines))
+    fields = [(name, value.strip(" \t\r")) for name, _, value in
+              (text.partition(":") for text in block.decode("latin-1").split("\n")[:-1])]
+    names = [name.lower() for name, _ in fields]
+    if "content-length" in names:
+        if names.count("content-length") > 1:
+            raise BadHeaders("two Content-Length headers")
+        length = fields[names.index("content-length")][1]
+        if not (length.isdigit() and length.isascii()):
+            raise BadHeaders("a Content-Length that is not all digits")
+    if "transfer-encoding" in names:
+        if names.count("transfer-encoding") > 1 or \
+                fields[names.index("transfer-encoding")][1].lower() != "chunked":
+            raise BadHeaders("a Transfer-Encoding other than one chunked")
+        if "content-length" in names:
+            raise BadHeaders("both Transfer-Encoding and Content-Length")
+    return RequestHeaders(fields, names)
+
+
+def _fault(lines: list[bytes]) -> str:
+    """What is wrong with the first header line that is not a field."""
+    line = next(line for line in lines if _LINE.fullmatch(line) is None)
+    if line[:1] in (b" ", b"\t"):
+        return "a folded value"
+    name, colon, _ = line.partition(b":")
+    if colon and _LINE.fullmatch(name + b":\n") is not None:
+        return "a NUL or a CR in a header value"
+    return "a header line that is not Name: value"
 
 
 class Handler(PyWSGIHandler):
@@ -229,9 +304,17 @@ class Handler(PyWSGIHandler):
             self._reading.close()
 
     def MessageClass(self, fp, *args):
-        headers = super().MessageClass(_HeaderBlock(fp, MAX_HEADER_BYTES), *args)
-        check_headers(headers)
-        return headers
+        return read_headers(fp)
+
+    def _headers(self):
+        """The environ's ``HTTP_*`` entries, from the fields as :func:`read_headers` read them
+        (gevent's server drops names with an underscore, so that no one can spoof a dashed one,
+        and passes ``Content-Type`` and ``Content-Length`` without the prefix)."""
+        for name, value in self.headers.fields:
+            if "_" not in name:
+                key = name.replace("-", "_").upper()
+                if key != "CONTENT_TYPE" and key != "CONTENT_LENGTH":
+                    yield "HTTP_" + key, value
 
     def get_environ(self):
         """The request's environ, its body read too when it is small (within the request's
@@ -287,6 +370,33 @@ class Handler(PyWSGIHandler):
             body.close()
             if body.failed:
                 self.close_connection = True  # the rest of the body is unread: no next request
+
+    def _write_with_headers(self, data):
+        """The status line, the headers and the first data in one write when that data is at
+        most :data:`ONE_WRITE_BYTES` (every answer of the API but exports and streams): gevent
+        sends the head and the data in two, a second system call and a second packet."""
+        if len(data) > ONE_WRITE_BYTES:
+            return super()._write_with_headers(data)
+        self.headers_sent = True
+        self.finalize_headers()
+        head = bytearray(b"HTTP/1.1 ")
+        head += self.status
+        head += b"\r\n"
+        for name, value in self.response_headers:
+            head += name
+            head += b": "
+            head += value
+            head += b"\r\n"
+        head += b"\r\n"
+        if data:
+            if self.response_use_chunked:
+                head += b"%x\r\n" % len(data)
+                head += data
+                head += b"\r\n"
+            else:
+                head += data
+        self._sendall(head)
+        return None
 
     def _handle_client_error(self, ex):
         if isinstance(ex, RequestTimedOut):
