@@ -2,8 +2,8 @@
 
 It is gunicorn's gevent worker serving each connection with gevent's own HTTP/1.1 server
 (``gevent.pywsgi``, gunicorn's ``gevent_pywsgi`` worker class) instead of gunicorn's request
-parser: under P1's load the worker spends 12% less CPU a request
-(``docs/benchmarks.md``). gunicorn's parser also bounds how long a client may take to send a
+parser: under P1's load, with the header reader and the single write below, the worker spends
+a fifth less CPU an action (``docs/benchmarks.md``). gunicorn's parser also bounds how long a client may take to send a
 request, reads header lines and body framing strictly, and logs malformed requests through
 gunicorn's logger; gevent's server does none of that, so this worker adds it:
 
@@ -42,8 +42,8 @@ gunicorn's logger; gevent's server does none of that, so this worker adds it:
   :data:`ONE_WRITE_BYTES` (gevent writes the head and the body apart: two system calls and two
   packets an answer).
 
-The header reader and the one write take a sixth of the worker's CPU off each request
-(``docs/benchmarks.md``, thirteenth round).
+Of the worker's CPU an action, the header reader takes 13% off gevent's own reading, the one
+write about 1% (``docs/benchmarks.md``, thirteenth round).
 
 What gevent's server does as gunicorn's does: one greenlet a connection out of
 ``worker_connections``, keep-alive, chunked bodies both ways, ``Expect: 100-continue``,
