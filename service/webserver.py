@@ -23,8 +23,9 @@ gunicorn's logger; gevent's server does none of that, so this worker adds it:
 * header lines are read as gunicorn's parser reads them (:func:`read_headers`, in place of
   gevent's, which is the standard library's e-mail parser): a line that is not ``Name: value``
   (a name that is not a token, a space before the colon, no colon), a folded value, a NUL or a
-  lone CR, and a block the connection ends in are malformed (gevent alone ends the header
-  block at such a line and reads what follows as the body or the next request);
+  lone CR are malformed (gevent alone ends the header block at such a line and reads what
+  follows as the body or the next request); a connection that ends inside the block is closed
+  without an answer or a log line, as gunicorn does;
 * a body is framed one way only, as gunicorn's parser insists: a request with two
   ``Content-Length`` headers, a length that is not all digits, a ``Transfer-Encoding`` other
   than a single ``chunked``, or both headers is malformed (gevent alone takes the first length,
@@ -86,6 +87,11 @@ class RequestTimedOut(socket.timeout):
 
 class HeadersTooLarge(ValueError):
     """The header block is over :data:`MAX_HEADER_BYTES`."""
+
+
+class HeadersCutOff(ValueError):
+    """The connection ended inside a request's header block: the client went away (closed
+    without an answer, as gunicorn ignores a premature disconnection)."""
 
 
 class BadHeaders(ValueError):
@@ -232,10 +238,11 @@ def read_headers(fp, limit: int = MAX_HEADER_BYTES) -> RequestHeaders:
     :class:`BadHeaders`, whatever a proxy in front could read otherwise than this server does:
     a line that is not ``Name: value`` (a name that is not a token, a space before the colon, no
     colon), a folded value (a line starting with a space or a tab), a NUL or a lone CR, more
-    than :data:`MAX_HEADER_FIELDS` fields, a block the connection ends in, and a body framed
+    than :data:`MAX_HEADER_FIELDS` fields, and a body framed
     ambiguously (two ``Content-Length`` headers, a length that is not all digits, a
     ``Transfer-Encoding`` other than a single ``chunked``, or both). Only the kinds of fault are
-    named, never the client's text (it may carry a token)."""
+    named, never the client's text (it may carry a token). A block the connection ends in
+    raises :class:`HeadersCutOff`."""
     lines = []
     left = limit
     while True:
@@ -244,7 +251,7 @@ def read_headers(fp, limit: int = MAX_HEADER_BYTES) -> RequestHeaders:
         if line[-1:] != b"\n":
             if left <= 0:
                 raise HeadersTooLarge(f"the header block is over {MAX_HEADER_BYTES} bytes")
-            raise BadHeaders("a header block the connection ended in")
+            raise HeadersCutOff("the connection ended inside the header block")
         if line == b"\r\n" or line == b"\n":
             break
         if len(lines) == MAX_HEADER_FIELDS:
@@ -401,6 +408,9 @@ class Handler(PyWSGIHandler):
     def _handle_client_error(self, ex):
         if isinstance(ex, RequestTimedOut):
             return None  # closed without an answer, as gunicorn closes it
+        if isinstance(ex, HeadersCutOff):
+            log.debug("connection from %s ended inside a request's headers", self.client_address)
+            return None
         if isinstance(ex, HeadersTooLarge):
             log.info("request headers too large from %s", self.client_address)
             return "431", HEADERS_TOO_LARGE
