@@ -3,9 +3,10 @@
 It is gunicorn's gevent worker serving each connection with gevent's own HTTP/1.1 server
 (``gevent.pywsgi``, gunicorn's ``gevent_pywsgi`` worker class) instead of gunicorn's request
 parser: under P1's load, with the header reader and the single write below, the worker spends
-a fifth less CPU an action (``docs/benchmarks.md``). gunicorn's parser also bounds how long a client may take to send a
-request, reads header lines and body framing strictly, and logs malformed requests through
-gunicorn's logger; gevent's server does none of that, so this worker adds it:
+a fifth less CPU an action (``docs/benchmarks.md``). gunicorn's parser also bounds how long a
+client may take to send a request, reads header lines and body framing strictly, and logs
+malformed requests through gunicorn's logger; gevent's server does none of that, so this
+worker adds it:
 
 * a client has ``keepalive`` seconds (gunicorn's setting, 5 here) to send each whole request
   line and header block, the first on a connection as well as the ones after: an idle
@@ -238,11 +239,10 @@ def read_headers(fp, limit: int = MAX_HEADER_BYTES) -> RequestHeaders:
     :class:`BadHeaders`, whatever a proxy in front could read otherwise than this server does:
     a line that is not ``Name: value`` (a name that is not a token, a space before the colon, no
     colon), a folded value (a line starting with a space or a tab), a NUL or a lone CR, more
-    than :data:`MAX_HEADER_FIELDS` fields, and a body framed
-    ambiguously (two ``Content-Length`` headers, a length that is not all digits, a
-    ``Transfer-Encoding`` other than a single ``chunked``, or both). Only the kinds of fault are
-    named, never the client's text (it may carry a token). A block the connection ends in
-    raises :class:`HeadersCutOff`."""
+    than :data:`MAX_HEADER_FIELDS` fields, and a body framed ambiguously (two
+    ``Content-Length`` headers, a length that is not all digits, a ``Transfer-Encoding`` other
+    than a single ``chunked``, or both). Only the kinds of fault are named, never the client's
+    text (it may carry a token). A block the connection ends in raises :class:`HeadersCutOff`."""
     lines = []
     left = limit
     while True:

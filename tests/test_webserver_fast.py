@@ -147,7 +147,8 @@ def test_the_environ_holds_the_headers_as_read():
     finally:
         server.stop()
     assert answer.startswith(b"HTTP/1.1 204")
-    assert (seen["REQUEST_METHOD"], seen["PATH_INFO"], seen["QUERY_STRING"]) == ("POST", "/x", "a=1")
+    assert (seen["REQUEST_METHOD"], seen["PATH_INFO"], seen["QUERY_STRING"]) == \
+        ("POST", "/x", "a=1")
     assert (seen["CONTENT_TYPE"], seen["CONTENT_LENGTH"]) == ("application/json", "2")
     assert "HTTP_CONTENT_TYPE" not in seen and "HTTP_CONTENT_LENGTH" not in seen
     assert seen["HTTP_X_TWICE"] == "one,two" and seen["HTTP_COOKIE"] == "a=1; b=2"
