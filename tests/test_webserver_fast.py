@@ -1,6 +1,7 @@
 """The API worker's HTTP reading and writing (``service.webserver``) without gunicorn: a header
 block read as gunicorn's parser reads it (what is refused and why, what the app's environ then
-holds), and an answer's head and body sent in one write when the body is small. The same worker
+holds, pipelined requests each read to their own end), and an answer's head and body sent in
+one write when the body is small. The same worker
 under a real gunicorn: ``tests/reliability/test_webserver.py``."""
 
 from __future__ import annotations
@@ -208,3 +209,23 @@ def test_a_connection_that_ends_inside_the_headers_is_closed_without_an_answer()
     finally:
         server.stop()
     assert _Recording.writes == []
+
+
+def test_pipelined_requests_are_each_read_to_their_own_end():
+    def app(environ, start_response):
+        body = environ["wsgi.input"].read()
+        answer = environ["PATH_INFO"].encode() + b"=" + body
+        start_response("200 OK", [("Content-Type", "text/plain"),
+                                  ("Content-Length", str(len(answer)))])
+        return [answer]
+
+    server = _serve(app)
+    try:
+        answer = _exchange(server, (
+            b"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+            b"POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nxy"
+            b"GET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+    finally:
+        server.stop()
+    bodies = [part.split(b"HTTP/1.1", 1)[0] for part in answer.split(b"\r\n\r\n")[1:]]
+    assert answer.count(b"HTTP/1.1 200 OK") == 3 and bodies == [b"/a=abc", b"/b=xy", b"/c="]
