@@ -44,8 +44,8 @@ worker adds it:
   :data:`ONE_WRITE_BYTES` (gevent writes the head and the body apart: two system calls and two
   packets an answer).
 
-Of the worker's CPU an action, the header reader takes 13% off gevent's own reading, the one
-write about 1% (``docs/benchmarks.md``, thirteenth round).
+The header reader takes 13% off the worker's CPU an action, the one write about 1%
+(``docs/benchmarks.md``, thirteenth round).
 
 What gevent's server does as gunicorn's does: one greenlet a connection out of
 ``worker_connections``, keep-alive, chunked bodies both ways, ``Expect: 100-continue``,
@@ -250,7 +250,7 @@ def read_headers(fp, limit: int = MAX_HEADER_BYTES) -> RequestHeaders:
         left -= len(line)
         if line[-1:] != b"\n":
             if left <= 0:
-                raise HeadersTooLarge(f"the header block is over {MAX_HEADER_BYTES} bytes")
+                raise HeadersTooLarge(f"the header block is over {limit} bytes")
             raise HeadersCutOff("the connection ended inside the header block")
         if line == b"\r\n" or line == b"\n":
             break
@@ -380,29 +380,18 @@ class Handler(PyWSGIHandler):
 
     def _write_with_headers(self, data):
         """The status line, the headers and the first data in one write when that data is at
-        most :data:`ONE_WRITE_BYTES` (every answer of the API but exports and streams): gevent
-        sends the head and the data in two, a second system call and a second packet."""
+        most :data:`ONE_WRITE_BYTES` (every answer of the API but large exports): gevent's own
+        method builds the head and frames the data, and its two writes are gathered here into
+        one (one system call and one packet instead of two)."""
         if len(data) > ONE_WRITE_BYTES:
             return super()._write_with_headers(data)
-        self.headers_sent = True
-        self.finalize_headers()
-        head = bytearray(b"HTTP/1.1 ")
-        head += self.status
-        head += b"\r\n"
-        for name, value in self.response_headers:
-            head += name
-            head += b": "
-            head += value
-            head += b"\r\n"
-        head += b"\r\n"
-        if data:
-            if self.response_use_chunked:
-                head += b"%x\r\n" % len(data)
-                head += data
-                head += b"\r\n"
-            else:
-                head += data
-        self._sendall(head)
+        parts: list = []
+        self._sendall = parts.append  # gevent's writes of the head and the data, held
+        try:
+            super()._write_with_headers(data)
+        finally:
+            del self._sendall
+        self._sendall(b"".join(parts))
         return None
 
     def _handle_client_error(self, ex):
