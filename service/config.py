@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -25,18 +26,16 @@ def env_count(env: Mapping[str, str], name: str, default: int) -> int:
 
 
 def env_seconds(env: Mapping[str, str], name: str, default: float, *,
-                most: float = float("inf"), zero: bool = False) -> float:
+                most: float = math.inf, zero: bool = False) -> float:
     """A duration setting in seconds from ``env`` (``default`` when unset or blank): a finite
     number above 0 (or 0 itself, with ``zero``), at most ``most``."""
     raw = (env.get(name) or "").strip()
     try:
         value = float(raw) if raw else default
     except ValueError:
-        value = float("nan")  # refused below
-    if not ((0 <= value) if zero else (0 < value)) or not value <= most \
-            or value == float("inf"):
-        bounds = ("from 0" if zero else "above 0") + (f" to {most:g}" if most < float("inf")
-                                                       else "")
+        value = math.nan  # refused below
+    if not (math.isfinite(value) and (value >= 0 if zero else value > 0) and value <= most):
+        bounds = ("from 0" if zero else "above 0") + (f" to {most:g}" if most < math.inf else "")
         raise ValueError(f"{name} must be a number of seconds {bounds}: {raw!r}")
     return value
 

@@ -167,8 +167,8 @@ class DeferredWrites:
         while self.interval is not None and not wake.wait(self.interval):
             try:
                 self.flush()
-            except Exception:  # a file that cannot be written: those counts are lost, not the
-                log.exception("writing the metric counts failed")  # later ones
+            except Exception:  # a file that cannot be written loses these counts, not later ones
+                log.exception("writing the metric counts failed")
 
     def _forked(self) -> None:
         self.interval, self._pending, self._wake = None, {}, None
