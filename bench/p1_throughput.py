@@ -58,7 +58,8 @@ import orjson
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _harness import (Conn, Gunicorn, Meter, Profiler, Redis, lat_stats,  # noqa: E402
-                      machine, no_gc_pauses, percentile, print_profile, ratio, split_url)
+                      machine, no_gc_pauses, percentile, print_profile, ratio, rewrite_aof,
+                      split_url)
 
 SEATS = 4
 P_CONTINUE = 0.75
@@ -198,10 +199,25 @@ async def run_service(url: str, clients: int, seconds: float, pool: list[dict],
     return ph, time.perf_counter() - t0
 
 
-async def metered(meter: Meter, phase, *, resyncs: bool = False) -> tuple[Phase, float]:
+#: ``--aof-rewrites``: where Redis's AOF rewrites may land (see ``metered``)
+BETWEEN, ANYWHERE = "between", "anywhere"
+
+
+async def metered(meter: Meter, phase, *, resyncs: bool = False,
+                  aof_rewrites: str = BETWEEN) -> tuple[Phase, float]:
     """``await phase`` (a timed phase: ``run_baseline``, ``run_service``) with ``meter`` around
     it and the load generator's gc off; the meter's figures are per request sent: every timed
-    one and, with ``resyncs``, the GET that resynchronises a game after each error."""
+    one and, with ``resyncs``, the GET that resynchronises a game after each error.
+
+    With ``aof_rewrites`` :data:`BETWEEN` the AOF is rewritten just before the phase (untimed):
+    Redis rewrites it by itself when it has doubled since the last rewrite, so where a rewrite
+    lands depends on the bytes every phase before wrote, not on the phase it lands in, and its
+    child takes a core for 0.1-0.2 s, the tail of that phase's requests. Rewritten before each
+    phase, none is due within one (a phase would have to write more than the data it starts
+    with); one that still runs is counted in ``aof_rewrites``. :data:`ANYWHERE` leaves Redis's
+    own schedule alone."""
+    if aof_rewrites == BETWEEN:
+        rewrite_aof(meter.redis.url)
     with no_gc_pauses():
         meter.start()
         ph = await phase
@@ -279,17 +295,21 @@ async def main_async(args) -> dict:
         await run_baseline(gun.url, args.clients, 1.0, "ff")
         await run_baseline(bare.url, args.clients, 1.0, "fe")
         floor, base, serv = [], [], []
+
+        def timed(m: Meter, phase, **kw):
+            return metered(m, phase, aof_rewrites=args.aof_rewrites, **kw)
+
         starved = 0  # service phases whose pool of games ran dry before the phase ended
         for r in range(args.rounds):
-            floor.append(await metered(bare_meter, run_baseline(
+            floor.append(await timed(bare_meter, run_baseline(
                 bare.url, args.clients, args.seconds, f"b{r:02x}")))
-            base.append(await metered(meter, run_baseline(
+            base.append(await timed(meter, run_baseline(
                 gun.url, args.clients, args.seconds, f"{r:02x}")))
             pool = await create_games(gun.url, per_round)
             prof = (Profiler(gun.worker_pids(), args.seconds - 1)
                     if args.profile and r == 0 else None)
-            ph = await metered(meter, run_service(gun.url, args.clients, args.seconds, pool, rnd),
-                               resyncs=True)
+            ph = await timed(meter, run_service(gun.url, args.clients, args.seconds, pool, rnd),
+                             resyncs=True)
             if prof:
                 profile = prof.report()
             starved += not pool
@@ -299,12 +319,12 @@ async def main_async(args) -> dict:
         rate = args.paced_fraction * S["throughput_rps"]
         pf, pb, ps = [], [], []
         for r in range(args.rounds):
-            pf.append(await metered(bare_meter, run_baseline(
+            pf.append(await timed(bare_meter, run_baseline(
                 bare.url, args.clients, args.seconds, f"c{r:01x}", rate)))
-            pb.append(await metered(meter, run_baseline(
+            pb.append(await timed(meter, run_baseline(
                 gun.url, args.clients, args.seconds, f"a{r:01x}", rate)))
             pool = await create_games(gun.url, per_round)
-            ps.append(await metered(meter, run_service(
+            ps.append(await timed(meter, run_service(
                 gun.url, args.clients, args.seconds, pool, rnd, rate), resyncs=True))
             starved += not pool
         PF, PB, PS = summarize(pf), summarize(pb), summarize(ps)
@@ -316,6 +336,7 @@ async def main_async(args) -> dict:
     res = {
         "bench": "p1_throughput",
         "clients": args.clients, "seconds_per_phase": args.seconds, "rounds": args.rounds,
+        "aof_rewrites": args.aof_rewrites,
         "web_concurrency": int(os.environ.get("WEB_CONCURRENCY", "2")),
         "floor": F, "baseline": B, "service": S,
         "paced_rate_rps": round(rate, 1), "paced_floor": PF, "paced_baseline": PB,
@@ -365,6 +386,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--paced-fraction", type=float, default=0.5,
                     help="paced rounds: this fraction of the service's saturated throughput")
+    ap.add_argument("--aof-rewrites", choices=(BETWEEN, ANYWHERE), default=BETWEEN,
+                    help="between: rewrite Redis's AOF before each timed phase (untimed), so "
+                         "that none lands in one phase because of what the phases before "
+                         "wrote; anywhere: leave Redis's own schedule alone")
     ap.add_argument("--profile", action="store_true",
                     help="py-spy the gunicorn workers during the first service phase")
     args = ap.parse_args()
@@ -373,7 +398,8 @@ def main() -> None:
     print(f"P1 action throughput: {args.clients} clients, {args.rounds} rounds x "
           f"{args.seconds:g} s per phase, gunicorn gevent x{res['web_concurrency']}, "
           f"{res['cpus']} CPUs, load average {res['loadavg']['before']} -> "
-          f"{res['loadavg']['after']}")
+          f"{res['loadavg']['after']}; AOF rewritten "
+          + ("before each phase" if args.aof_rewrites == BETWEEN else "when Redis decides"))
     for name, X in (("floor    (bare Flask app: read + Lua append)", F),
                     ("baseline (in-app /bench/append)", B),
                     ("service  (Diamant actions)", S)):
