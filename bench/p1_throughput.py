@@ -30,14 +30,24 @@ average (``os.getloadavg()``) before and after the run in ``loadavg``.
 At saturation (a closed loop of N clients) latency is about N / throughput, so the p99 ratio there
 mostly mirrors the throughput ratio; paced rounds follow (same number of clients, both at the same
 offered rate, ``--paced-fraction`` of the service's saturated throughput) and compare p99 at equal
-load (floor, baseline and service paced alike). Per phase it also reports the CPU per request of the gunicorn workers, of the Redis server
-and of the load generator (``/proc``), the Redis commands per request (``INFO
-commandstats``), and the busiest worker's share of the workers' CPU (each phase opens new
-connections and the kernel hashes each onto a worker, so the split, and with it the tail, moves
-from phase to phase; it shows in the paced phases, while at saturation both workers stay busy
-and it reads ~0.5): the figures that say where the difference comes from on a shared machine.
+load (floor, baseline and service paced alike). Per phase it also reports the CPU per request of
+the gunicorn workers, of the Redis server and of the load generator (``/proc``), the Redis
+commands per request (``INFO commandstats``), and the busiest worker's share of the workers' CPU
+(each phase opens new connections and the kernel hashes each onto a worker, so the split, and
+with it the tail, moves from phase to phase; it shows in the paced phases, while at saturation
+both workers stay busy and it reads ~0.5): the figures that say where the difference comes from
+on a shared machine.
+
+Redis rewrites its AOF when the file has doubled since the last rewrite; the rewrite's child
+takes a core for a fraction of a second, the tail of whichever 8 s phase it lands in, and where
+it lands follows the bytes every phase before wrote. By default (``--aof-rewrites between``)
+each timed phase starts on a freshly rewritten AOF (untimed), so none is due inside one, and
+``paced_aof_rewrite_cost`` says what they cost instead: how long one took, and how often Redis
+would run one at the paced rate of the floor's and of the service's bytes (its share of the
+time). ``--aof-rewrites anywhere`` leaves Redis's schedule alone.
 
     .venv/bin/python bench/p1_throughput.py [--clients 32] [--seconds 8] [--rounds 5]
+        [--aof-rewrites between|anywhere]
 
 Prints a human summary, then one JSON line (the last line of output).
 """
@@ -58,8 +68,8 @@ import orjson
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _harness import (Conn, Gunicorn, Meter, Profiler, Redis, lat_stats,  # noqa: E402
-                      machine, no_gc_pauses, percentile, print_profile, ratio, rewrite_aof,
-                      split_url)
+                      aof_state, machine, no_gc_pauses, percentile, print_profile, ratio,
+                      rewrite_aof, split_url)
 
 SEATS = 4
 P_CONTINUE = 0.75
@@ -216,13 +226,44 @@ async def metered(meter: Meter, phase, *, resyncs: bool = False,
     phase, none is due within one (a phase would have to write more than the data it starts
     with); one that still runs is counted in ``aof_rewrites``. :data:`ANYWHERE` leaves Redis's
     own schedule alone."""
+    rewrite = None
     if aof_rewrites == BETWEEN:
-        rewrite_aof(meter.redis.url)
+        seconds = rewrite_aof(meter.redis.url)
+        rewrite = {"seconds": round(seconds, 3), "aof_bytes": aof_state(meter.redis.url)[1]}
     with no_gc_pauses():
         meter.start()
         ph = await phase
     ph[0].meter = meter.stop(len(ph[0].lat) + (ph[0].errors if resyncs else 0))
+    ph[0].meter["aof_rewrite_before"] = rewrite
     return ph
+
+
+def rewrite_share(url: str, rewrite: dict | None, rate: float, bytes_per_request: float | None,
+                  ) -> dict | None:
+    """How much of the time Redis would spend rewriting its AOF, at ``rate`` requests/s of
+    ``bytes_per_request`` each, with rewrites as long as ``rewrite`` (one measured before a
+    phase: its seconds, and the AOF's size after it). Redis rewrites when the AOF has grown by
+    ``auto-aof-rewrite-percentage`` of its size after the last rewrite and is over
+    ``auto-aof-rewrite-min-size``: one rewrite every ``interval_s``. While one runs the requests
+    of that moment wait (a core is the child's); under 1% of the time, a p99 taken over many
+    rewrites' intervals is not theirs."""
+    if not rewrite or not bytes_per_request:
+        return None
+    import redis as redis_py
+
+    r = redis_py.Redis.from_url(url)
+    try:
+        config = r.config_get("auto-aof-rewrite-*")
+    finally:
+        r.close()
+    percentage = int(config["auto-aof-rewrite-percentage"])
+    min_size = int(config["auto-aof-rewrite-min-size"])
+    base = rewrite["aof_bytes"]
+    growth = max(base * percentage / 100, min_size - base)
+    interval = growth / (rate * bytes_per_request)
+    return {"rewrite_s": rewrite["seconds"], "aof_mb": round(base / 1e6, 1),
+            "interval_s": round(interval, 1),
+            "share_of_time": round(rewrite["seconds"] / interval, 4)}
 
 
 def summarize(phases: list[tuple[Phase, float]]) -> dict:
@@ -328,6 +369,10 @@ async def main_async(args) -> dict:
                 gun.url, args.clients, args.seconds, pool, rnd, rate), resyncs=True))
             starved += not pool
         PF, PB, PS = summarize(pf), summarize(pb), summarize(ps)
+        # the rewrites taken out of the phases, at the paced rate (the last round's: most data)
+        rewrite_cost = {name: rewrite_share(redis.url, phases[-1][0].meter["aof_rewrite_before"],
+                                            rate, X["aof_bytes_per_request"])
+                        for name, phases, X in (("floor", pf, PF), ("service", ps, PS))}
     finally:
         gun.stop()
         bare.stop()
@@ -341,6 +386,8 @@ async def main_async(args) -> dict:
         "floor": F, "baseline": B, "service": S,
         "paced_rate_rps": round(rate, 1), "paced_floor": PF, "paced_baseline": PB,
         "paced_service": PS,
+        # Redis's AOF rewrites at the paced rate: how long one took, how often it would come
+        "paced_aof_rewrite_cost": rewrite_cost,
         # the targets: service against the bare floor
         **_ratios("ratio_", S, F),
         "paced_ratio_p99": ratio(PS["p99_ms"], PF["p99_ms"]),
@@ -425,6 +472,11 @@ def main() -> None:
           f"{S['aof_bytes_per_request']}; over the rounds without a rewrite: throughput ratio "
           f"{res['ratio_throughput_without_rewrites']}, equal-load p99 ratio "
           f"{res['paced_ratio_p99_without_rewrites']}")
+    for name, cost in res["paced_aof_rewrite_cost"].items():
+        if cost:
+            print(f"  {name}'s AOF rewrite at the paced rate: {cost['rewrite_s']} s for "
+                  f"{cost['aof_mb']} MB, one every {cost['interval_s']} s: "
+                  f"{100 * cost['share_of_time']:.2f}% of the time")
     print("  busiest gunicorn worker's share of the workers' CPU, per round (0.5: even): "
           + "; ".join(f"{name} {X['busiest_worker_cpu_share_per_round']}"
                       for name, X in (("floor", F), ("service", S), ("paced floor", PF),
