@@ -394,6 +394,23 @@ class Handler(PyWSGIHandler):
         self._sendall(b"".join(parts))
         return None
 
+    def _sendall(self, data):
+        """gevent's ``_sendall`` (the answer's bytes, counted; a failed write marks the status
+        and the code for the access log), its write tried first as one ``send``: a gevent
+        socket's ``sendall`` asks the kernel for the send buffer's size on every call before it
+        sends (7.0-7.9 µs a 600-byte answer against 3.4-3.8 µs a ``send``); what the ``send``
+        leaves goes through ``sendall``."""
+        try:
+            sent = self.socket.send(data)
+            if sent < len(data):
+                self.socket.sendall(memoryview(data)[sent:])
+        except OSError as ex:
+            self.status = f"socket error: {ex}"
+            if self.code > 0:
+                self.code = -self.code
+            raise
+        self.response_length += len(data)
+
     def _handle_client_error(self, ex):
         if isinstance(ex, RequestTimedOut):
             return None  # closed without an answer, as gunicorn closes it

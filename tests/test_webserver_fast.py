@@ -166,7 +166,8 @@ def test_a_small_answer_is_one_write_a_large_one_two():
 
     server = _serve(app)
     try:
-        for size in (0, 10, webserver.ONE_WRITE_BYTES, webserver.ONE_WRITE_BYTES + 1):
+        # 16 MB: more than a socket takes in one ``send``; the rest goes through ``sendall``
+        for size in (0, 10, webserver.ONE_WRITE_BYTES, webserver.ONE_WRITE_BYTES + 1, 16_000_000):
             _Recording.writes = []
             answer = _exchange(server, b"GET /?%d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
                                % size)

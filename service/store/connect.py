@@ -30,6 +30,7 @@ through :class:`LeanScript` ~25 µs less than through redis-py's ``Script``):
 from __future__ import annotations
 
 import select
+import time
 from urllib.parse import urlsplit
 
 import hiredis
@@ -134,11 +135,38 @@ class IdleBoundPool(redis.ConnectionPool):
         connection = self.get_connection()
         try:
             def send():
-                connection.send_packed_command((packed,))
+                send_packed(connection, packed)
                 return connection.read_response()
             return connection.retry.call_with_retry(send, lambda error: connection.disconnect())
         finally:
             self.release(connection)
+
+
+def send_packed(connection, packed: bytes) -> None:
+    """``connection.send_packed_command((packed,))``, its write tried first as one ``send`` on
+    the connection's socket: under gevent a socket's ``sendall`` asks the kernel for the send
+    buffer's size on every call before it sends (for PyPy's sake; measured: 7.0-7.9 µs a
+    600-byte ``sendall`` against 3.4-3.8 µs a ``send``). Whatever the ``send`` leaves, a due
+    health check, a socket not yet connected, and a failed write (nothing of it sent) go
+    through redis-py's own method, which connects, checks and raises as it does; a write that
+    timed out is reported as redis-py reports it, at once (not after a second timeout)."""
+    sock = connection._sock
+    if sock is None or (connection.health_check_interval
+                        and time.monotonic() > connection.next_health_check):
+        connection.send_packed_command((packed,))
+        return
+    try:
+        sent = sock.send(packed)
+    except TimeoutError as exc:
+        if exc.errno is not None:  # the OS's ETIMEDOUT: a dead connection, redis-py's path
+            sent = 0
+        else:  # the socket's own timeout: the server is not reading
+            connection.disconnect()
+            raise RedisTimeoutError("Timeout writing to socket") from exc
+    except OSError:  # the same error again from redis-py's own write, reported its way
+        sent = 0
+    if sent < len(packed):
+        connection.send_packed_command((memoryview(packed)[sent:],))
 
 
 def _os_poll():

@@ -105,6 +105,43 @@ def test_a_connection_the_server_closed_fails_one_call_as_redis_py_does_then_rec
     admin.close()
 
 
+def test_a_lean_call_is_one_send_and_leaves_the_rest_to_redis_py(redis_url):
+    """A command goes out in one ``send`` on the connection's socket; what that ``send`` leaves
+    (a command larger than the socket's buffer), and a command due a health check, go through
+    redis-py's own ``send_packed_command``, and the answers are whole."""
+    pooled = connect.client(redis_url)
+    admin = redis.Redis.from_url(redis_url)
+    try:
+        length = connect.script(pooled, "return string.len(ARGV[1])")
+        assert length(keys=[], args=["warm"]) == 4
+        conn = pooled.connection_pool.get_connection()
+        pooled.connection_pool.release(conn)  # handed out first by the next call
+        through_redis_py = []
+        original = conn.send_packed_command
+
+        def recorded(command, check_health=True):
+            through_redis_py.append([bytes(part) for part in command])
+            return original(command, check_health)
+
+        conn.send_packed_command = recorded
+        assert length(keys=[], args=["small"]) == 5
+        assert through_redis_py == []  # one send took it all
+        big = "x" * 16_000_000  # more than a socket takes in one send (TCP: its buffer, ≤ 4 MB)
+        assert length(keys=[], args=[big]) == 16_000_000
+        (rest,) = through_redis_py
+        assert 0 < len(rest[0]) < 16_000_000 and rest[0].endswith(b"x" * 1000 + b"\r\n")
+        pings = admin.info("commandstats").get("cmdstat_ping", {}).get("calls", 0)
+        conn.next_health_check = 0  # due: redis-py's path, its PING first
+        assert length(keys=[], args=["checked"]) == 7
+        assert admin.info("commandstats")["cmdstat_ping"]["calls"] == pings + 1
+        # the command through redis-py's method, which sent the PING before it
+        assert through_redis_py[1][0].endswith(b"checked\r\n")
+        assert through_redis_py[2:] == [[b"*1\r\n$4\r\nPING\r\n"]]
+    finally:
+        pooled.close()
+        admin.close()
+
+
 def test_the_pending_data_check_answers_what_redis_py_answers(redis_url):
     """``connect.can_read`` (the check a connection gets when taken from the pool, with the
     OS's poll) agrees with redis-py's ``can_read``: nothing pending on an idle connection; a
