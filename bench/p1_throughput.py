@@ -213,8 +213,8 @@ async def run_service(url: str, clients: int, seconds: float, pool: list[dict],
 BETWEEN, ANYWHERE = "between", "anywhere"
 
 
-async def metered(meter: Meter, phase, *, resyncs: bool = False,
-                  aof_rewrites: str = BETWEEN) -> tuple[Phase, float]:
+async def metered(meter: Meter, phase, *, resyncs: bool = False, aof_rewrites: str = BETWEEN,
+                  on_start=None) -> tuple[Phase, float]:
     """``await phase`` (a timed phase: ``run_baseline``, ``run_service``) with ``meter`` around
     it and the load generator's gc off; the meter's figures are per request sent: every timed
     one and, with ``resyncs``, the GET that resynchronises a game after each error.
@@ -222,14 +222,17 @@ async def metered(meter: Meter, phase, *, resyncs: bool = False,
     With ``aof_rewrites`` :data:`BETWEEN` the AOF is rewritten just before the phase (untimed):
     Redis rewrites it by itself when it has doubled since the last rewrite, so where a rewrite
     lands depends on the bytes every phase before wrote, not on the phase it lands in, and its
-    child takes a core for 0.1-0.2 s, the tail of that phase's requests. Rewritten before each
-    phase, none is due within one (a phase would have to write more than the data it starts
-    with); one that still runs is counted in ``aof_rewrites``. :data:`ANYWHERE` leaves Redis's
-    own schedule alone."""
+    child takes a core for a fraction of a second (0.3-0.4 s at ~30 MB of AOF here), the tail
+    of that phase's requests. Rewritten before each phase, none is due within one (a phase would
+    have to write more than the data it starts with); one that still runs is counted in
+    ``aof_rewrites``. :data:`ANYWHERE` leaves Redis's own schedule alone. ``on_start`` (e.g. a
+    profiler's start) is called once the rewrite is done, as the phase starts."""
     rewrite = None
     if aof_rewrites == BETWEEN:
         seconds = rewrite_aof(meter.redis.url)
         rewrite = {"seconds": round(seconds, 3), "aof_bytes": aof_state(meter.redis.url)[1]}
+    if on_start is not None:
+        on_start()
     with no_gc_pauses():
         meter.start()
         ph = await phase
@@ -340,6 +343,11 @@ async def main_async(args) -> dict:
         def timed(m: Meter, phase, **kw):
             return metered(m, phase, aof_rewrites=args.aof_rewrites, **kw)
 
+        profiled: list[Profiler] = []  # the first service phase's, started with that phase
+
+        def start_profiler() -> None:
+            profiled.append(Profiler(gun.worker_pids(), args.seconds - 1))
+
         starved = 0  # service phases whose pool of games ran dry before the phase ended
         for r in range(args.rounds):
             floor.append(await timed(bare_meter, run_baseline(
@@ -347,12 +355,11 @@ async def main_async(args) -> dict:
             base.append(await timed(meter, run_baseline(
                 gun.url, args.clients, args.seconds, f"{r:02x}")))
             pool = await create_games(gun.url, per_round)
-            prof = (Profiler(gun.worker_pids(), args.seconds - 1)
-                    if args.profile and r == 0 else None)
             ph = await timed(meter, run_service(gun.url, args.clients, args.seconds, pool, rnd),
-                             resyncs=True)
-            if prof:
-                profile = prof.report()
+                             resyncs=True,
+                             on_start=start_profiler if args.profile and r == 0 else None)
+            if profiled and profile is None:
+                profile = profiled[0].report()
             starved += not pool
             serv.append(ph)
         F, B, S = summarize(floor), summarize(base), summarize(serv)

@@ -26,7 +26,7 @@ worker adds it:
   (a name that is not a token, a space before the colon, no colon), a folded value, a NUL or a
   lone CR are malformed (gevent alone ends the header block at such a line and reads what
   follows as the body or the next request); a connection that ends inside the block is closed
-  without an answer or a log line, as gunicorn does;
+  without an answer, with a debug line only, as gunicorn does;
 * a body is framed one way only, as gunicorn's parser insists: a request with two
   ``Content-Length`` headers, a length that is not all digits, a ``Transfer-Encoding`` other
   than a single ``chunked``, or both headers is malformed (gevent alone takes the first length,
@@ -42,10 +42,11 @@ worker adds it:
   (``WEB_ACCESS_LOG`` unset): the app logs every request itself (``cartouche.access``);
 * an answer's status line, headers and body go out in one write when the body is at most
   :data:`ONE_WRITE_BYTES` (gevent writes the head and the body apart: two system calls and two
-  packets an answer).
+  packets an answer), and a write is one ``send`` (gevent's ``sendall`` first asks the kernel
+  for the socket's buffer size), with ``sendall`` only for what that leaves.
 
-The header reader takes 13% off the worker's CPU an action, the one write about 1%
-(``docs/benchmarks.md``, thirteenth round).
+Under P1's actions the e-mail parser cost the worker 13% more CPU an action than
+:func:`read_headers`, and the second write about 1% (``docs/benchmarks.md``, thirteenth round).
 
 What gevent's server does as gunicorn's does: one greenlet a connection out of
 ``worker_connections``, keep-alive, chunked bodies both ways, ``Expect: 100-continue``,
