@@ -61,6 +61,10 @@ def key_subscriptions() -> str:
     return f"{PREFIX}:subs"  # hash: subscription id -> JSON (secret included)
 
 
+def key_subscription_count() -> str:
+    return f"{PREFIX}:subs:count"  # integer: subscriptions ever created, orders those of one ms
+
+
 def key_log(sub_id: str) -> str:
     return f"{PREFIX}:log:{sub_id}"  # list of attempts, newest first, LOG_SIZE at most
 
@@ -122,7 +126,8 @@ class WebhookStore:
                "game_types": sorted(set(game_types)) if game_types else None,
                "game_ids": sorted(set(game_ids)) if game_ids else None,
                "description": description, "created_at": rfc3339(now_ms),
-               "secret": "whsec_" + secrets.token_hex(32)}
+               "secret": "whsec_" + secrets.token_hex(32),
+               "seq": self.r.incr(key_subscription_count())}
         self.r.hset(key_subscriptions(), sub["id"], orjson.dumps(sub))
         return sub
 
@@ -135,7 +140,7 @@ class WebhookStore:
         if raw is None:
             raw = self.r.hgetall(key_subscriptions())
         subs = [orjson.loads(v) for v in raw.values()]
-        return sorted(subs, key=lambda s: (s["created_at"], s["id"]))
+        return sorted(subs, key=lambda s: (s["created_at"], s.get("seq", 0), s["id"]))
 
     def delete(self, sub_id: str) -> bool:
         """Removes the subscription and its log; pending outboxes are dropped by their jobs
@@ -155,7 +160,7 @@ class WebhookStore:
 
 
 def public(sub: dict) -> dict:
-    return {k: v for k, v in sub.items() if k != "secret"}
+    return {k: v for k, v in sub.items() if k not in ("secret", "seq")}
 
 
 def matches(sub: dict, game_id: str, game_type: str) -> bool:

@@ -21,7 +21,7 @@ from redis.retry import Retry
 from service.app import create_app
 from service.config import Config
 from service.application import NullScheduler
-from service.webhooks import matches, signature, verify as server_verify
+from service.webhooks import WebhookStore, matches, public, signature, verify as server_verify
 
 from tests.api.helpers import act, auth
 
@@ -165,6 +165,14 @@ def test_subscribe_list_show_delete(wc, receiver):
         assert r.status_code == 404 and r.get_json()["error"]["code"] == "webhook_not_found"
     assert [w["id"] for w in wc.get("/v1/webhooks", headers=PLATFORM).get_json()["webhooks"]] \
         == [other["id"]]
+
+
+def test_subscriptions_of_one_millisecond_list_in_the_order_they_were_made(redis_url):
+    store = WebhookStore(redis.Redis.from_url(redis_url))
+    made = [store.create(f"https://platform.example/{i}", None, None, None, now_ms=1_700_000_000_000)
+            for i in range(12)]
+    assert [s["id"] for s in store.all()] == [s["id"] for s in made]
+    assert all("seq" not in public(s) and "secret" not in public(s) for s in store.all())
 
 
 def test_webhooks_need_a_platform_key(wc, redis_url, queue_url):
