@@ -413,8 +413,7 @@ def rewrite_aof(url: str, timeout: float = 60.0) -> float:
 
 class Meter:
     """CPU of the gunicorn workers, of the Redis server and of this process, and the Redis
-    commands run, between start() and stop() (leaving out the gaps between a pause() and the
-    next resume()); the AOF rewrites that started or ran meanwhile
+    commands run, between start() and stop(); the AOF rewrites that started or ran meanwhile
     (``aof_rewrites``: each forks the server, and its child takes a core for a fraction of a
     second, which the requests of that moment wait for) and the AOF bytes a request wrote (None
     across a rewrite, which starts the count again); and how the workers' CPU split between them
@@ -425,58 +424,33 @@ class Meter:
 
     def __init__(self, gun: "Gunicorn", redis: "Redis") -> None:
         self.gun, self.redis = gun, redis
-        self.pids: list[int] = []
-        self.at: tuple | None = None  # the counters when counting last resumed
-        self.total: dict | None = None
-
-    def _read(self) -> tuple:
-        return ([cpu_seconds([pid]) for pid in self.pids],
-                cpu_seconds([self.redis.server.process.pid]), time.process_time(),
-                redis_calls(self.redis.url), aof_state(self.redis.url))
 
     def start(self) -> None:
-        """Start counting afresh."""
         self.pids = self.gun.worker_pids()
-        self.total = None
-        self.resume()
-
-    def resume(self) -> None:
-        """Count again after :meth:`pause`."""
-        self.at = self._read()
-
-    def pause(self) -> None:
-        if self.at is None:  # paused already
-            return
-        each, redis_cpu, client, calls, aof = self._read()
-        each0, redis_cpu0, client0, calls0, aof0 = self.at
-        self.at = None
-        step = {"each": [b - a for a, b in zip(each0, each)], "redis": redis_cpu - redis_cpu0,
-                "client": client - client0,
-                "calls": {k: v - calls0.get(k, 0) for k, v in calls.items()},
-                # the rewrites that ended meanwhile, and one still running at the end
-                "rewrites": aof[0] - aof0[0] + aof[2], "aof_bytes": aof[1] - aof0[1]}
-        if self.total is None:
-            self.total = step
-        else:
-            t = self.total
-            t["each"] = [a + b for a, b in zip(t["each"], step["each"])]
-            for k in ("redis", "client", "rewrites", "aof_bytes"):
-                t[k] += step[k]
-            for k, v in step["calls"].items():
-                t["calls"][k] = t["calls"].get(k, 0) + v
+        self.each0 = [cpu_seconds([pid]) for pid in self.pids]
+        self.c0 = (sum(self.each0), cpu_seconds([self.redis.server.process.pid]),
+                   time.process_time())
+        self.r0 = redis_calls(self.redis.url)
+        self.aof0 = aof_state(self.redis.url)
 
     def stop(self, requests: int) -> dict:
-        self.pause()
-        t, n = self.total, max(requests, 1)
-        each, rewrites = t["each"], t["rewrites"]
-        calls = {k: round(v / n, 2) for k, v in t["calls"].items()
-                 if v > 0 and k not in ("info",)}
+        each1 = [cpu_seconds([pid]) for pid in self.pids]
+        c1 = (sum(each1), cpu_seconds([self.redis.server.process.pid]), time.process_time())
+        r1 = redis_calls(self.redis.url)
+        aof1 = aof_state(self.redis.url)
+        # the rewrites that ended meanwhile, and one still running at the end
+        rewrites = aof1[0] - self.aof0[0] + aof1[2]
+        each = [b - a for a, b in zip(self.each0, each1)]
+        n = max(requests, 1)
+        calls = {k: round((v - self.r0.get(k, 0)) / n, 2) for k, v in r1.items()
+                 if v - self.r0.get(k, 0) > 0 and k not in ("info",)}
         return {"cpu_ms_per_request": {
-                    "gunicorn": round(1000 * sum(each) / n, 3),
-                    "redis": round(1000 * t["redis"] / n, 3),
-                    "client": round(1000 * t["client"] / n, 3)},
+                    "gunicorn": round(1000 * (c1[0] - self.c0[0]) / n, 3),
+                    "redis": round(1000 * (c1[1] - self.c0[1]) / n, 3),
+                    "client": round(1000 * (c1[2] - self.c0[2]) / n, 3)},
                 "redis_calls_per_request": dict(sorted(calls.items())),
                 "aof_rewrites": rewrites,
-                "aof_bytes_per_request": None if rewrites else round(t["aof_bytes"] / n),
+                "aof_bytes_per_request": (None if rewrites else
+                                          round((aof1[1] - self.aof0[1]) / n)),
                 "worker_cpu_share": sorted((round(c / (sum(each) or 1), 3) for c in each),
                                            reverse=True)}

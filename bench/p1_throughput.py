@@ -30,17 +30,13 @@ average (``os.getloadavg()``) before and after the run in ``loadavg``.
 At saturation (a closed loop of N clients) latency is about N / throughput, so the p99 ratio there
 mostly mirrors the throughput ratio; paced rounds follow (same number of clients, both at the same
 offered rate, ``--paced-fraction`` of the service's saturated throughput) and compare p99 at equal
-load (floor, baseline and service paced alike). In a paced round the three sides take turns of
-``--block-seconds`` (1 s) until each has sent for ``--seconds``, every side's clients connected
-throughout (``--paced interleaved``, the default; see ``interleaved``): a p99 at this rate is set
-by a few short stalls, and the machine has slower moments of a few seconds, so sides timed one 8 s
-phase after another (``--paced phases``) compare mostly which moments each got. Per phase it also
-reports the CPU per request of the gunicorn workers, of the Redis server and of the load generator
-(``/proc``), the Redis commands per request (``INFO commandstats``), and the busiest worker's share
-of the workers' CPU (each phase opens new connections and the kernel hashes each onto a worker, so
-the split, and with it the tail, moves from phase to phase; it shows in the paced phases, while at
-saturation both workers stay busy and it reads ~0.5): the figures that say where the difference
-comes from on a shared machine.
+load (floor, baseline and service paced alike). Per phase it also reports the CPU per request of
+the gunicorn workers, of the Redis server and of the load generator (``/proc``), the Redis
+commands per request (``INFO commandstats``), and the busiest worker's share of the workers' CPU
+(each phase opens new connections and the kernel hashes each onto a worker, so the split, and
+with it the tail, moves from phase to phase; it shows in the paced phases, while at saturation
+both workers stay busy and it reads ~0.5): the figures that say where the difference comes from
+on a shared machine.
 
 Redis rewrites its AOF when the file has doubled since the last rewrite; the rewrite's child
 takes a core for a fraction of a second, the tail of whichever 8 s phase it lands in, and where
@@ -51,7 +47,7 @@ would run one at the paced rate of the floor's and of the service's bytes (its s
 time). ``--aof-rewrites anywhere`` leaves Redis's schedule alone.
 
     .venv/bin/python bench/p1_throughput.py [--clients 32] [--seconds 8] [--rounds 5]
-        [--aof-rewrites between|anywhere] [--paced interleaved|phases] [--block-seconds 1]
+        [--aof-rewrites between|anywhere]
 
 Prints a human summary, then one JSON line (the last line of output).
 """
@@ -61,7 +57,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import os
 import random
 import statistics
@@ -105,101 +100,35 @@ class Phase:
         self.meter: dict = {}
 
 
-#: the longest a turn waits for the answers to the requests it sent (a run stops there)
-ANSWER_TIMEOUT_S = 30
-
-
-class Turns:
-    """The interleaved paced rounds: which side's clients send now. Every side keeps its
-    connections open; the others' clients wait for their turn."""
-
-    def __init__(self, sides) -> None:
-        self.side: str | None = None
-        self.finished = False
-        self.turn = {name: asyncio.Event() for name in sides}
-        self.in_flight = dict.fromkeys(sides, 0)
-        self.drained = asyncio.Event()
-
-    def is_open(self, side: str) -> bool:
-        return self.side == side and not self.finished
-
-    def give(self, side: str) -> None:
-        self.side = side
-        self.turn[side].set()
-
-    async def take_back(self) -> None:
-        """End the turn once the requests it sent have been answered."""
-        side, self.side = self.side, None
-        self.turn[side].clear()
-        while self.in_flight[side]:
-            self.drained.clear()
-            try:
-                await asyncio.wait_for(self.drained.wait(), ANSWER_TIMEOUT_S)
-            except TimeoutError:
-                raise RuntimeError(f"{side}: a request had no answer within "
-                                   f"{ANSWER_TIMEOUT_S} s") from None
-
-    def finish(self) -> None:
-        self.finished = True
-        for event in self.turn.values():
-            event.set()
-
-
 class Pace:
     """Open-ish loop at ``rate`` requests/s over all clients (None: as fast as possible):
-    each client waits for its next slot; a late client sends at once. With ``turns`` a client
-    also waits for its side's turn, and starts its pacing afresh then (its first slot within
-    one interval), so a side never sends a burst to catch up; ``wait`` answers None once the
-    turns are over."""
+    each client waits for its next slot; a late client sends at once."""
 
-    def __init__(self, rate: float | None, clients: int, turns: tuple[Turns, str] | None = None,
-                 ) -> None:
+    def __init__(self, rate: float | None, clients: int) -> None:
         self.interval = clients / rate if rate else 0.0
-        self.turns, self.side = turns if turns else (None, "")
 
     async def start(self, k: int) -> float:
         if not self.interval:
             return 0.0
-        if self.turns is not None:
-            return time.perf_counter() - self.interval * random.random()
         await asyncio.sleep(self.interval * random.random())
         return time.perf_counter()
 
-    async def wait(self, slot: float) -> float | None:
+    async def wait(self, slot: float) -> float:
         if not self.interval:
             return 0.0
-        turns = self.turns
-        while True:
-            if turns is not None and not turns.is_open(self.side):
-                await turns.turn[self.side].wait()
-                if turns.finished:
-                    return None
-                slot = time.perf_counter() - self.interval * random.random()
-            slot += self.interval
-            delay = slot - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            if turns is None:
-                return slot
-            if turns.is_open(self.side):
-                turns.in_flight[self.side] += 1
-                return slot
-
-    def sent(self) -> None:
-        """The request of the slot ``wait`` gave has been answered."""
-        if self.turns is not None:
-            self.turns.in_flight[self.side] -= 1
-            if not self.turns.in_flight[self.side]:
-                self.turns.drained.set()
+        slot += self.interval
+        delay = slot - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        return slot
 
 
 async def run_baseline(url: str, clients: int, seconds: float, tag: str,
-                       rate: float | None = None, turns: tuple[Turns, str] | None = None,
-                       ) -> tuple[Phase, float]:
+                       rate: float | None = None) -> tuple[Phase, float]:
     host, port = split_url(url)
     ph = Phase()
     stop_at = time.perf_counter() + seconds
-    pace = Pace(rate, clients, turns)
+    pace = Pace(rate, clients)
 
     async def client(k: int):
         c = Conn(host, port)
@@ -208,12 +137,9 @@ async def run_baseline(url: str, clients: int, seconds: float, tag: str,
         slot = await pace.start(k)
         while time.perf_counter() < stop_at:
             slot = await pace.wait(slot) if slot else slot
-            if slot is None:
-                break
             t0 = time.perf_counter()
             st, _ = await c.request("POST", f"/bench/append/{key}")
             ph.lat.append((time.perf_counter() - t0) * 1000)
-            pace.sent()
             if st != 201:
                 ph.errors += 1
         c.close()
@@ -230,18 +156,17 @@ async def resync(c: Conn, game: dict) -> tuple[list[int], bool]:
 
 
 async def run_service(url: str, clients: int, seconds: float, pool: list[dict],
-                      rnd: random.Random, rate: float | None = None,
-                      turns: tuple[Turns, str] | None = None) -> tuple[Phase, float]:
+                      rnd: random.Random, rate: float | None = None) -> tuple[Phase, float]:
     host, port = split_url(url)
     ph = Phase()
     stop_at = time.perf_counter() + seconds
-    pace = Pace(rate, clients, turns)
+    pace = Pace(rate, clients)
 
     async def client(k: int):
         c = Conn(host, port)
         await c.open()
         slot = await pace.start(k)
-        while time.perf_counter() < stop_at and pool and slot is not None:
+        while time.perf_counter() < stop_at and pool:
             game = pool.pop()
             tokens = [s["token"] for s in game["seats"]]
             in_cave = set(range(SEATS))
@@ -252,8 +177,6 @@ async def run_service(url: str, clients: int, seconds: float, pool: list[dict],
                     pending, done = await resync(c, game)
                     continue
                 slot = await pace.wait(slot) if slot else slot
-                if slot is None:
-                    break
                 seat = pending.pop(0)
                 choice = "continue" if rnd.random() < P_CONTINUE else "return"
                 t0 = time.perf_counter()
@@ -262,7 +185,6 @@ async def run_service(url: str, clients: int, seconds: float, pool: list[dict],
                     {"action": {"type": "decide", "choice": choice}},
                     {"Authorization": f"Bearer {tokens[seat]}"})
                 ph.lat.append((time.perf_counter() - t0) * 1000)
-                pace.sent()
                 if st != 201:
                     ph.errors += 1
                     pending, done = await resync(c, game)
@@ -319,79 +241,6 @@ async def metered(meter: Meter, phase, *, resyncs: bool = False, aof_rewrites: s
     return ph
 
 
-#: ``--paced``: how the paced rounds put the sides side by side (see ``interleaved``)
-INTERLEAVED, PHASES = "interleaved", "phases"
-
-
-async def interleaved(sides: dict, seconds: float, block: float, redis_url: str,
-                      aof_rewrites: str = BETWEEN) -> dict[str, tuple[Phase, float]]:
-    """One paced round with the sides' turns interleaved. ``sides``: name -> (its
-    :class:`Meter`, a function of ``turns`` giving its phase: ``run_baseline`` or
-    ``run_service`` paced, with ``turns``, without an end; whether its errors sent a resync, as
-    in ``metered``). Each side sends for ``block``
-    seconds at a time, in turn (the order rotating from block to block), until each has sent for
-    ``seconds``; every side's clients stay connected throughout, and its meter counts its turns
-    only. So the sides meet the machine's slow moments alike: on this machine the same fixed
-    work takes up to 13% longer in some seconds than in others, and 8 s phases one after
-    another let a side's p99 follow which of them it got.
-
-    With ``aof_rewrites`` :data:`BETWEEN` the AOF is rewritten before the round, and again
-    between two turns once it has grown by half its size since (untimed, no side sending;
-    counted in ``aof_rewrites_between_turns``), so that no rewrite is due inside a turn. The
-    phases' wall times are their turns'."""
-    turns = Turns(sides)
-    tasks = {name: asyncio.ensure_future(phase((turns, name)))
-             for name, (_, phase, _) in sides.items()}
-    names = list(sides)
-    active = dict.fromkeys(names, 0.0)
-    rewrite = None
-    if aof_rewrites == BETWEEN:
-        rewrite = {"seconds": round(rewrite_aof(redis_url), 3),
-                   "aof_bytes": aof_state(redis_url)[1]}
-    between = 0
-    await asyncio.sleep(0.3)  # the clients connect
-    with no_gc_pauses():
-        for meter, _, _ in sides.values():
-            meter.start()
-            meter.pause()
-        for b in range(max(1, round(seconds / block))):
-            for name in names[b % len(names):] + names[:b % len(names)]:
-                if aof_rewrites == BETWEEN and aof_grown(redis_url, 0.5):
-                    rewrite_aof(redis_url)
-                    between += 1
-                meter = sides[name][0]
-                meter.resume()
-                t0 = time.perf_counter()
-                turns.give(name)
-                await asyncio.sleep(block)
-                await turns.take_back()
-                active[name] += time.perf_counter() - t0
-                meter.pause()
-        turns.finish()
-        done = {name: await task for name, task in tasks.items()}
-    out = {}
-    for name, (ph, _) in done.items():
-        meter, _, resyncs = sides[name]
-        ph.meter = meter.stop(len(ph.lat) + (ph.errors if resyncs else 0))
-        ph.meter["aof_rewrite_before"] = rewrite
-        ph.meter["aof_rewrites_between_turns"] = between
-        out[name] = (ph, active[name])
-    return out
-
-
-def aof_grown(url: str, fraction: float) -> bool:
-    """Whether the AOF has grown by more than ``fraction`` of its size at the last rewrite."""
-    import redis as redis_py
-
-    r = redis_py.Redis.from_url(url)
-    try:
-        info = r.info("persistence")
-    finally:
-        r.close()
-    base = info.get("aof_base_size", 0)
-    return info.get("aof_current_size", 0) - base > fraction * base
-
-
 def rewrite_share(url: str, rewrite: dict | None, rate: float, bytes_per_request: float | None,
                   ) -> dict | None:
     """How much of the time Redis would spend rewriting its AOF, at ``rate`` requests/s of
@@ -436,9 +285,6 @@ def summarize(phases: list[tuple[Phase, float]]) -> dict:
             "p99_ms_per_round": [round(x, 2) for x in p99s],
             "p99_ms": round(statistics.median(p99s), 2),
             "aof_rewrites_per_round": [p.meter["aof_rewrites"] for p, _ in phases],
-            # interleaved paced rounds: the rewrites made between two turns (untimed)
-            "aof_rewrites_between_turns_per_round": [
-                p.meter.get("aof_rewrites_between_turns", 0) for p, _ in phases],
             # the rounds no AOF rewrite touched (None: every round had one)
             "p99_ms_without_rewrites": _median_or_none(
                 [x for x, (p, _) in zip(p99s, phases) if not p.meter["aof_rewrites"]]),
@@ -521,26 +367,13 @@ async def main_async(args) -> dict:
         rate = args.paced_fraction * S["throughput_rps"]
         pf, pb, ps = [], [], []
         for r in range(args.rounds):
+            pf.append(await timed(bare_meter, run_baseline(
+                bare.url, args.clients, args.seconds, f"c{r:01x}", rate)))
+            pb.append(await timed(meter, run_baseline(
+                gun.url, args.clients, args.seconds, f"a{r:01x}", rate)))
             pool = await create_games(gun.url, per_round)
-            if args.paced == INTERLEAVED:
-                got = await interleaved({
-                    "floor": (Meter(bare, redis), lambda t, r=r: run_baseline(
-                        bare.url, args.clients, math.inf, f"c{r:01x}", rate, t), False),
-                    "baseline": (Meter(gun, redis), lambda t, r=r: run_baseline(
-                        gun.url, args.clients, math.inf, f"a{r:01x}", rate, t), False),
-                    "service": (Meter(gun, redis), lambda t, pool=pool: run_service(
-                        gun.url, args.clients, math.inf, pool, rnd, rate, t), True),
-                }, args.seconds, args.block_seconds, redis.url, args.aof_rewrites)
-                pf.append(got["floor"])
-                pb.append(got["baseline"])
-                ps.append(got["service"])
-            else:
-                pf.append(await timed(bare_meter, run_baseline(
-                    bare.url, args.clients, args.seconds, f"c{r:01x}", rate)))
-                pb.append(await timed(meter, run_baseline(
-                    gun.url, args.clients, args.seconds, f"a{r:01x}", rate)))
-                ps.append(await timed(meter, run_service(
-                    gun.url, args.clients, args.seconds, pool, rnd, rate), resyncs=True))
+            ps.append(await timed(meter, run_service(
+                gun.url, args.clients, args.seconds, pool, rnd, rate), resyncs=True))
             starved += not pool
         PF, PB, PS = summarize(pf), summarize(pb), summarize(ps)
         # the rewrites taken out of the phases, at the paced rate (the last round's: most data)
@@ -556,8 +389,6 @@ async def main_async(args) -> dict:
         "bench": "p1_throughput",
         "clients": args.clients, "seconds_per_phase": args.seconds, "rounds": args.rounds,
         "aof_rewrites": args.aof_rewrites,
-        "paced": args.paced, "block_seconds": args.block_seconds if args.paced == INTERLEAVED
-        else None,
         "web_concurrency": int(os.environ.get("WEB_CONCURRENCY", "2")),
         "floor": F, "baseline": B, "service": S,
         "paced_rate_rps": round(rate, 1), "paced_floor": PF, "paced_baseline": PB,
@@ -613,12 +444,6 @@ def main() -> None:
                     help="between: rewrite Redis's AOF before each timed phase (untimed), so "
                          "that none lands in one phase because of what the phases before "
                          "wrote; anywhere: leave Redis's own schedule alone")
-    ap.add_argument("--paced", choices=(INTERLEAVED, PHASES), default=INTERLEAVED,
-                    help="interleaved: in each paced round the floor, the in-app baseline and "
-                         "the service take turns of --block-seconds on connections kept open; "
-                         "phases: one --seconds phase after another, as at saturation")
-    ap.add_argument("--block-seconds", type=float, default=1.0,
-                    help="with --paced interleaved: the length of a side's turn")
     ap.add_argument("--profile", action="store_true",
                     help="py-spy the gunicorn workers during the first service phase")
     args = ap.parse_args()
@@ -628,9 +453,7 @@ def main() -> None:
           f"{args.seconds:g} s per phase, gunicorn gevent x{res['web_concurrency']}, "
           f"{res['cpus']} CPUs, load average {res['loadavg']['before']} -> "
           f"{res['loadavg']['after']}; AOF rewritten "
-          + ("when Redis decides" if args.aof_rewrites != BETWEEN else "before each phase"
-             if args.paced == PHASES else "before each saturated phase, before each paced "
-             "round and between its turns when due"))
+          + ("before each phase" if args.aof_rewrites == BETWEEN else "when Redis decides"))
     for name, X in (("floor    (bare Flask app: read + Lua append)", F),
                     ("baseline (in-app /bench/append)", B),
                     ("service  (Diamant actions)", S)):
@@ -643,9 +466,7 @@ def main() -> None:
               f"{c['redis']:.3f} ms, load generator {c['client']:.3f} ms; redis calls per "
               f"request {X['redis_calls_per_request']}")
     PF, PB, PS = res["paced_floor"], res["paced_baseline"], res["paced_service"]
-    print(f"  paced at {res['paced_rate_rps']} req/s for all (equal load, below saturation; "
-          + (f"turns of {args.block_seconds:g} s interleaved" if args.paced == INTERLEAVED
-             else "phases one after another") + "): "
+    print(f"  paced at {res['paced_rate_rps']} req/s for all (equal load, below saturation): "
           f"floor median {PF['median_ms']} ms p99 {PF['p99_ms']} ms; baseline median "
           f"{PB['median_ms']} ms p99 {PB['p99_ms']} ms; service median {PS['median_ms']} ms "
           f"p99 {PS['p99_ms']} ms")
