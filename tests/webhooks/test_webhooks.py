@@ -168,11 +168,15 @@ def test_subscribe_list_show_delete(wc, receiver):
 
 
 def test_subscriptions_of_one_millisecond_list_in_the_order_they_were_made(redis_url):
-    store = WebhookStore(redis.Redis.from_url(redis_url))
-    made = [store.create(f"https://platform.example/{i}", None, None, None, now_ms=1_700_000_000_000)
-            for i in range(12)]
-    assert [s["id"] for s in store.all()] == [s["id"] for s in made]
-    assert all("seq" not in public(s) and "secret" not in public(s) for s in store.all())
+    r = redis.Redis.from_url(redis_url)
+    try:
+        store = WebhookStore(r)
+        made = [store.create(f"https://platform.example/{i}", None, None, None,
+                             now_ms=1_700_000_000_000) for i in range(12)]
+        assert [s["id"] for s in store.all()] == [s["id"] for s in made]
+        assert all("seq" not in public(s) and "secret" not in public(s) for s in store.all())
+    finally:
+        r.close()
 
 
 def test_webhooks_need_a_platform_key(wc, redis_url, queue_url):
