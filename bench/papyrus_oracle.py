@@ -33,6 +33,12 @@ Last stdout line, one JSON object:
 ``states`` lists each sampled turn (game, turn, candidates, the heuristic's index, the mean
 margins). Playouts run to the game's end: a state early in a game costs ~``worlds`` x
 candidates x 0.1 s.
+
+``--targets`` asks the same of the seat's *target* (the god its plans pursue) instead of its
+next action: at the seat's first turn after each ``--every``-th of its conquests (a fresh choice
+of target), the candidates are the God cards in its hand, each pursued until it leaves the hand
+(``policy(..., target=)``), against the heuristic left to choose (the ``heuristic`` entry, the
+first of ``cands``, ``null``); the search is not run.
 """
 
 from __future__ import annotations
@@ -63,14 +69,17 @@ GAME = GAMES["papyrus"]
 HOOKS = GAME.bots
 
 
-def play_out(world: dict, seat: int, first: dict, seed: int) -> dict:
-    """``first``, then the heuristic for every seat to the end: the seat's margin, win share and
-    the search's cut-off reward after each of ``CUTS`` rounds."""
+def play_out(world: dict, seat: int, first: dict | None, seed: int,
+             target: str | None = None) -> dict:
+    """``first`` (unless None), then the heuristic for every seat to the end, the seat pursuing
+    ``target`` while it holds it: the seat's margin, win share and the search's cut-off reward
+    after each of ``CUTS`` rounds."""
     rnd = random.Random(seed)
     rng = SimRng(rnd)
     n = world["n"]
     start = world["turns"]
-    state = command(GAME, world, seat, first, rng, simulated=True)[1]
+    state = world if first is None else command(GAME, world, seat, first, rng,
+                                                simulated=True)[1]
     cut = {}
     while True:
         for r in CUTS:
@@ -79,8 +88,8 @@ def play_out(world: dict, seat: int, first: dict, seed: int) -> dict:
         if state["over"]:
             break
         s = GAME.awaiting(state)[0]
-        state = command(GAME, state, s, policy(state, s, GAME.legal_actions(state, s)), rng,
-                        simulated=True)[1]
+        choice = policy(state, s, GAME.legal_actions(state, s), target if s == seat else None)
+        state = command(GAME, state, s, choice, rng, simulated=True)[1]
     scores = GAME.result(state)["scores"]
     return {"margin": scores[seat] - (sum(scores) - scores[seat]) / (n - 1),
             "win": win_share(GAME, state, seat), "cut": cut}
@@ -118,6 +127,21 @@ def examine(obs, heuristic_choice: dict, worlds: int, rnd: random.Random) -> dic
     return {"cands": cands, "heuristic": h, "runs": full}
 
 
+def examine_targets(obs, worlds: int, rnd: random.Random) -> dict | None:
+    """The oracle at a fresh choice of target: the heuristic left to choose (``None``, index 0)
+    and every God card in hand pursued, on the same ``worlds`` worlds."""
+    cands = [None] + list(obs.view["seats"][obs.seat]["gods"])
+    if len(cands) < 3:
+        return None
+    runs: dict[int, list[dict]] = {i: [] for i in range(len(cands))}
+    for _ in range(worlds):
+        world = HOOKS.for_simulation(HOOKS.determinize(obs, rnd))
+        seed = rnd.getrandbits(64)
+        for i, god in enumerate(cands):
+            runs[i].append(play_out(world, obs.seat, None, seed, target=god))
+    return {"cands": cands, "heuristic": 0, "runs": runs}
+
+
 def summarize(found: dict) -> dict:
     runs, h = found["runs"], found["heuristic"]
     idx = sorted(runs)
@@ -151,7 +175,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seats", type=int, default=2)
     ap.add_argument("--games", type=int, default=3)
-    ap.add_argument("--every", type=int, default=20, help="examine every k-th turn of the seat")
+    ap.add_argument("--every", type=int, default=None,
+                    help="examine every k-th turn of the seat (default 20; with --targets, the "
+                         "turn after every k-th conquest, default 2)")
+    ap.add_argument("--targets", action="store_true",
+                    help="compare targets (the gods in hand, each pursued) instead of actions")
     ap.add_argument("--worlds", type=int, default=40, help="determinizations per turn examined")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--iterations", type=int, default=None,
@@ -160,6 +188,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not GAME.min_players <= args.seats <= GAME.max_players or args.seats < 2:
         ap.error(f"--seats must be 2-{GAME.max_players}")
+    if args.every is None:
+        args.every = 2 if args.targets else 20
+    if args.targets:
+        args.iterations = None
 
     t0 = time.perf_counter()
     states = []
@@ -172,36 +204,44 @@ def main(argv=None) -> int:
                              for i in range(args.seats)], {},
                       f"oracle-{args.seed}-{args.seats}-{gi}".encode())
         logs = [SeatLog(GAME, g.events[0]["data"], s) for s in range(args.seats)]
-        turns = 0
+        turns = conquests = 0
         while g.awaiting():
             seat = g.awaiting()[0]
             obs = logs[seat].observe(g.events, g.state, g.version, log_start=1)
             choice = HOOKS.heuristic(obs, rnd)
             if seat == me and len(obs.legal) > 1 and obs.view["pending"] is None:
                 turns += 1
-                if turns % args.every == 0:
+                if args.targets:
+                    conquered = len(obs.view["seats"][me]["conquered"])
+                    fresh = conquered != conquests and conquered % args.every == 0
+                    conquests = conquered
+                    found = examine_targets(obs, args.worlds, rnd) if fresh else None
+                elif turns % args.every == 0:
                     found = examine(obs, choice, args.worlds, rnd)
-                    if found is not None:
-                        row = summarize(found)
-                        row.update(game=gi, turn=g.state["turns"], seat=me,
-                                   heuristic=found["heuristic"], cands=found["cands"])
-                        if args.iterations:
-                            value = {action_key(found["cands"][i]): m
-                                     for i, m in zip(row["index"], row["margin"])}
-                            base = value[action_key(choice)]
-                            for k in range(args.searches):
-                                a = search(obs, HOOKS, random.Random(f"{gi}-{turns}-{k}"),
-                                           budget_ms=None, iterations=args.iterations)
-                                searched += 1
-                                overruled += a != choice
-                                if action_key(a) in value:
-                                    gains.append(value[action_key(a)] - base)
-                        states.append(row)
+                else:
+                    found = None
+                if found is not None:
+                    row = summarize(found)
+                    row.update(game=gi, turn=g.state["turns"], seat=me,
+                               heuristic=found["heuristic"], cands=found["cands"])
+                    if args.iterations:
+                        value = {action_key(found["cands"][i]): m
+                                 for i, m in zip(row["index"], row["margin"])}
+                        base = value[action_key(choice)]
+                        for k in range(args.searches):
+                            a = search(obs, HOOKS, random.Random(f"{gi}-{turns}-{k}"),
+                                       budget_ms=None, iterations=args.iterations)
+                            searched += 1
+                            overruled += a != choice
+                            if action_key(a) in value:
+                                gains.append(value[action_key(a)] - base)
+                    states.append(row)
             g.act(seat, choice)
 
     diffs = [d for s in states for d in s["diffs"]]
     report = {
-        "bench": "papyrus_oracle", "seats": args.seats, "games": args.games,
+        "bench": "papyrus_oracle", "compare": "targets" if args.targets else "actions",
+        "seats": args.seats, "games": args.games,
         "every": args.every, "worlds": args.worlds, "seed": args.seed,
         "states_examined": len(states),
         "compared": len(diffs),

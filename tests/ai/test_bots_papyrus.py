@@ -397,3 +397,21 @@ def test_policy_on_the_full_state_plays_what_the_heuristic_plays_from_the_view(n
             compared += 1
         g.act(seat, h)
     assert compared > 100
+
+
+def test_a_forced_target_is_pursued_before_the_heuristics_own_plans():
+    # bench/papyrus_oracle.py --targets: the seat plays the heuristic but pursues the god it is
+    # given; here its worst plan of the deal, which the heuristic itself conquers fifth
+    def conquests(forced: bool):
+        g = LocalGame(GAME, [{"name": "a"}, {"name": "b"}], {}, b"pap-forced-4")
+        target = bot._plans(bot._me_from_state(g.state, 0))[-1][1] if forced else None
+        while g.awaiting():
+            s = g.awaiting()[0]
+            legal = GAME.legal_actions(g.state, s)
+            g.act(s, bot.policy(g.state, s, legal, target if s == 0 else None))
+        return g.state["seats"][0]["conquered"]
+
+    worst = bot._plans(bot._me_from_state(
+        LocalGame(GAME, [{"name": "a"}, {"name": "b"}], {}, b"pap-forced-4").state, 0))[-1][1]
+    free, forced = conquests(False), conquests(True)
+    assert free.index(worst) == 4 and forced.index(worst) == 0

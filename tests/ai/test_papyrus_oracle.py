@@ -1,11 +1,15 @@
 """bench/papyrus_oracle.py's comparison of candidates with the heuristic's choice (paired by
-world) and its reliability figures, on made-up playouts."""
+world) and its reliability figures, on made-up playouts; its targets on a real deal."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from tests.ai.support import load_bench
+from service.engine.local import LocalGame
+from service.games.papyrus import GAME
+from tests.ai.support import load_bench, obs_of
 
 
 @pytest.fixture(scope="module")
@@ -44,3 +48,16 @@ def test_a_cut_off_reward_that_says_nothing_and_a_decided_game(oracle):
     assert all(c is None for c in out["evaluate_corr"].values())  # constant: no correlation
     assert out["split_half"] == pytest.approx(1.0)
     assert oracle.mean_of([None, 1.0, 2.0]) == 1.5 and oracle.mean_of([None]) is None
+
+
+def test_targets_are_the_gods_in_hand_against_the_heuristic_left_to_choose(oracle):
+    g = LocalGame(GAME, [{"name": "a"}, {"name": "b"}], {}, b"oracle-targets")
+    obs = obs_of(GAME, g, 0)
+    found = oracle.examine_targets(obs, 2, random.Random(1))
+    gods = obs.view["seats"][0]["gods"]
+    assert found["cands"] == [None] + list(gods) and found["heuristic"] == 0
+    assert sorted(found["runs"]) == [0, 1, 2, 3]
+    assert all(len(r) == 2 and all(isinstance(x["margin"], float) for x in r)
+               for r in found["runs"].values())
+    # each target is played out on the same two worlds: a target does change the game
+    assert len({tuple(x["margin"] for x in r) for r in found["runs"].values()}) > 1

@@ -524,8 +524,10 @@ def _solo(me: _Me, legal: list[dict], plans) -> dict:
     return next(a for a in legal if a["type"] == "buy_glyph")
 
 
-def _decide(me: _Me, legal: list[dict]) -> dict:
+def _decide(me: _Me, legal: list[dict], target: str | None = None) -> dict:
     plans = _plans(me)
+    if target in me.gods and not me.solo:
+        plans.sort(key=lambda r: r[1] != target)  # stable: the other plans keep their order
     if me.solo:
         return _solo(me, legal, plans)
     if me.pending is not None:
@@ -544,11 +546,14 @@ def heuristic(obs, rnd: random.Random) -> dict[str, Any]:
     return _decide(_me_from_view(obs.view, obs.seat), obs.legal)
 
 
-def policy(state: dict, seat: int, legal: list[dict]) -> dict:
-    """The heuristic on a full (determinized) state, from what the seat knows of it."""
+def policy(state: dict, seat: int, legal: list[dict], target: str | None = None) -> dict:
+    """The heuristic on a full (determinized) state, from what the seat knows of it.
+    ``target``: a God card the seat pursues in place of its best plan while it holds it
+    (standard game; ``bench/papyrus_oracle.py --targets`` asks whether another target than the
+    heuristic's would do better)."""
     if len(legal) == 1:
         return legal[0]
-    return _decide(_me_from_state(state, seat), legal)
+    return _decide(_me_from_state(state, seat), legal, target)
 
 
 def rollout(game, state: dict, seat: int, legal: list[dict], rnd: random.Random) -> dict:
