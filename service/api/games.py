@@ -172,7 +172,10 @@ def create_games_bulk(body):
 @_alts(400, 503)
 @blp.doc(operationId="listGames")
 def list_games(query):
-    """List games, newest first, filtered by type and status."""
+    """List games, newest first, filtered by type and status.
+
+    Games created in the same millisecond (as a bulk request's can be) come by id,
+    descending: every page of a listing has the same order."""
     return service().list_games(query.get("type"), query.get("status"), query["page"],
                                 query["per_page"])
 

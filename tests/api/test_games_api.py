@@ -247,8 +247,27 @@ def test_list_games_filters(client):
     listing = client.get("/v1/games?type=diamant&status=active").get_json()
     assert {g["id"] for g in listing["games"]} == {a, b} and listing["total"] == 2
     assert client.get("/v1/games?status=finished").get_json()["total"] == 0
-    assert client.get("/v1/games?per_page=1").get_json()["games"][0]["id"] == b
+    # newest first: b, unless both were created in the same millisecond (then by id)
+    first = client.get("/v1/games?per_page=1").get_json()["games"][0]
+    newest = max(listing["games"], key=lambda g: (g["created_at"], g["id"]))
+    assert first["id"] == newest["id"]
+    if len({g["created_at"] for g in listing["games"]}) == 2:
+        assert first["id"] == b
     error(client.get("/v1/games?status=sleeping"), 400, "invalid_request")
+
+
+def test_games_of_one_millisecond_list_by_id_descending_on_every_page(redis_url, queue_url):
+    from service.app import create_app
+    from service.application import NullScheduler
+    from service.config import Config
+    c = create_app(Config(redis_url=redis_url, queue_url=queue_url), scheduler=NullScheduler(),
+                   now_ms=lambda: 1_800_000_000_123).test_client()
+    body = {"games": [{"type": "diamant", "players": [{"name": "a"}] * 3}] * 4}
+    made = [g["id"] for g in c.post("/v1/games/bulk", json=body).get_json()["games"]]
+    made += [create(c)[0], create(c)[0]]
+    pages = [c.get(f"/v1/games?per_page=4&page={p}").get_json()["games"] for p in (1, 2)]
+    assert {g["created_at"] for page in pages for g in page} == {"2027-01-15T08:00:00.123Z"}
+    assert [g["id"] for page in pages for g in page] == sorted(made, reverse=True)
 
 
 def test_health(client):
