@@ -190,8 +190,8 @@ def main(argv=None) -> int:
         ap.error(f"--seats must be 2-{GAME.max_players}")
     if args.every is None:
         args.every = 2 if args.targets else 20
-    if args.targets:
-        args.iterations = None
+    if args.targets and args.iterations:
+        ap.error("--iterations runs the search on actions: not with --targets")
 
     t0 = time.perf_counter()
     states = []
