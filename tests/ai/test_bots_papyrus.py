@@ -402,9 +402,8 @@ def test_policy_on_the_full_state_plays_what_the_heuristic_plays_from_the_view(n
 def test_a_forced_target_is_pursued_before_the_heuristics_own_plans():
     # bench/papyrus_oracle.py --targets: the seat plays the heuristic but pursues the god it is
     # given; here its worst plan of the deal, which the heuristic itself conquers fifth
-    def conquests(forced: bool):
+    def conquests(target: str | None) -> list[str]:
         g = LocalGame(GAME, [{"name": "a"}, {"name": "b"}], {}, b"pap-forced-4")
-        target = bot._plans(bot._me_from_state(g.state, 0))[-1][1] if forced else None
         while g.awaiting():
             s = g.awaiting()[0]
             legal = GAME.legal_actions(g.state, s)
@@ -413,5 +412,5 @@ def test_a_forced_target_is_pursued_before_the_heuristics_own_plans():
 
     worst = bot._plans(bot._me_from_state(
         LocalGame(GAME, [{"name": "a"}, {"name": "b"}], {}, b"pap-forced-4").state, 0))[-1][1]
-    free, forced = conquests(False), conquests(True)
+    free, forced = conquests(None), conquests(worst)
     assert free.index(worst) == 4 and forced.index(worst) == 0
