@@ -55,7 +55,9 @@ def create_seek(body):
 @alt_errors(blp, ERRORS, 400, 503)
 @blp.doc(operationId="listSeeks")
 def list_seeks(query):
-    """The waiting seeks, newest first (of one game type with ``type``)."""
+    """The waiting seeks, newest first (of one game type with ``type``).
+
+    Seeks opened in the same millisecond come by id, descending."""
     return service().seeks.waiting(query.get("type"), query["offset"], query["limit"])
 
 

@@ -46,6 +46,9 @@ def _key(*parts: str) -> str:
 
 
 WAITING_KEY, FILL_KEY, UNTRIED_KEY = _key("waiting"), _key("fill"), _key("untried")
+#: Every waiting seek, by creation time (the listing of all types; the waiting set is scored
+#: by expiry, which a change of the seeks' time to live takes out of creation order).
+LISTED_KEY = _key("listed")
 CARDS_KEY = _key("cards")
 #: The sets every waiting seek is in besides its own indexes, as the scripts take them.
 EVERY_SEEK = (WAITING_KEY, FILL_KEY, UNTRIED_KEY, CARDS_KEY)
@@ -94,7 +97,7 @@ class Seek:
     def index_keys(self) -> list[str]:
         """The keys of the indexes that list this seek while it waits (besides the waiting
         and fill sets)."""
-        return [_key("player", self.player), _key("type", self.type),
+        return [_key("player", self.player), _key("type", self.type), LISTED_KEY,
                 *(_key("pool", name) for name in self.pools.values())]
 
 
@@ -180,9 +183,9 @@ class SeekStore:
         return [_card(i, raw) for i, raw in zip(reply[1::2], reply[2::2]) if raw], reply[0]
 
     def waiting(self, game_type: str | None, offset: int, limit: int) -> tuple[list[str], int]:
-        """The ids of waiting seeks (of ``game_type``, or all), newest first, and how many
-        there are."""
-        key = _key("type", game_type) if game_type else WAITING_KEY
+        """The ids of waiting seeks (of ``game_type``, or all), newest first (seeks of one
+        millisecond by id, descending), and how many there are."""
+        key = _key("type", game_type) if game_type else LISTED_KEY
         pipe = self.r.pipeline(transaction=False)
         pipe.zrevrange(key, offset, offset + limit - 1)
         pipe.zcard(key)

@@ -247,6 +247,39 @@ def fake(redis_url):
     return app.test_client(), app.extensions["cartouche"], clock
 
 
+def test_listings_are_newest_first_even_across_a_change_of_time_to_live(fake, redis_url):
+    """The listings order seeks by when they opened: a server restarted with a shorter time
+    to live makes a newer seek expire before an older one, and the listing of every type
+    still shows the newer first; seeks of one millisecond come by id, descending."""
+    client, _, clock = fake
+    ada, bob, cy, dan = (player(client, n) for n in ("Ada", "Bob", "Cy", "Dan"))
+    older = seek(client, ada, type_="diamant", seats=3)        # ttl 60 s
+    clock.t += 1_000
+    restarted = create_app(Config(redis_url=redis_url, seek_ttl_s=5, seeks_per_player=3,
+                                  seeks_max=5), scheduler=NullScheduler(), now_ms=clock)
+    again = restarted.test_client()
+    newer = seek(again, bob, type_="diamant", seats=4)          # ttl 5 s: expires first
+    assert newer["expires_at"] < older["expires_at"]
+    clock.t += 1_000
+    papyrus = seek(again, cy, type_="papyrus", seats=2)
+    diamant = seek(again, dan, type_="diamant", seats=5)        # the same millisecond
+    assert papyrus["created_at"] == diamant["created_at"]
+    tied = sorted([papyrus["id"], diamant["id"]], reverse=True)
+
+    def listed(c, query=""):
+        return [x["id"] for x in c.get(f"/v1/seeks{query}").get_json()["seeks"]]
+
+    everything = [*tied, newer["id"], older["id"]]
+    for c in (client, again):
+        assert listed(c) == everything
+        assert listed(c, "?type=diamant") == [x for x in everything if x != papyrus["id"]]
+        assert listed(c, "?offset=1&limit=2") == everything[1:3]
+    for s_, who in ((newer, bob), (older, ada)):
+        assert again.delete(f"/v1/seeks/{s_['id']}", headers=auth(who["token"])).status_code \
+            == 200
+    assert listed(client) == tied and client.get("/v1/seeks").get_json()["total"] == 2
+
+
 def test_limits_per_player_and_in_all(fake):
     client, _, _ = fake
     ada, bob = player(client, "Ada"), player(client, "Bob")

@@ -3,7 +3,8 @@
 -- KEYS[1] waiting seeks (sorted set, by expiry), KEYS[2] seeks to fill with bots (by fill
 -- time), KEYS[3] seeks not yet tried for a match (by creation time), KEYS[4] the cards of the
 -- waiting seeks (hash), KEYS[5] the seek's record (hash), KEYS[6] its player's waiting seeks,
--- KEYS[7] its type's, KEYS[8..] its pools (sorted sets, by creation time)
+-- KEYS[7] its type's, KEYS[8] every waiting seek's, KEYS[9..] its pools (sorted sets, by
+-- creation time)
 -- ARGV[1] seek id, ARGV[2] per-player limit, ARGV[3] total limit, ARGV[4] created ms,
 -- ARGV[5] expiry ms, ARGV[6] fill ms ('' = never), ARGV[7] its card, then the record's
 -- field/value pairs.

@@ -3,7 +3,7 @@
 -- waiting, nothing changes. The one way a seek leaves 'waiting', so no seek ends twice.
 -- KEYS[1] waiting seeks, KEYS[2] seeks to fill with bots, KEYS[3] seeks not yet tried for a
 -- match, KEYS[4] the cards of the waiting seeks, then per seek: its record, then its index
--- keys (its player's, its type's, its pools)
+-- keys (its player's, its type's, every waiting seek's, its pools)
 -- ARGV[1] the new status, ARGV[2] game id ('' = none), ARGV[3] ended ms, ARGV[4] seconds an
 -- ended record is kept, ARGV[5] n seeks, then per seek: id, seat ('' = none), n index keys.
 -- Returns {'ok'} or {'busy', i, status}: the i-th seek (from 1) is not waiting ('' = no such
