@@ -41,6 +41,9 @@ log = logging.getLogger("cartouche.application")
 _ID = re.compile(r"t-[0-9a-f]{16}")
 #: Appends of one advance that lose races before leaving the tournament to the next job.
 MAX_ATTEMPTS = 10
+#: A running entry without a stream older than this is a creation that died (on a cluster,
+#: between its admission and its append): :meth:`Tournaments.advance` removes it.
+ORPHAN_AFTER_MS = 60_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,12 +204,21 @@ class Tournaments:
     def advance(self, tid: str) -> str:
         """Record the current round's games that are over; pair the next round once none is
         left (or finish). Returns what it did: ``finished``, ``paired``, ``recorded``,
-        ``playing`` (nothing to do), ``busy`` (races lost :data:`MAX_ATTEMPTS` times)."""
+        ``playing`` (nothing to do), ``busy`` (races lost :data:`MAX_ATTEMPTS` times),
+        ``gone`` (a running entry without a tournament, removed)."""
         did = "playing"
         for _ in range(MAX_ATTEMPTS):
-            events = self.events(tid)
+            try:
+                events = self.events(tid)
+            except NotFound:
+                if self.store.orphaned(tid, self.now_ms() - ORPHAN_AFTER_MS):
+                    self.store.not_running(tid)
+                    return "gone"
+                raise
             t = Tournament.of(events)
             if t.finished:
+                if self.store.cluster:  # an ending that died before it left the index
+                    self.store.not_running(tid)
                 return "finished" if did == "playing" else did
             new: list[dict] = []
             for game_id in t.pending():

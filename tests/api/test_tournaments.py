@@ -343,3 +343,52 @@ def test_the_live_stream_follows_the_tournament_to_its_end(client, svc):
     assert r.status_code == 404 and error(r)["code"] == "tournament_not_found"
     r = client.get(f"/v1/tournaments/{t['id']}/events/stream", headers={"Last-Event-ID": "x"})
     assert r.status_code == 400 and error(r)["code"] == "invalid_last_event_id"
+
+
+def test_listings_page_the_running_and_the_finished_newest_first(redis_url):
+    """``GET /v1/tournaments``' store: every status, running or finished, newest first, a page
+    at a time, with the total of the status."""
+    import redis
+
+    store = TournamentStore(redis.Redis.from_url(redis_url))
+    ids = [f"t-{i:016x}" for i in range(7)]
+    for i, tid in enumerate(ids):
+        created = {"type": "TournamentCreated", "data": {"n": i}}
+        assert store.append(tid, 0, [created], max_events=5, max_running=100,
+                            now_ms=1_000 + i, status="running") == "ok"
+    for tid in ids[1], ids[3], ids[4]:
+        assert store.append(tid, 1, [{"type": "TournamentFinished", "data": {}}],
+                            max_events=5, status="finished", keep_s=60) == "ok"
+    newest = ids[::-1]
+
+    def page(status, offset, limit):
+        found, total = store.listed(status, offset, limit)
+        assert all(st == (status or st) for _, _, _, st in found)
+        return [tid for tid, _, _, _ in found], total
+
+    assert page(None, 0, 10) == (newest, 7)
+    assert page(None, 2, 3) == (newest[2:5], 7)
+    finished = [ids[4], ids[3], ids[1]]
+    assert page("finished", 0, 2) == (finished[:2], 3)
+    assert page("finished", 2, 2) == (finished[2:], 3)
+    assert page("running", 0, 10) == ([ids[6], ids[5], ids[2], ids[0]], 4)
+    assert page("running", 3, 10) == ([ids[0]], 4)
+    created_ms = {tid: ms for tid, ms, _, _ in store.listed(None, 0, 10)[0]}
+    assert created_ms == {tid: 1_000 + i for i, tid in enumerate(ids)}
+
+
+def test_a_running_entry_without_a_tournament_leaves_the_index_after_a_minute(svc):
+    """What a creation that died between its admission to the running index and its append
+    leaves (on a cluster the two are separate steps): the sweep's ``advance`` removes it once
+    it is a minute old, and leaves a younger one (a creation still on its way) alone."""
+    from service.application.errors import NotFound
+    from service.store.tournaments import RUNNING_KEY
+
+    tournaments = svc.tournaments
+    now = tournaments.now_ms()
+    old, young = "t-00000000000000aa", "t-00000000000000bb"
+    svc.store.r.zadd(RUNNING_KEY, {old: now - 61_000, young: now - 1_000})
+    assert tournaments.advance(old) == "gone"
+    with pytest.raises(NotFound):
+        tournaments.advance(young)
+    assert tournaments.running(10) == [young]

@@ -264,6 +264,41 @@ def test_clocks_fire_once_on_the_cluster(deployment):
     assert timeouts and len(timeouts) == len(commits)  # one timeout per decision, no double
 
 
+def test_a_tournament_runs_to_its_end_on_the_cluster(deployment):
+    """A tournament's stream and record share a slot, its running index lives in another:
+    created, listed as running, its game played by the workers' bots, finished by their job
+    and listed as finished, off the running list; a creation past the running limit writes
+    nothing."""
+    from service.store import connect
+    from service.store.tournaments import RUNNING_KEY, TournamentStore, events_key
+
+    a, b = deployment["urls"]
+    r = requests.post(f"{a}/v1/tournaments", json={
+        "name": "Cluster Cup", "type": "tides-of-time", "format": "swiss", "rounds": 1,
+        "seats_per_game": 2, "participants": ["bot-random", "bot-heuristic"]}, timeout=10)
+    assert r.status_code == 201, r.text
+    tid = r.json()["id"]
+
+    def listed(status):
+        found = requests.get(f"{b}/v1/tournaments?status={status}", timeout=10).json()
+        return {t["id"] for t in found["tournaments"]}
+
+    deadline = time.monotonic() + 120
+    while (shown := requests.get(f"{b}/v1/tournaments/{tid}", timeout=10).json())["status"] \
+            != "finished":
+        assert tid in listed("running")
+        assert time.monotonic() < deadline, shown
+        time.sleep(0.3)
+    assert [g["status"] for rnd in shown["rounds"] for g in rnd["games"]] == ["finished"]
+    assert tid in listed("finished") and tid not in listed("running")
+
+    store = TournamentStore(connect.client(deployment["cluster"].url))
+    running, late = store.r.zcard(RUNNING_KEY), "t-00000000000000cc"
+    assert store.append(late, 0, [{"type": "TournamentCreated", "data": {}}], max_events=5,
+                        max_running=running, now_ms=1, status="running") == "full"
+    assert not store.r.exists(events_key(late)) and store.r.zcard(RUNNING_KEY) == running
+
+
 def test_a_master_killed_and_restarted_loses_nothing(deployment):
     urls, cluster = deployment["urls"], deployment["cluster"]
     c = Client(urls, 5)
