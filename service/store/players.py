@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import orjson
 import redis
 
+from . import connect
+
 PREFIX = "cartouche"
 
 #: Notifications kept per player (CARTOUCHE_PLAYER_STREAM_MAX): a client that reconnects
@@ -76,12 +78,30 @@ def _notices(rows) -> list[StoredNotice]:
             for rid, f in rows]
 
 
+#: A page of a player stream and, read in the same step, its oldest entry if it has dropped
+#: some. KEYS[1] the stream; ARGV[1] the first id (``(<id>``: after it), ARGV[2] the last,
+#: ARGV[3] the most entries. Returns {} without a stream, else {entries, the oldest entry's
+#: id or '' while the stream has dropped none}. (A script, not a MULTI: a cluster client's
+#: transactions answer unparsed replies.)
+_PAGE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+local rows = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[2], 'COUNT', ARGV[3])
+local info = redis.call('XINFO', 'STREAM', KEYS[1])
+local f = {}
+for i = 1, #info, 2 do f[info[i]] = info[i + 1] end
+local oldest = ''
+if f['first-entry'] and f['entries-added'] > f['length'] then oldest = f['first-entry'][1] end
+return {rows, oldest}
+"""
+
+
 class PlayerStore:
     def __init__(self, client: redis.Redis, *, stream_max: int = STREAM_MAX,
                  games_max: int = GAMES_MAX) -> None:
         self.r = client
         self.stream_max = stream_max
         self.games_max = games_max
+        self._page = connect.script(client, _PAGE)
 
     # -- profiles -------------------------------------------------------------------------
     def create(self, player_id: str, fields: dict[str, str], token_digest: str | None,
@@ -166,20 +186,17 @@ class PlayerStore:
     def page(self, player_id: str, after: str, upto: str | None = None, *,
              count: int) -> NoticePage:
         """Notifications after stream id ``after`` (up to ``upto``), and the oldest one kept if
-        the stream has dropped some, both as of one moment (one ``MULTI``): a reader whose last
+        the stream has dropped some, both as of one moment (one script): a reader whose last
         id is older than that oldest one may have missed notifications, one at or past it has
         not."""
-        pipe = self.r.pipeline(transaction=True)
-        pipe.xrange(stream(player_id), f"({after}", upto or "+", count=count)
-        pipe.xinfo_stream(stream(player_id))
-        rows, info = pipe.execute(raise_on_error=False)
-        if isinstance(rows, Exception):
-            raise rows
-        if isinstance(info, redis.ResponseError):  # XRANGE answered: there is no such stream
+        reply = self._page(keys=[stream(player_id)],
+                           args=[f"({after}", upto or "+", count])
+        if not reply:  # there is no such stream
             return NoticePage([], None)
-        first = info["first-entry"]
-        dropped = first is not None and info["entries-added"] > info["length"]
-        return NoticePage(_notices(rows), first[0].decode() if dropped else None)
+        rows, oldest = reply
+        return NoticePage(_notices((rid, dict(zip(flat[::2], flat[1::2])))
+                                   for rid, flat in rows),
+                          oldest.decode() if oldest else None)
 
     def first_kept(self, player_id: str) -> str | None:
         """The id of the oldest notification still kept (None: the stream is empty)."""

@@ -299,6 +299,42 @@ def test_a_tournament_runs_to_its_end_on_the_cluster(deployment):
     assert not store.r.exists(events_key(late)) and store.r.zcard(RUNNING_KEY) == running
 
 
+def test_a_player_stream_on_the_cluster(deployment):
+    """The player stream's page (its notices and whether it has dropped some, read in one
+    step: a cluster client's MULTI answers unparsed replies) on the cluster, and over HTTP."""
+    from service.store import connect
+    from service.store.players import NoticePage, PlayerStore
+
+    players = PlayerStore(connect.client(deployment["cluster"].url), stream_max=5)
+    ids = [players.notify("p-00000000000000cc", "x", {"i": i}) for i in range(300)]
+    page = players.page("p-00000000000000cc", "0-0", count=1000)
+    kept = [n.id for n in page.notices]
+    assert 5 <= len(kept) < 300 and kept == ids[-len(kept):] and page.oldest == kept[0]
+    assert [n.data["i"] for n in players.page("p-00000000000000cc", ids[-3], count=9).notices] \
+        == [298, 299]
+    assert players.page("p-00000000000000dd", "0-0", count=9) == NoticePage([], None)
+
+    a, b = deployment["urls"]
+    ada, bob = (requests.post(f"{a}/v1/players", json={"name": n}, timeout=10).json()
+                for n in ("Ada", "Bob"))
+    for who in (ada, bob):
+        r = requests.post(f"{b}/v1/seeks", json={"type": "tides-of-time", "seats": 2},
+                          headers={"Authorization": f"Bearer {who['token']}"}, timeout=10)
+        assert r.status_code == 201, r.text
+    game = r.json()["game_id"]
+    with requests.get(f"{a}/v1/players/me/events/stream", stream=True, timeout=30,
+                      headers={"Authorization": f"Bearer {ada['token']}"}) as s:
+        assert s.status_code == 200
+        seen = []
+        for line in s.iter_lines():
+            if line.startswith(b"event: "):
+                seen.append(line[7:].decode())
+            elif line.startswith(b"data: ") and seen and seen[-1] == "game_start":
+                assert game in line.decode()
+                break
+    assert seen[:2] == ["seek_matched", "game_start"]
+
+
 def test_a_master_killed_and_restarted_loses_nothing(deployment):
     urls, cluster = deployment["urls"], deployment["cluster"]
     c = Client(urls, 5)
