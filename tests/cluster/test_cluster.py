@@ -3,6 +3,7 @@ server, two gunicorn instances and two RQ workers. Many concurrent games of ever
 and humans, a client alternating instances, an SSE stream followed on one instance while acting
 through the other, clocks, and a master killed and restarted (AOF) mid-play."""
 
+import json
 import os
 import random
 import subprocess
@@ -333,6 +334,44 @@ def test_a_player_stream_on_the_cluster(deployment):
                 assert game in line.decode()
                 break
     assert seen[:2] == ["seek_matched", "game_start"]
+
+
+def test_webhook_deliveries_on_the_cluster(deployment):
+    """A subscription in the cluster's store gets every command of a game, in order, delivered
+    by the workers (its outbox on the cluster, its jobs on the queue's server)."""
+    from service.store import connect
+    from service.webhooks import WebhookStore
+    from tests.webhooks.test_webhooks import Receiver
+
+    a, b = deployment["urls"]
+    receiver = Receiver()
+    try:
+        WebhookStore(connect.client(deployment["cluster"].url)).create(
+            receiver.url + "/cluster", ["diamant"], None, None, now_ms=int(time.time() * 1000))
+        r = requests.post(f"{a}/v1/games", json={
+            "type": "diamant", "players": [{"name": f"p{i}"} for i in range(3)]}, timeout=10)
+        gid, tokens = r.json()["id"], [s["token"] for s in r.json()["seats"]]
+        rnd = random.Random(11)
+        while (view := requests.get(f"{b}/v1/games/{gid}", timeout=10).json())["status"] \
+                == "active":
+            seat = rnd.choice([x["seat"] for x in view["awaiting"]])
+            requests.post(f"{(a, b)[seat % 2]}/v1/games/{gid}/actions", timeout=10,
+                          headers={"Authorization": f"Bearer {tokens[seat]}"},
+                          json={"action": {"type": "decide",
+                                           "choice": rnd.choice(["continue", "return"])}})
+        deadline = time.monotonic() + 60
+        while True:
+            got = [json.loads(x["body"]) for x in receiver.at("/cluster")]
+            if got and got[-1]["last_version"] == view["version"]:
+                break
+            assert time.monotonic() < deadline, got[-1:]
+            time.sleep(0.1)
+    finally:
+        receiver.close()
+    assert {d["game_id"] for d in got} == {gid}
+    assert [d["first_version"] for d in got] == \
+        [1] + [d["last_version"] + 1 for d in got[:-1]]  # every version once, in order
+    assert got[-1]["status"] == "finished"
 
 
 def test_a_master_killed_and_restarted_loses_nothing(deployment):
