@@ -374,6 +374,35 @@ def test_webhook_deliveries_on_the_cluster(deployment):
     assert got[-1]["status"] == "finished"
 
 
+def test_a_rated_seek_filled_with_bots_on_the_cluster(deployment):
+    """The platform's jobs on the cluster: a seek filled with a bot by a worker once due, the
+    game played out by the workers' bots after its player resigns, rated by the rating job,
+    and the player on the leaderboard."""
+    a, b = deployment["urls"]
+    ada = requests.post(f"{a}/v1/players", json={"name": "Ada"}, timeout=10).json()
+    mine = {"Authorization": f"Bearer {ada['token']}"}
+    r = requests.post(f"{a}/v1/seeks", headers=mine, timeout=10, json={
+        "type": "tides-of-time", "seats": 2,
+        "fill_with_bots": {"after_s": 1, "level": "random"}})
+    assert r.status_code == 201, r.text
+
+    def until(url, done, seconds=60):
+        deadline = time.monotonic() + seconds
+        while not done(found := requests.get(url, headers=mine, timeout=10).json()):
+            assert time.monotonic() < deadline, found
+            time.sleep(0.2)
+        return found
+
+    seek = until(f"{b}/v1/seeks/{r.json()['id']}", lambda s: s["status"] == "matched")
+    gid = seek["game_id"]
+    assert requests.post(f"{b}/v1/games/{gid}/resign", headers=mine, timeout=10).ok
+    until(f"{a}/v1/games/{gid}", lambda g: g["status"] == "finished")
+    board = until(f"{b}/v1/leaderboards/tides-of-time", lambda x: x["provisional"])
+    rated = {p["id"]: p for p in board["provisional"]}
+    assert rated[ada["id"]]["games"] == 1 and rated[ada["id"]]["mu"] < 25  # she resigned: lost
+    assert "bot-random" in rated
+
+
 def test_a_master_killed_and_restarted_loses_nothing(deployment):
     urls, cluster = deployment["urls"], deployment["cluster"]
     c = Client(urls, 5)
