@@ -215,6 +215,9 @@ def test_many_games_on_the_cluster_across_two_instances(deployment):
     listed = {status: {g["id"] for g in c.get(f"/v1/games?status={status}&per_page=100")
                        .json()["games"]} for status in ("finished", "active")}
     assert set(out) <= listed["finished"] and not set(out) & listed["active"]
+    diamant = c.get("/v1/games?type=diamant&status=finished&per_page=100").json()
+    assert {g for g, info in out.items() if info["type"] == "diamant"} <= \
+        {g["id"] for g in diamant["games"]} and diamant["total"] == len(diamant["games"])
 
 
 def test_sse_on_one_instance_while_acting_through_the_other(deployment):

@@ -410,3 +410,36 @@ def test_load_leaves_a_long_range_to_xrange_and_gets_the_same_events(store, monk
     assert long == short and [e.version for e in long.events] == list(range(11, 41))
     assert [e.version for e in store.load(gid, upto=20).events] == list(range(11, 21))
     assert [e.version for e in store.load(gid, after=30, upto=33).events] == [31, 32, 33]
+
+
+@pytest.mark.parametrize("cluster", [False, True])
+def test_a_listing_by_type_and_status_pages_through_chunks_newest_first(store, monkeypatch,
+                                                                      cluster):
+    """``GET /v1/games?type=&status=``: the smaller index read a chunk at a time and checked
+    against the other; every page and the count agree with the two indexes' intersection,
+    across chunk boundaries, ties by id descending (on a cluster the count comes from reading
+    every chunk instead of ``ZINTERCARD``)."""
+    import random
+
+    from service.store import events
+
+    monkeypatch.setattr(events, "LIST_CHUNK", 7)
+    monkeypatch.setattr(store, "cluster", cluster)
+    rnd = random.Random(5)
+    pipe = store.r.pipeline()
+    truth = []
+    for i in range(120):
+        gid, ms = f"{i:020x}", i // 3  # three games a millisecond
+        game_type, status = rnd.choice(["diamant", "papyrus"]), rnd.choice(["active", "finished"])
+        pipe.zadd(keys.index_type(game_type), {gid: ms})
+        pipe.zadd(keys.index_status(status), {gid: ms})
+        if (game_type, status) == ("diamant", "finished"):
+            truth.append((ms, gid))
+    pipe.execute()
+    newest = [gid for _, gid in sorted(truth, reverse=True)]
+    assert 20 < len(newest) < 100
+    for offset, limit in ((0, 5), (5, 9), (13, 1), (0, 200), (len(newest) - 2, 10),
+                          (len(newest), 10)):
+        assert store.list_ids("diamant", "finished", offset, limit) == \
+            (newest[offset:offset + limit], len(newest))
+    assert store.list_ids("papyrus", "waiting", 0, 10) == ([], 0)
