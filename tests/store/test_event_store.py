@@ -3,6 +3,7 @@ records, snapshots as a pure optimisation, and durability across a SIGKILL."""
 
 import tempfile
 import threading
+import time
 
 import pytest
 import redis
@@ -288,7 +289,13 @@ def test_the_counters_stay_in_memory_and_a_restart_starts_the_windows_again():
             assert not Counters(store.r).charge(quota(5, "alone")).over
             assert [store.r.get(f"cartouche:rl:{{{t}}}:1") for t in ("in-append", "alone")] \
                 == [b"1", b"1"]
-            aof = b"".join(f.read_bytes() for f in Path(data, "appendonlydir").glob("*.aof"))
+            # appendfsync everysec may hold a write back while a background fsync runs (up to
+            # 2 s, the loss it allows): wait until the AOF holds the append before the kill
+            deadline = time.monotonic() + 10
+            while b'"i":1' not in (aof := b"".join(
+                    f.read_bytes() for f in Path(data, "appendonlydir").glob("*.aof"))):
+                assert time.monotonic() < deadline, "the append never reached the AOF"
+                time.sleep(0.05)
             assert keys.events(gid).encode() in aof and b"cartouche:rl:" not in aof
         finally:
             server.kill()  # SIGKILL: what the AOF holds is all a restart has
