@@ -57,6 +57,23 @@ def redis_maxmemory(env: Mapping[str, str] | None = None) -> str:
     return raw
 
 
+#: The embedded server's AOF fsync policy under ``make run`` (docs/architecture.md,
+#: "Durability").
+REDIS_APPENDFSYNC = "everysec"
+
+
+def redis_appendfsync(env: Mapping[str, str] | None = None) -> str:
+    """CARTOUCHE_REDIS_APPENDFSYNC: the embedded server's ``appendfsync`` -- ``everysec``
+    (default: a kill during a slow fsync can lose up to ~2 s of acknowledged events),
+    ``always`` (nothing acknowledged is lost, at a throughput cost) or ``no``."""
+    env = os.environ if env is None else env
+    raw = (env.get("CARTOUCHE_REDIS_APPENDFSYNC") or REDIS_APPENDFSYNC).strip().lower()
+    if raw not in ("always", "everysec", "no"):
+        raise ValueError(f"CARTOUCHE_REDIS_APPENDFSYNC must be always, everysec or no, "
+                         f"not {raw!r}")
+    return raw
+
+
 @dataclass(frozen=True)
 class OpsConfig:
     """How the service is operated (docs/operations.md, "Operating"): CORS and the access log."""

@@ -29,7 +29,7 @@ from typing import Callable
 from urllib.parse import urlparse
 
 from . import embedded, metricsdir
-from .config import redis_maxmemory
+from .config import redis_appendfsync, redis_maxmemory
 
 #: The longest pause before starting a child that keeps dying again.
 MAX_BACKOFF_S = 30.0
@@ -92,16 +92,18 @@ def _spawn(args: list[str], env: dict) -> Callable[[], subprocess.Popen]:
 
 def _embedded(data_dir: Path) -> tuple[str, Callable[[], subprocess.Popen]]:
     """The embedded server's URL, and how to start it (again) on that URL and data, with
-    ``maxmemory`` CARTOUCHE_REDIS_MAXMEMORY (past it writes answer 503 ``store_full``)."""
-    maxmemory = redis_maxmemory()
-    first = embedded.start(data_dir, maxmemory=maxmemory)
+    ``maxmemory`` CARTOUCHE_REDIS_MAXMEMORY (past it writes answer 503 ``store_full``) and
+    ``appendfsync`` CARTOUCHE_REDIS_APPENDFSYNC."""
+    maxmemory, appendfsync = redis_maxmemory(), redis_appendfsync()
+    first = embedded.start(data_dir, maxmemory=maxmemory, appendfsync=appendfsync)
     port = urlparse(first.url).port if first.url.startswith("redis://") else None
     started = [first]
 
     def start() -> subprocess.Popen:
         if started:
             return started.pop().process
-        return embedded.start(data_dir, port=port, maxmemory=maxmemory).process
+        return embedded.start(data_dir, port=port, maxmemory=maxmemory,
+                              appendfsync=appendfsync).process
 
     return first.url, start
 

@@ -235,3 +235,12 @@ def test_an_unknown_method_is_counted_as_other(client, method):
                  route="unmatched", status="405") == \
         value(before, "cartouche_http_requests_total", method="other",
               route="unmatched", status="405") + 1
+
+
+def test_the_embedded_servers_fsync_policy_is_one_of_three():
+    from service.config import redis_appendfsync
+
+    assert redis_appendfsync({}) == "everysec"
+    assert redis_appendfsync({"CARTOUCHE_REDIS_APPENDFSYNC": " Always "}) == "always"
+    with pytest.raises(ValueError, match="always, everysec or no"):
+        redis_appendfsync({"CARTOUCHE_REDIS_APPENDFSYNC": "sometimes"})

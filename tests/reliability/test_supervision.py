@@ -58,7 +58,7 @@ def devserver():
     home = Path(tempfile.mkdtemp(prefix="cartouche-devserver-"))
     port = embedded.free_port()
     env = dict(os.environ, CARTOUCHE_HOME=str(home), PORT=str(port), WEB_CONCURRENCY="1",
-               CARTOUCHE_REDIS_MAXMEMORY="64mb")
+               CARTOUCHE_REDIS_MAXMEMORY="64mb", CARTOUCHE_REDIS_APPENDFSYNC="always")
     env.pop("REDIS_URL", None)
     env.pop("QUEUE_URL", None)
     log = open(home / "devserver.log", "w")
@@ -93,11 +93,13 @@ def test_make_run_restarts_a_killed_worker_and_server_and_only_ctrl_c_stops_it(d
     wait_until(lambda: not ready(url), 10, "/readyz to fail while the store is down", 0.1)
     wait_until(lambda: ready(url), 20, "/readyz to recover", 0.2)
     assert proc.poll() is None
-    # the restarted store keeps its memory limit (CARTOUCHE_REDIS_MAXMEMORY), never evicting
+    # the restarted store keeps its memory limit (CARTOUCHE_REDIS_MAXMEMORY), never evicting,
+    # and its CARTOUCHE_REDIS_APPENDFSYNC
     store = redis.Redis.from_url(re.search(r"embedded Valkey on (\S+)", log.read_text())[1],
                                  decode_responses=True)
     assert store.config_get("maxmemory")["maxmemory"] == str(64 * 1024 * 1024)
     assert store.config_get("maxmemory-policy")["maxmemory-policy"] == "noeviction"
+    assert store.config_get("appendfsync")["appendfsync"] == "always"  # and its fsync policy
     store.close()
     children = [child_matching(proc.pid, t) for t in ("workers.main", "gunicorn")]
     proc.send_signal(signal.SIGINT)  # Ctrl-C: everything stops, in order
