@@ -217,8 +217,7 @@ class Tournaments:
                 raise
             t = Tournament.of(events)
             if t.finished:
-                if self.store.cluster:  # an ending that died before it left the index
-                    self.store.not_running(tid)
+                self.store.ended(tid)
                 return "finished" if did == "playing" else did
             new: list[dict] = []
             for game_id in t.pending():

@@ -155,8 +155,14 @@ class TournamentStore:
         return [i.decode() for i in self.r.zrange(RUNNING_KEY, 0, limit - 1)]
 
     def not_running(self, tid: str) -> None:
-        """Out of the running index (a finished tournament, or an entry without a stream)."""
+        """Out of the running index (an entry without a stream)."""
         self.r.zrem(RUNNING_KEY, tid)
+
+    def ended(self, tid: str) -> None:
+        """A finished tournament: out of the running index. On a single server its ending's
+        append did that; on a cluster the process that appended it may have died before."""
+        if self.cluster:
+            self.not_running(tid)
 
     def orphaned(self, tid: str, before_ms: int) -> bool:
         """Whether ``tid`` is in the running index since before ``before_ms`` without a
