@@ -19,7 +19,12 @@ from redis.crc import key_slot
 
 from service import embedded
 from service.replay import verify
-from service.store import keys
+from service.store import connect, keys
+from service.store.players import NoticePage, PlayerStore
+from service.store.tournaments import RUNNING_KEY, TournamentStore, events_key
+from service.webhooks import WebhookStore
+from tests.reliability.procs import wait_until
+from tests.webhooks.test_webhooks import Receiver
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTRA = {"papyrus": {"turn_limit": 40}}
@@ -273,9 +278,6 @@ def test_a_tournament_runs_to_its_end_on_the_cluster(deployment):
     created, listed as running, its game played by the workers' bots, finished by their job
     and listed as finished, off the running list; a creation past the running limit writes
     nothing."""
-    from service.store import connect
-    from service.store.tournaments import RUNNING_KEY, TournamentStore, events_key
-
     a, b = deployment["urls"]
     r = requests.post(f"{a}/v1/tournaments", json={
         "name": "Cluster Cup", "type": "tides-of-time", "format": "swiss", "rounds": 1,
@@ -287,12 +289,14 @@ def test_a_tournament_runs_to_its_end_on_the_cluster(deployment):
         found = requests.get(f"{b}/v1/tournaments?status={status}", timeout=10).json()
         return {t["id"] for t in found["tournaments"]}
 
-    deadline = time.monotonic() + 120
-    while (shown := requests.get(f"{b}/v1/tournaments/{tid}", timeout=10).json())["status"] \
-            != "finished":
+    def finished():
+        shown = requests.get(f"{b}/v1/tournaments/{tid}", timeout=10).json()
+        if shown["status"] == "finished":
+            return shown
         assert tid in listed("running")
-        assert time.monotonic() < deadline, shown
-        time.sleep(0.3)
+        return None
+
+    shown = wait_until(finished, 120, "the tournament to finish", 0.3)
     assert [g["status"] for rnd in shown["rounds"] for g in rnd["games"]] == ["finished"]
     assert tid in listed("finished") and tid not in listed("running")
 
@@ -306,9 +310,6 @@ def test_a_tournament_runs_to_its_end_on_the_cluster(deployment):
 def test_a_player_stream_on_the_cluster(deployment):
     """The player stream's page (its notices and whether it has dropped some, read in one
     step: a cluster client's MULTI answers unparsed replies) on the cluster, and over HTTP."""
-    from service.store import connect
-    from service.store.players import NoticePage, PlayerStore
-
     players = PlayerStore(connect.client(deployment["cluster"].url), stream_max=5)
     ids = [players.notify("p-00000000000000cc", "x", {"i": i}) for i in range(300)]
     page = players.page("p-00000000000000cc", "0-0", count=1000)
@@ -342,10 +343,6 @@ def test_a_player_stream_on_the_cluster(deployment):
 def test_webhook_deliveries_on_the_cluster(deployment):
     """A subscription in the cluster's store gets every command of a game, in order, delivered
     by the workers (its outbox on the cluster, its jobs on the queue's server)."""
-    from service.store import connect
-    from service.webhooks import WebhookStore
-    from tests.webhooks.test_webhooks import Receiver
-
     a, b = deployment["urls"]
     receiver = Receiver()
     try:
@@ -362,13 +359,11 @@ def test_webhook_deliveries_on_the_cluster(deployment):
                           headers={"Authorization": f"Bearer {tokens[seat]}"},
                           json={"action": {"type": "decide",
                                            "choice": rnd.choice(["continue", "return"])}})
-        deadline = time.monotonic() + 60
-        while True:
+        def delivered():
             got = [json.loads(x["body"]) for x in receiver.at("/cluster")]
-            if got and got[-1]["last_version"] == view["version"]:
-                break
-            assert time.monotonic() < deadline, got[-1:]
-            time.sleep(0.1)
+            return got if got and got[-1]["last_version"] == view["version"] else None
+
+        got = wait_until(delivered, 60, "the game's last version to be delivered", 0.1)
     finally:
         receiver.close()
     assert {d["game_id"] for d in got} == {gid}
@@ -389,12 +384,11 @@ def test_a_rated_seek_filled_with_bots_on_the_cluster(deployment):
         "fill_with_bots": {"after_s": 1, "level": "random"}})
     assert r.status_code == 201, r.text
 
-    def until(url, done, seconds=60):
-        deadline = time.monotonic() + seconds
-        while not done(found := requests.get(url, headers=mine, timeout=10).json()):
-            assert time.monotonic() < deadline, found
-            time.sleep(0.2)
-        return found
+    def until(url, done):
+        def found():
+            answer = requests.get(url, headers=mine, timeout=10).json()
+            return answer if done(answer) else None
+        return wait_until(found, 60, f"{url} to answer as wanted", 0.2)
 
     seek = until(f"{b}/v1/seeks/{r.json()['id']}", lambda s: s["status"] == "matched")
     gid = seek["game_id"]

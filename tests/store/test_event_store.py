@@ -4,6 +4,7 @@ records, snapshots as a pure optimisation, and durability across a SIGKILL."""
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import redis
@@ -20,6 +21,19 @@ def store(redis_url):
 
 def env(i, **extra):
     return {"type": "Test", "seat": None, "data": {"i": i, **extra}, "at": None, "schema": 1}
+
+
+def aof_holding(data_dir, marker: bytes, seconds: float = 10) -> bytes:
+    """The server's AOF once it holds ``marker``. appendfsync everysec writes the AOF before it
+    replies, except while a background fsync runs: then it holds writes back (up to 2 s) and
+    still replies, and a kill in that window loses them (docs/architecture.md, "Durability");
+    a test that kills the server waits for what it acknowledged to reach the AOF first."""
+    deadline = time.monotonic() + seconds
+    while marker not in (aof := b"".join(
+            f.read_bytes() for f in Path(data_dir, "appendonlydir").glob("*.aof"))):
+        assert time.monotonic() < deadline, f"{marker!r} never reached the AOF"
+        time.sleep(0.05)
+    return aof
 
 
 def make(store, gid="aa01"):
@@ -123,7 +137,6 @@ def test_snapshots_round_trip_and_floor_lookup(store):
 @pytest.mark.redis
 def test_acknowledged_events_survive_sigkill_and_restart():
     import os
-    from pathlib import Path
     binary = os.environ.get("CARTOUCHE_TEST_REDIS_SERVER")
     with tempfile.TemporaryDirectory() as data:
         server = embedded.start(data, binary=binary, unix_socket=False)
@@ -135,15 +148,7 @@ def test_acknowledged_events_survive_sigkill_and_restart():
             res = store.append(gid, i, [env(i)])
             assert res.outcome == "ok"
             acked.append(res.version)
-        # appendfsync everysec writes the AOF before it replies, except while a background
-        # fsync runs: then it holds writes back (up to 2 s) and still replies, and a kill in
-        # that window loses them (docs/architecture.md, "Durability"). Acknowledged appends
-        # reach the AOF within that bound; what the AOF holds survives the kill.
-        deadline = time.monotonic() + 5
-        while b'"i":500' not in b"".join(
-                f.read_bytes() for f in Path(data, "appendonlydir").glob("*.aof")):
-            assert time.monotonic() < deadline, "acknowledged appends never reached the AOF"
-            time.sleep(0.05)
+        aof_holding(data, b'"i":500')  # acknowledged appends reach the AOF, then the kill
         server.kill()  # SIGKILL: no shutdown, no final fsync by the server
         server = embedded.start(data, binary=binary, unix_socket=False, port=int(port))
         try:
@@ -285,7 +290,6 @@ def test_the_counters_stay_in_memory_and_a_restart_starts_the_windows_again():
     record is its events and version, and a server restarted from its AOF has every game and
     no counter."""
     import os
-    from pathlib import Path
 
     from service.store.quota import Counters
     binary = os.environ.get("CARTOUCHE_TEST_REDIS_SERVER")
@@ -299,13 +303,7 @@ def test_the_counters_stay_in_memory_and_a_restart_starts_the_windows_again():
             assert not Counters(store.r).charge(quota(5, "alone")).over
             assert [store.r.get(f"cartouche:rl:{{{t}}}:1") for t in ("in-append", "alone")] \
                 == [b"1", b"1"]
-            # appendfsync everysec may hold a write back while a background fsync runs (up to
-            # 2 s, the loss it allows): wait until the AOF holds the append before the kill
-            deadline = time.monotonic() + 10
-            while b'"i":1' not in (aof := b"".join(
-                    f.read_bytes() for f in Path(data, "appendonlydir").glob("*.aof"))):
-                assert time.monotonic() < deadline, "the append never reached the AOF"
-                time.sleep(0.05)
+            aof = aof_holding(data, b'"i":1')
             assert keys.events(gid).encode() in aof and b"cartouche:rl:" not in aof
         finally:
             server.kill()  # SIGKILL: what the AOF holds is all a restart has
