@@ -27,9 +27,10 @@ def db(url: str, n: int) -> str:
     return url.rsplit("/", 1)[0] + f"/{n}"
 
 
-def start_redis(data_dir, port: int | None = None) -> embedded.EmbeddedServer:
+def start_redis(data_dir, port: int | None = None,
+                appendfsync: str = "everysec") -> embedded.EmbeddedServer:
     return embedded.start(data_dir, binary=os.environ.get("CARTOUCHE_TEST_REDIS_SERVER"),
-                          unix_socket=False, port=port)
+                          unix_socket=False, port=port, appendfsync=appendfsync)
 
 
 def port_of(server: embedded.EmbeddedServer) -> int:

@@ -1,7 +1,8 @@
 """kill -9 at the three places a deployment can die, each on processes this module owns:
 
 * the Redis server mid-game (AOF, restarted on the same data dir and port): every acknowledged
-  event is there, play resumes; while it is down the API answers 503 + Retry-After and /readyz
+  event is there (with ``appendfsync always``: everysec can lose up to ~2 s of acknowledged
+  writes to a kill during a slow fsync, docs/architecture.md "Durability"), play resumes; while it is down the API answers 503 + Retry-After and /readyz
   fails; the same gunicorn recovers by itself once the server is back;
 * an RQ worker (and its work horse) while it computes a bot decision: the seat's move still
   happens exactly once;
@@ -40,10 +41,12 @@ def _post(url, gid, token, key, action, timeout=10):
 
 
 # -- the Redis server -----------------------------------------------------------------------
+@pytest.mark.appendfsync("always")
 def test_redis_kill9_mid_game_then_restart(own_redis):
     server = own_redis["server"]
     port = port_of(server)
     store_url, queue_url = db(server.url, 0), db(server.url, 1)
+    assert redis.Redis.from_url(store_url).config_get("appendfsync") == {"appendfsync": "always"}
     gunicorn, url = start_gunicorn(store_url, queue_url)
     try:
         r = requests.post(f"{url}/v1/games", json={
@@ -116,7 +119,8 @@ def test_redis_kill9_mid_game_then_restart(own_redis):
         assert requests.get(f"{url}/healthz", timeout=10).status_code == 200
         time.sleep(0.5)  # clients keep retrying against the dead server
         # Back on the same data dir and port; the same gunicorn recovers by itself.
-        own_redis["server"] = server = start_redis(own_redis["data"], port=port)
+        own_redis["server"] = server = start_redis(own_redis["data"], port=port,
+                                                   appendfsync=own_redis["appendfsync"])
         wait_until(lambda: requests.get(f"{url}/readyz", timeout=5).status_code == 200, 20,
                    "/readyz to recover without restarting the API")
         end = time.monotonic() + 60
