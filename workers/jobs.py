@@ -149,4 +149,9 @@ def sweep(limit: int = 10_000) -> int:
     todo.append((svc.tournaments.running(limit), tournament_advance))
     for ids, work in todo:
         _each(ids, work)
+    try:
+        if svc.store.repair_type_status_index():
+            log.info("the game index by type and status was rebuilt")
+    except Exception:
+        log.exception("the game index by type and status could not be checked or rebuilt")
     return len(active) + len(overdue) + len(idle) + sum(len(ids) for ids, _ in todo)

@@ -130,8 +130,10 @@ class GameService:
     def configured(cls, config: Config, client: redis.Redis, **parts: Any) -> GameService:
         """A service on ``client`` with every setting of ``config``, as the API and the
         workers both build it; ``parts``: the scheduler, a clock (``now_ms``)."""
+        from ..games import GAMES
+
         return cls(EventStore(client, archive_cache=config.archive_cache,
-                              archive_dir=config.archive_dir),
+                              archive_dir=config.archive_dir, game_types=tuple(GAMES)),
                    snapshot_every=config.snapshot_every,
                    cache_size=config.cache_size,
                    platform_key_digests=config.platform_key_digests,

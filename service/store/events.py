@@ -35,8 +35,12 @@ IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 #: the most events :meth:`EventStore.load` returns from its script (with snapshots every 100
 #: events a load rarely needs more; longer ranges come faster from XRANGE itself)
 LOAD_INLINE_EVENTS = 300
-#: Games of one index read at a time when a listing filters by type and status.
+#: Games of one index read at a time when a listing filters by type and status without the
+#: type-and-status index, and when that index is rebuilt on a cluster.
 LIST_CHUNK = 2000
+#: The least time between two rebuilds of the type-and-status index, across every process
+#: (:meth:`EventStore.repair_type_status_index`).
+REBUILD_EVERY_S = 600
 #: Decoded archive documents kept per process (CARTOUCHE_ARCHIVE_CACHE; ~20-45 KB each)
 ARCHIVE_CACHE = 256
 
@@ -90,8 +94,11 @@ class Loaded:
 
 class EventStore:
     def __init__(self, client: redis.Redis, *, archive_cache: int = ARCHIVE_CACHE,
-                 archive_dir: str | None = None) -> None:
+                 archive_dir: str | None = None, game_types: Sequence[str] = ()) -> None:
         self.r = client
+        #: every game type the index may hold: the type-and-status index is checked against
+        #: the status indexes with them (none: listings by type and status never use it)
+        self.game_types = tuple(game_types)
         #: a Redis Cluster (redis-py's ``RedisCluster`` derives from a ``typing.Protocol``: an
         #: ``isinstance`` against it costs microseconds, so it is asked once)
         self.cluster = isinstance(client, RedisCluster)
@@ -137,7 +144,7 @@ class EventStore:
         """``create.lua``'s keys and arguments."""
         script_keys = [keys.events(game_id), keys.meta(game_id), keys.seed(game_id)]
         if listing is not None and not self.cluster:
-            script_keys += _listing_keys(listing[0], meta["status"])[:3]
+            script_keys += _listing_keys(listing[0], meta["status"])[:JOINS]
         return {"keys": script_keys,
                 "args": [seed_hex, game_id, listing[1] if listing is not None else 0,
                          len(meta), *(x for kv in meta.items() for x in kv),
@@ -251,15 +258,15 @@ class EventStore:
         if idem_key:
             script_keys.append(idem_key)
         listed = listing is not None and status is not None and not cluster
-        if listed:
-            script_keys += _listing_keys(listing[0], status)
+        index_keys = _listing_keys(listing[0], status) if listed else []
+        script_keys += index_keys
         script_keys += [key for _, key in fused_reads]
         fields = dict(meta or {})
         if status:
             fields["status"] = status
         args = [*(quota.args() if quota is not None else NO_QUOTA_ARGS), expected,
                 len(fields), *(x for kv in fields.items() for x in kv), idempotency[1] if idempotency else "", IDEMPOTENCY_TTL_SECONDS,
-                len(STATUSES) + 2 if listed else 0, game_id, listing[1] if listed else 0,
+                len(index_keys), game_id, listing[1] if listed else 0,
                 len(fused_reads), *(cmd for cmd, _ in fused_reads),
                 *payloads]
         reply = self._append(keys=script_keys, args=args)
@@ -511,9 +518,9 @@ class EventStore:
         cluster, where the index keys live in other slots, a plain pipeline."""
         pipe = self.r.pipeline(transaction=not self.cluster)
         listing = _listing_keys(game_type, status)
-        for key in listing[:3]:
+        for key in listing[:JOINS]:
             pipe.zadd(key, {game_id: created_ms})
-        for key in listing[3:]:
+        for key in listing[JOINS:]:
             pipe.zrem(key, game_id)
         pipe.execute()
 
@@ -524,15 +531,21 @@ class EventStore:
         pipe.zrem(keys.index_type(game_type), game_id)
         for s in STATUSES:
             pipe.zrem(keys.index_status(s), game_id)
+            pipe.zrem(keys.index_type_status(game_type, s), game_id)
         pipe.execute()
 
     def list_ids(self, game_type: str | None, status: str | None, offset: int,
                  limit: int) -> tuple[list[str], int]:
-        """Newest first, and how many match. With both filters the smaller index is read
-        newest first, :data:`LIST_CHUNK` games at a time, each chunk checked against the other
-        in one ``ZMSCORE``, until the page is full; the count is one ``ZINTERCARD`` on a single
-        server (on a cluster the two indexes live in other slots, and every chunk is read)."""
+        """Newest first, and how many match. With both filters, the page of the type-and-status
+        index when it agrees with the type and status indexes (:meth:`_type_status_page`);
+        else the smaller of those two is read newest first, :data:`LIST_CHUNK` games at a
+        time, each chunk checked against the other in one ``ZMSCORE``, until the page is full,
+        and the count is one ``ZINTERCARD`` on a single server (on a cluster the two indexes
+        live in other slots, and every chunk is read)."""
         if game_type and status:
+            page = self._type_status_page(game_type, status, offset, limit)
+            if page is not None:
+                return page
             a, b = keys.index_type(game_type), keys.index_status(status)
             if self.r.zcard(a) > self.r.zcard(b):
                 a, b = b, a
@@ -552,6 +565,102 @@ class EventStore:
         total = self.r.zcard(key)
         ids = [i.decode() for i in self.r.zrevrange(key, offset, offset + limit - 1)]
         return ids, total
+
+    # -- the type-and-status index ----------------------------------------------------------
+    # Kept by every write with the other indexes (:func:`_listing_keys`), so that a listing by
+    # type and status reads one page of one set. Games indexed by a version without it (or,
+    # during an upgrade, by a process of that version still running) are not in it: a listing
+    # uses it only when its counts agree with the type and status indexes, and the workers'
+    # sweep rebuilds it when they do not (:meth:`repair_type_status_index`). Statuses only move
+    # forward (waiting, active, finished or aborted), so a write of the older version always
+    # leaves a count apart, but for a creation and the removal of a game of the same type and
+    # status (a rematch that lost its race) made together.
+
+    def _counted(self, pipe) -> None:
+        """Queue the counts :meth:`_agree` compares: each type's and each status's index, then
+        each (type, status) set."""
+        for t in self.game_types:
+            pipe.zcard(keys.index_type(t))
+        for s in STATUSES:
+            pipe.zcard(keys.index_status(s))
+        for t in self.game_types:
+            for s in STATUSES:
+                pipe.zcard(keys.index_type_status(t, s))
+
+    def _agree(self, counts: list[int]) -> bool:
+        """Whether each type's games over its (type, status) sets, and each status's over
+        its sets, are as many as that type's or status's own index holds."""
+        n, k = len(self.game_types), len(STATUSES)
+        by_type, by_status, cells = counts[:n], counts[n:n + k], counts[n + k:]
+        return by_type == [sum(cells[i * k:(i + 1) * k]) for i in range(n)] and \
+            by_status == [sum(cells[j::k]) for j in range(k)]
+
+    def _type_status_page(self, game_type: str, status: str, offset: int,
+                          limit: int) -> tuple[list[str], int] | None:
+        """The page and count of ``game_type`` games with ``status`` from the type-and-status
+        index, read with the counts that say it is exact (one round trip; one transaction on a
+        single server); None when they do not agree (:meth:`_agree`)."""
+        if game_type not in self.game_types:
+            return None
+        pipe = self.r.pipeline(transaction=not self.cluster)
+        self._counted(pipe)
+        pipe.zrevrange(keys.index_type_status(game_type, status), offset, offset + limit - 1)
+        *counts, page = pipe.execute()
+        if not self._agree(counts):
+            return None
+        cell = len(self.game_types) + len(STATUSES) + \
+            self.game_types.index(game_type) * len(STATUSES) + STATUSES.index(status)
+        return [i.decode() for i in page], counts[cell]
+
+    def type_status_consistent(self) -> bool:
+        """Whether the type-and-status index agrees with the type and status indexes
+        (:meth:`_agree`; one round trip)."""
+        if not self.game_types:
+            return True
+        pipe = self.r.pipeline(transaction=not self.cluster)
+        self._counted(pipe)
+        return self._agree(pipe.execute())
+
+    def rebuild_type_status_index(self) -> None:
+        """Write the type-and-status index from the type and status indexes. On a single
+        server each (type, status) set is one ``ZINTERSTORE``, atomic: it is exact from then
+        on, every write keeping it (the longest held the server 0.18-0.25 s with a million
+        games indexed, once after an upgrade). On a cluster (the sets live in other slots) each type's
+        sets are emptied and written again a chunk of :data:`LIST_CHUNK` games at a time (their
+        statuses by one ``ZMSCORE`` a status); a game whose status changes meanwhile can be
+        left in two sets, which the next :meth:`type_status_consistent` finds."""
+        if not self.cluster:
+            for t in self.game_types:  # one command at a time: other clients come in between
+                for s in STATUSES:
+                    self.r.zinterstore(keys.index_type_status(t, s),
+                                       [keys.index_type(t), keys.index_status(s)],
+                                       aggregate="MAX")
+            return
+        for t in self.game_types:
+            self.r.delete(*(keys.index_type_status(t, s) for s in STATUSES))
+            start = 0
+            while chunk := self.r.zrange(keys.index_type(t), start, start + LIST_CHUNK - 1,
+                                         withscores=True):
+                ids = [i for i, _ in chunk]
+                for s in STATUSES:
+                    found = {i: score for (i, score), there in
+                             zip(chunk, self.r.zmscore(keys.index_status(s), ids))
+                             if there is not None}
+                    if found:
+                        self.r.zadd(keys.index_type_status(t, s), found)
+                start += LIST_CHUNK
+
+    def repair_type_status_index(self) -> bool:
+        """Rebuild the type-and-status index if it disagrees with the type and status indexes
+        (the first time after an upgrade to a version that keeps it, or after a process of
+        an older version wrote to the index), at most once every :data:`REBUILD_EVERY_S`
+        across every process; whether it did."""
+        if self.type_status_consistent():
+            return False
+        if not self.r.set(keys.index_rebuild_lock(), "1", nx=True, ex=REBUILD_EVERY_S):
+            return False
+        self.rebuild_type_status_index()
+        return True
 
     def created_before(self, status: str, before_ms: int, limit: int) -> list[str]:
         """The games of ``status`` created at ``before_ms`` or earlier, oldest first, at most
@@ -584,11 +693,20 @@ def _text(flat) -> dict[str, str]:
 STATUSES = ("waiting", "active", "finished", "aborted")
 
 
+#: How many of :func:`_listing_keys` a game is in (``create.lua`` and ``append.lua`` add it to
+#: that many and remove it from the rest).
+JOINS = 4
+
+
 def _listing_keys(game_type: str, status: str) -> list[str]:
-    """The indexes a game of ``game_type`` with ``status`` is in (every game's, its type's and
-    its status's), then the other statuses' indexes, which it is not in."""
+    """The indexes a game of ``game_type`` with ``status`` is in (every game's, its type's, its
+    status's and its type-and-status's: :data:`JOINS`), then those of its other statuses, which
+    it is not in."""
+    others = [s for s in STATUSES if s != status]
     return [keys.index_all(), keys.index_type(game_type), keys.index_status(status),
-            *(keys.index_status(s) for s in STATUSES if s != status)]
+            keys.index_type_status(game_type, status),
+            *(keys.index_status(s) for s in others),
+            *(keys.index_type_status(game_type, s) for s in others)]
 
 
 class StreamFollower:

@@ -52,3 +52,11 @@ def index_type(game_type: str) -> str:
 
 def index_status(status: str) -> str:
     return f"{PREFIX}:index:status:{status}"
+
+
+def index_type_status(game_type: str, status: str) -> str:
+    return f"{PREFIX}:index:type-status:{game_type}:{status}"
+
+
+def index_rebuild_lock() -> str:
+    return f"{PREFIX}:index:type-status-rebuild"

@@ -119,19 +119,20 @@ def test_a_creation_on_a_cluster_lists_its_games_or_leaves_none(deployment):
     meta = {"type": "diamant", "created_ms": "1", "tokens": "[]", "status": "waiting",
             "created_version": "1"}
 
+    everywhere = {"all", "type:diamant", "status:waiting", "type-status:diamant:waiting"}
+
     def listed(gid):
-        return {s for s in ("all", "type:diamant", "status:waiting")
-                if store.r.zscore(f"cartouche:index:{s}", gid) is not None}
+        return {s for s in everywhere if store.r.zscore(f"cartouche:index:{s}", gid) is not None}
 
     ids = ["c7ea7e" + f"{i:014x}" for i in range(3)]
     store.create_many([(gid, meta, "00" * 32, [env], ("diamant", 11)) for gid in ids[:2]])
-    assert [listed(gid) for gid in ids[:2]] == [{"all", "type:diamant", "status:waiting"}] * 2
+    assert [listed(gid) for gid in ids[:2]] == [everywhere] * 2
     # the second game's id is taken: the first one written is deleted and unlisted
     with pytest.raises(KeyError):
         store.create_many([(ids[2], meta, "00" * 32, [env], ("diamant", 12)),
                            (ids[0], meta, "00" * 32, [env], ("diamant", 12))])
     assert listed(ids[2]) == set() and store.version(ids[2]) == 0
-    assert listed(ids[0]) == {"all", "type:diamant", "status:waiting"}
+    assert listed(ids[0]) == everywhere
     assert store.version(ids[0]) == 1
 
 
@@ -223,6 +224,22 @@ def test_many_games_on_the_cluster_across_two_instances(deployment):
     diamant = c.get("/v1/games?type=diamant&status=finished&per_page=100").json()
     assert {g for g, info in out.items() if info["type"] == "diamant"} <= \
         {g["id"] for g in diamant["games"]} and diamant["total"] == len(diamant["games"])
+    # the index by type and status, kept on the cluster too; rebuilt there chunk by chunk
+    from service.games import GAMES
+    from service.store import keys
+    from service.store.connect import client
+    from service.store.events import STATUSES, EventStore
+
+    store = EventStore(client(deployment["cluster"].url), game_types=tuple(GAMES))
+    assert store.type_status_consistent()
+    store.r.set(keys.index_rebuild_lock(), "1", ex=600)  # the workers' sweeps keep off
+    store.r.delete(*(keys.index_type_status(t, s) for t in GAMES for s in STATUSES))
+    assert not store.type_status_consistent()
+    assert c.get("/v1/games?type=diamant&status=finished&per_page=100").json() == diamant
+    store.rebuild_type_status_index()
+    assert store.type_status_consistent()
+    assert c.get("/v1/games?type=diamant&status=finished&per_page=100").json() == diamant
+    store.r.delete(keys.index_rebuild_lock())
 
 
 def test_sse_on_one_instance_while_acting_through_the_other(deployment):

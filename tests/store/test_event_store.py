@@ -174,6 +174,12 @@ def test_reads_ride_with_the_append_and_see_it(store):
     assert store.version(gid) == 2
 
 
+def everywhere(score, game_type, status):
+    """Where a game of ``game_type`` with ``status`` is listed: :func:`listed`'s answer."""
+    return {"all": score, f"type:{game_type}": score, f"status:{status}": score,
+            f"type-status:{game_type}:{status}": score}
+
+
 def listed(store, gid):
     """The indexes that list ``gid``, each with its score."""
     found = {}
@@ -187,22 +193,22 @@ def listed(store, gid):
 def test_a_status_change_moves_the_games_listing_with_the_append(store):
     gid = make(store)
     store.index(gid, "diamant", "active", 5)
-    assert listed(store, gid) == {"all": 5, "type:diamant": 5, "status:active": 5}
+    assert listed(store, gid) == everywhere(5, "diamant", "active")
     # a lost race moves nothing
     res = store.append(gid, 0, [env(9)], status="finished", listing=("diamant", 5))
     assert res.outcome == "conflict"
-    assert listed(store, gid) == {"all": 5, "type:diamant": 5, "status:active": 5}
+    assert listed(store, gid) == everywhere(5, "diamant", "active")
     # with an idempotency record and reads around it: every key in its place
     store.r.hset("cartouche:test:h", "k", "v")
     res = store.append(gid, 1, [env(1), env(2)], status="finished", listing=("diamant", 5),
                        idempotency=("k1", "rec"), reads=[("HGETALL", "cartouche:test:h")])
     assert (res.outcome, res.version, res.reads) == ("ok", 3, ({b"k": b"v"},))
-    assert listed(store, gid) == {"all": 5, "type:diamant": 5, "status:finished": 5}
+    assert listed(store, gid) == everywhere(5, "diamant", "finished")
     assert store.r.hget(keys.meta(gid), "status") == b"finished"
     assert store.r.get(keys.idempotency(gid, "k1")) == b"rec|2|3"
     # without a status the listing stays as it is
     store.append(gid, 3, [env(3)], listing=("diamant", 5))
-    assert listed(store, gid) == {"all": 5, "type:diamant": 5, "status:finished": 5}
+    assert listed(store, gid) == everywhere(5, "diamant", "finished")
 
 
 def test_a_creation_lists_the_game_in_its_own_write(store, monkeypatch):
@@ -216,18 +222,18 @@ def test_a_creation_lists_the_game_in_its_own_write(store, monkeypatch):
     meta = {"type": "diamant", "created_ms": "7", "tokens": "[]", "status": "active",
             "created_version": "1"}
     assert store.create("aa02", meta, "00" * 32, [env(0)], ("diamant", 7)) == 1
-    assert listed(store, "aa02") == {"all": 7, "type:diamant": 7, "status:active": 7}
+    assert listed(store, "aa02") == everywhere(7, "diamant", "active")
     assert store.r.hget(keys.meta("aa02"), "version") == b"1"
     # an id already taken: nothing written, nothing listed under the newcomer's type
     with pytest.raises(KeyError):
         store.create("aa02", {**meta, "type": "papyrus"}, "11" * 32, [env(0)], ("papyrus", 8))
-    assert listed(store, "aa02") == {"all": 7, "type:diamant": 7, "status:active": 7}
+    assert listed(store, "aa02") == everywhere(7, "diamant", "active")
     # several games in one transaction, each under its own type and status
     store.create_many([(gid, {**meta, "type": t, "status": st}, "00" * 32, [env(0), env(1)],
                         (t, ms)) for gid, t, st, ms in
                        (("ab01", "diamant", "active", 9), ("ab02", "papyrus", "waiting", 10))])
-    assert listed(store, "ab01") == {"all": 9, "type:diamant": 9, "status:active": 9}
-    assert listed(store, "ab02") == {"all": 10, "type:papyrus": 10, "status:waiting": 10}
+    assert listed(store, "ab01") == everywhere(9, "diamant", "active")
+    assert listed(store, "ab02") == everywhere(10, "papyrus", "waiting")
     assert [e.version for e in store.read("ab02")] == [1, 2]
     # without a listing (a game written by hand, the tests'), nothing is listed
     make(store, "ab03")
@@ -248,7 +254,7 @@ def test_a_creation_runs_its_reads_and_survives_a_flushed_script_cache(store):
          ("XLEN", keys.events("ac02"))])
     assert replies == ({b"k": b"v"}, None, 1)
     assert [store.version(g) for g in ("ac01", "ac02")] == [1, 1]
-    assert listed(store, "ac02") == {"all": 3, "type:diamant": 3, "status:active": 3}
+    assert listed(store, "ac02") == everywhere(3, "diamant", "active")
     # one game, with reads: the same transaction
     assert store.create_many([("ac03", meta, "00" * 32, [env(0)], None)],
                              [("XLEN", keys.events("ac03"))]) == (1,)
@@ -458,3 +464,89 @@ def test_a_listing_by_type_and_status_pages_through_chunks_newest_first(store, m
         assert store.list_ids("diamant", "finished", offset, limit) == \
             (newest[offset:offset + limit], len(newest))
     assert store.list_ids("papyrus", "waiting", 0, 10) == ([], 0)
+
+
+@pytest.mark.parametrize("cluster", [False, True])
+def test_the_type_and_status_index_serves_listings_and_is_rebuilt_when_it_disagrees(
+        redis_url, monkeypatch, cluster):
+    """``GET /v1/games?type=&status=`` reads one page of the type-and-status index, kept by
+    every creation and status change. Games indexed without it (by a version before it, or by
+    a process of that version still running during an upgrade) make its sums disagree with the
+    type and status indexes: listings then answer from those (the same pages), and a rebuild
+    (once per REBUILD_EVERY_S across processes) makes it exact again. With ``cluster`` the
+    rebuild copies chunk by chunk (the sets live in other slots there)."""
+    import random
+
+    from service.store import events
+
+    monkeypatch.setattr(events, "LIST_CHUNK", 7)
+    store = EventStore(redis.Redis.from_url(redis_url), game_types=("diamant", "papyrus"))
+    rnd = random.Random(3)
+    truth = {}  # gid -> (type, status, ms)
+    for i in range(60):
+        gid, ms = f"{i:020x}", i // 2
+        game_type = rnd.choice(["diamant", "papyrus"])
+        store.create(gid, {"type": game_type, "created_ms": str(ms), "tokens": "[]",
+                           "status": "active", "created_version": "1"}, "00" * 32, [env(0)],
+                     listing=(game_type, ms))
+        status = rnd.choice(["active", "finished", "aborted"])
+        if status != "active":
+            store.append(gid, 1, [env(1)], status=status, listing=(game_type, ms))
+        truth[gid] = (game_type, status, ms)
+
+    def expected(game_type, status):
+        return [g for g, (t, s, ms) in sorted(truth.items(), key=lambda kv: (kv[1][2], kv[0]),
+                                              reverse=True) if (t, s) == (game_type, status)]
+
+    def pages_agree():
+        for game_type in ("diamant", "papyrus"):
+            for status in ("active", "finished", "aborted", "waiting"):
+                want = expected(game_type, status)
+                for offset, limit in ((0, 4), (3, 5), (0, 100), (len(want), 3)):
+                    assert store.list_ids(game_type, status, offset, limit) == \
+                        (want[offset:offset + limit], len(want)), (game_type, status, offset)
+
+    # kept by every write: consistent, and the listing is one page of one set
+    assert store.type_status_consistent()
+    with monkeypatch.context() as m:  # (the fallback's commands: not called)
+        m.setattr(store.r, "zmscore", None)
+        m.setattr(store.r, "zintercard", None)
+        pages_agree()
+    # an upgrade: every game indexed before the type-and-status index existed
+    store.r.delete(*(keys.index_type_status(t, s) for t in ("diamant", "papyrus")
+                     for s in events.STATUSES))
+    assert not store.type_status_consistent()
+    pages_agree()
+    monkeypatch.setattr(store, "cluster", cluster)
+    assert store.repair_type_status_index() is True
+    assert store.type_status_consistent()
+    assert store.repair_type_status_index() is False  # nothing to repair
+    with monkeypatch.context() as m:  # (the fallback's commands: not called)
+        m.setattr(store.r, "zmscore", None)
+        m.setattr(store.r, "zintercard", None)
+        pages_agree()
+    # a process of the older version, still running, creates a game and ends another
+    new, old = f"{99:020x}", next(g for g, (t, s, _) in truth.items() if s == "active")
+    store.r.zadd(keys.index_all(), {new: 40})
+    store.r.zadd(keys.index_type("papyrus"), {new: 40})
+    store.r.zadd(keys.index_status("active"), {new: 40})
+    truth[new] = ("papyrus", "active", 40)
+    store.r.zadd(keys.index_status("finished"), {old: truth[old][2]})
+    store.r.zrem(keys.index_status("active"), old)
+    truth[old] = (truth[old][0], "finished", truth[old][2])
+    assert not store.type_status_consistent()
+    pages_agree()  # from the type and status indexes
+    assert store.repair_type_status_index() is False  # one rebuild per REBUILD_EVERY_S
+    assert 0 < store.r.ttl(keys.index_rebuild_lock()) <= events.REBUILD_EVERY_S
+    store.r.delete(keys.index_rebuild_lock())  # ... later
+    assert store.repair_type_status_index() is True
+    assert store.type_status_consistent()
+    with monkeypatch.context() as m:  # (the fallback's commands: not called)
+        m.setattr(store.r, "zmscore", None)
+        m.setattr(store.r, "zintercard", None)
+        pages_agree()
+    # a game unlisted leaves it too
+    store.unindex(new, "papyrus")
+    del truth[new]
+    assert store.type_status_consistent()
+    pages_agree()

@@ -2,8 +2,9 @@
 -- Runs after service/store/quota.py's PROLOGUE (EventStore prepends it), which charges the
 -- command's rate-limit counters, if any, and says how many KEYS (K) and ARGV (A) it used.
 -- KEYS[K+1] events stream, KEYS[K+2] meta hash, KEYS[K+3] idempotency key (only with a
--- record prefix), then x index keys (the game's listing: the index of all games, of its type and
--- of its new status, which it joins, then the other statuses' indexes, which it leaves), and
+-- record prefix), then x index keys (the game's listing: the index of all games, of its type, of
+-- its new status and of both, which it joins, then those of the other statuses, which it
+-- leaves: EventStore's _listing_keys), and
 -- the last r KEYS: the keys of the reads.
 -- ARGV[A+1] expected version, ARGV[A+2] m = number of meta fields the command sets (its
 -- status, a table's seats ...), ARGV[A+3..A+2+2m] their field/value pairs; then, with
@@ -73,7 +74,7 @@ if prefix ~= '' then
 end
 local index = #KEYS - r - x
 for i = 1, x do
-  if i <= 3 then
+  if i <= 4 then
     redis.call('ZADD', KEYS[index + i], ARGV[B + 7], ARGV[B + 6])
   else
     redis.call('ZREM', KEYS[index + i], ARGV[B + 6])
