@@ -20,6 +20,7 @@ the backstop; the authority on time is the deadline check every command makes on
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from datetime import datetime, timezone
@@ -27,6 +28,7 @@ from typing import Callable
 
 import redis
 from rq import Queue, Retry
+from rq.job import Job, JobStatus
 
 from . import clock as clock_mod
 
@@ -48,6 +50,12 @@ local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, to
 for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[3], id) end
 return due
 """
+
+
+#: A job in one of these states waits in a queue or in the schedule: the sweep's backstop does not
+#: enqueue it again (:meth:`RqScheduler.resume`). A started one it does, in case its worker died:
+#: the copy waits behind it and does nothing once the original has played.
+_WAITING = (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED)
 
 
 def _wall_clock_ms() -> int:
@@ -77,24 +85,47 @@ class RqScheduler:
             if self.archive_after_s is not None:
                 self._mark_archive_due(table.id)
             return
+        self._turn_jobs(table)
+
+    def resume(self, table) -> None:
+        """The sweep's backstop for a game not over: the jobs :meth:`changed` schedules for it,
+        each unless it already waits in a queue or in the schedule (one read of their states).
+        A game waiting for a busy worker is thus not queued again at every sweep of every
+        worker: however long the backlog, a turn has one job waiting, two while it runs."""
+        if not table.over:
+            self._turn_jobs(table, unless_waiting=True)
+
+    def _turn_jobs(self, table, unless_waiting: bool = False) -> None:
+        """A bot job for each awaited seat a bot plays, a clock job at each awaited seat's
+        deadline."""
         try:
+            todo: dict[str, Callable[[str], object]] = {}
             for seat in table.awaiting():
                 if not table.shell.controllers[seat].human:
-                    self.queue.enqueue("workers.jobs.bot_turn", table.id, seat, table.version,
-                                       job_id=f"bot-{table.id}-{table.version}-{seat}",
-                                       result_ttl=60, failure_ttl=24 * 3600,
-                                       job_timeout=120, retry=Retry(max=3, interval=[1, 2, 4]))
+                    todo[f"bot-{table.id}-{table.version}-{seat}"] = functools.partial(
+                        self._enqueue_bot, table.id, seat, table.version)
                 if table.clock:
                     at = clock_mod.deadline(table.clock, table.shell.clock, seat)
                     if at is not None:
-                        _enqueue_at(self.queue, at, "workers.jobs.clock_due", table.id,
-                                    table.version, at,
-                                    job_id=f"clock-{table.id}-{table.version}-{seat}")
+                        todo[f"clock-{table.id}-{table.version}-{seat}"] = functools.partial(
+                            _enqueue_at, self.queue, at, "workers.jobs.clock_due", table.id,
+                            table.version, at)
+            if unless_waiting and todo:
+                for job in Job.fetch_many(list(todo), connection=self.r):
+                    if job is not None and job.get_status(refresh=False) in _WAITING:
+                        del todo[job.id]
+            for job_id, enqueue in todo.items():
+                enqueue(job_id=job_id)
         except redis.RedisError:
             # The command is already stored; a lost job is caught up by the next command's
             # deadline check or by `workers.jobs.sweep` (every few seconds in the worker that
             # runs the scheduler). Never fail the request.
             log.exception("could not schedule jobs for game %s", table.id)
+
+    def _enqueue_bot(self, game_id: str, seat: int, version: int, *, job_id: str) -> None:
+        self.queue.enqueue("workers.jobs.bot_turn", game_id, seat, version, job_id=job_id,
+                           result_ttl=60, failure_ttl=24 * 3600, job_timeout=120,
+                           retry=Retry(max=3, interval=[1, 2, 4]))
 
     def seek_opened(self, seek_id: str, expires_ms: int, fill_ms: int | None) -> None:
         """A seek just opened: its bots at ``fill_ms`` (if it asked for them) and its expiry

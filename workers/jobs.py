@@ -120,13 +120,15 @@ def _each(ids: list[str], work) -> None:
 def sweep(limit: int = 10_000) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down), and the
     archiver: settle the
-    overdue clocks of every active game and re-schedule the jobs it needs; expire the tables
+    overdue clocks of every active game and re-schedule the jobs it needs that are not waiting
+    already (``RqScheduler.resume``); expire the tables
     waiting past their time (the oldest first); abort the games without a clock idle past
     their limit (``GameService.abort_idle``: of the oldest active games created before the
     cutoff); expire the seeks past their time, fill the ones
     whose bots are due, and match the ones whose opening request died before it tried (at most
     ``limit`` of each); archive the games over whose archive is due (``sweep_max`` of the
-    scheduler at most). Idempotent, like every job here; returns how many games, tables and
+    scheduler at most); rebuild the game index by type and status if it disagrees with the
+    others (``EventStore.repair_type_status_index``). Idempotent, like every job here; returns how many games, tables and
     seeks it looked at."""
     svc = service()
 
@@ -134,7 +136,7 @@ def sweep(limit: int = 10_000) -> int:
         svc.settle_timeouts(game_id)
         table = svc.load(game_id)
         if not table.over:
-            svc.scheduler.changed(table)
+            svc.scheduler.resume(table)
 
     active, _ = svc.store.list_ids(None, "active", 0, limit)
     _each(active, settle)

@@ -54,6 +54,9 @@ class NullScheduler:
     def changed(self, table: Table) -> None:
         pass
 
+    def resume(self, table: Table) -> None:
+        pass
+
     def expires(self, table: Table, at_ms: int) -> None:
         pass
 
