@@ -55,7 +55,7 @@ return due
 #: A job in one of these states waits in a queue or in the schedule: the sweep's backstop does not
 #: enqueue it again (:meth:`RqScheduler.resume`). A started one it does, in case its worker died:
 #: the copy waits behind it and does nothing once the original has played.
-_WAITING = (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED)
+_WAITING = frozenset(s.value for s in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED))
 
 
 def _wall_clock_ms() -> int:
@@ -111,9 +111,13 @@ class RqScheduler:
                             _enqueue_at, self.queue, at, "workers.jobs.clock_due", table.id,
                             table.version, at)
             if unless_waiting and todo:
-                for job in Job.fetch_many(list(todo), connection=self.r):
-                    if job is not None and job.get_status(refresh=False) in _WAITING:
-                        del todo[job.id]
+                # the states alone (the field Job.set_status writes), not the whole jobs
+                pipe = self.r.pipeline(transaction=False)
+                for job_id in todo:
+                    pipe.hget(Job.key_for(job_id), "status")
+                for job_id, status in zip(list(todo), pipe.execute()):
+                    if status is not None and status.decode() in _WAITING:
+                        del todo[job_id]
             for job_id, enqueue in todo.items():
                 enqueue(job_id=job_id)
         except redis.RedisError:
