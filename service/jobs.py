@@ -122,8 +122,8 @@ class RqScheduler:
                 enqueue(job_id=job_id)
         except redis.RedisError:
             # The command is already stored; a lost job is caught up by the next command's
-            # deadline check or by `workers.jobs.sweep` (every few seconds in the worker that
-            # runs the scheduler). Never fail the request.
+            # deadline check or by `workers.jobs.sweep` (every few seconds in every worker).
+            # Never fail the request.
             log.exception("could not schedule jobs for game %s", table.id)
 
     def _enqueue_bot(self, game_id: str, seat: int, version: int, *, job_id: str) -> None:
