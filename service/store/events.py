@@ -625,10 +625,10 @@ class EventStore:
         """Write the type-and-status index from the type and status indexes. On a single
         server each (type, status) set is one ``ZINTERSTORE``, atomic: it is exact from then
         on, every write keeping it (the longest held the server 0.18-0.25 s with a million
-        games indexed, once after an upgrade). On a cluster (the sets live in other slots) each type's
-        sets are emptied and written again a chunk of :data:`LIST_CHUNK` games at a time (their
-        statuses by one ``ZMSCORE`` a status); a game whose status changes meanwhile can be
-        left in two sets, which the next :meth:`type_status_consistent` finds."""
+        games indexed, once after an upgrade). On a cluster (the sets live in other slots) each
+        type's sets are emptied and written again a chunk of :data:`LIST_CHUNK` games at a time
+        (their statuses by one ``ZMSCORE`` a status); a game whose status changes meanwhile can
+        be left in two sets, which the next :meth:`type_status_consistent` finds."""
         if not self.cluster:
             for t in self.game_types:  # one command at a time: other clients come in between
                 for s in STATUSES:
