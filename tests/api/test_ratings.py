@@ -6,11 +6,27 @@ from __future__ import annotations
 import threading
 
 import pytest
+import redis
 from openskill.models import PlackettLuce
 
-from service.application.ratings import final_ranks, updated, unrated
+from service.app import create_app
+from service.application.ratings import final_ranks, unrated, updated
+from service.config import Config
+from tests.conftest import _db
 
 from .helpers import auth, error, join, player, table
+
+#: The queues of this module's in-process API: no worker listens there, so the tests that run
+#: the rating job themselves (``svc.rate``) are not beaten to it by the session's RQ worker,
+#: which listens on the usual queues once a test has started it (``worker``).
+QUEUE_DB = 8
+
+
+@pytest.fixture
+def app(redis_server, redis_url):
+    queue_url = _db(redis_server.url, QUEUE_DB)
+    redis.Redis.from_url(queue_url).flushdb()
+    return create_app(Config(redis_url=redis_url, queue_url=queue_url, snapshot_every=10))
 
 
 def play_out(client, gid, tokens, pick=lambda legal: legal[0]):
