@@ -87,30 +87,18 @@ class RqScheduler:
             return
         self._turn_jobs(table)
 
-    def resume(self, table) -> None:
-        """The sweep's backstop for a game not over: the jobs :meth:`changed` schedules for it,
-        each unless it already waits in a queue or in the schedule (one read of their states).
-        A game waiting for a busy worker is thus not queued again at every sweep of every
-        worker: however long the backlog, a turn has one job waiting, two while it runs."""
-        if not table.over:
-            self._turn_jobs(table, unless_waiting=True)
-
-    def _turn_jobs(self, table, unless_waiting: bool = False) -> None:
-        """A bot job for each awaited seat a bot plays, a clock job at each awaited seat's
-        deadline."""
+    def resume(self, tables) -> None:
+        """The sweep's backstop for games not over: the jobs :meth:`changed` schedules for
+        them, each unless it already waits in a queue or in the schedule (the states of all in
+        one round trip). A game waiting for a busy worker is thus not queued again at every
+        sweep of every worker: however long the backlog, a turn has one job waiting, two while
+        it runs."""
+        todo: dict[str, Callable[..., object]] = {}
+        for table in tables:
+            if not table.over:
+                todo.update(self._jobs_of(table))
         try:
-            todo: dict[str, Callable[[str], object]] = {}
-            for seat in table.awaiting():
-                if not table.shell.controllers[seat].human:
-                    todo[f"bot-{table.id}-{table.version}-{seat}"] = functools.partial(
-                        self._enqueue_bot, table.id, seat, table.version)
-                if table.clock:
-                    at = clock_mod.deadline(table.clock, table.shell.clock, seat)
-                    if at is not None:
-                        todo[f"clock-{table.id}-{table.version}-{seat}"] = functools.partial(
-                            _enqueue_at, self.queue, at, "workers.jobs.clock_due", table.id,
-                            table.version, at)
-            if unless_waiting and todo:
+            if todo:
                 # the states alone (the field Job.set_status writes), not the whole jobs
                 pipe = self.r.pipeline(transaction=False)
                 for job_id in todo:
@@ -118,13 +106,41 @@ class RqScheduler:
                 for job_id, status in zip(list(todo), pipe.execute()):
                     if status is not None and status.decode() in _WAITING:
                         del todo[job_id]
-            for job_id, enqueue in todo.items():
+        except redis.RedisError:
+            log.exception("could not read the states of %d jobs", len(todo))
+            return
+        for job_id, enqueue in todo.items():
+            try:
+                enqueue(job_id=job_id)
+            except redis.RedisError:
+                log.exception("could not schedule job %s", job_id)
+
+    def _turn_jobs(self, table) -> None:
+        """A bot job for each awaited seat a bot plays, a clock job at each awaited seat's
+        deadline."""
+        try:
+            for job_id, enqueue in self._jobs_of(table).items():
                 enqueue(job_id=job_id)
         except redis.RedisError:
             # The command is already stored; a lost job is caught up by the next command's
             # deadline check or by `workers.jobs.sweep` (every few seconds in every worker).
             # Never fail the request.
             log.exception("could not schedule jobs for game %s", table.id)
+
+    def _jobs_of(self, table) -> dict[str, Callable[..., object]]:
+        """The jobs a game not over needs now, by job id: each one's enqueue, given its id."""
+        jobs: dict[str, Callable[..., object]] = {}
+        for seat in table.awaiting():
+            if not table.shell.controllers[seat].human:
+                jobs[f"bot-{table.id}-{table.version}-{seat}"] = functools.partial(
+                    self._enqueue_bot, table.id, seat, table.version)
+            if table.clock:
+                at = clock_mod.deadline(table.clock, table.shell.clock, seat)
+                if at is not None:
+                    jobs[f"clock-{table.id}-{table.version}-{seat}"] = functools.partial(
+                        _enqueue_at, self.queue, at, "workers.jobs.clock_due", table.id,
+                        table.version, at)
+        return jobs
 
     def _enqueue_bot(self, game_id: str, seat: int, version: int, *, job_id: str) -> None:
         self.queue.enqueue("workers.jobs.bot_turn", game_id, seat, version, job_id=job_id,

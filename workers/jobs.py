@@ -107,6 +107,10 @@ def tournament_advance(tid: str) -> str:
     return service().tournaments.advance(tid)
 
 
+#: Active games whose versions and jobs' states the sweep reads in one round trip each.
+SWEEP_BATCH = 500
+
+
 def _each(ids: list[str], work) -> None:
     """``work(id)`` for every id; one broken game or seek must not stop the sweep of the
     others."""
@@ -119,27 +123,24 @@ def _each(ids: list[str], work) -> None:
 
 def sweep(limit: int = 10_000) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down), and the
-    archiver: settle the
-    overdue clocks of every active game and re-schedule the jobs it needs that are not waiting
-    already (``RqScheduler.resume``); expire the tables
-    waiting past their time (the oldest first); abort the games without a clock idle past
-    their limit (``GameService.abort_idle``: of the oldest active games created before the
-    cutoff); expire the seeks past their time, fill the ones
-    whose bots are due, and match the ones whose opening request died before it tried (at most
-    ``limit`` of each); archive the games over whose archive is due (``sweep_max`` of the
-    scheduler at most); rebuild the game index by type and status if it disagrees with the
-    others (``EventStore.repair_type_status_index``). Idempotent, like every job here; returns how many games, tables and
-    seeks it looked at."""
+    archiver: settle the overdue clocks of every active game, and queue again the jobs they
+    need that are not waiting already (``RqScheduler.resume``; the games' versions and the
+    jobs' states read :data:`SWEEP_BATCH` games at a time, a game this process holds at its
+    stream's version not read again); expire the tables waiting past their time (the oldest
+    first); abort the games without a clock idle past their limit (``GameService.abort_idle``:
+    of the oldest active games created before the cutoff); expire the seeks past their time,
+    fill the ones whose bots are due, and match the ones whose opening request died before it
+    tried (at most ``limit`` of each); archive the games over whose archive is due
+    (``sweep_max`` of the scheduler at most); rebuild the game index by type and status if it
+    disagrees with the others (``EventStore.repair_type_status_index``). Idempotent, like every
+    job here; returns how many games, tables and seeks it looked at."""
     svc = service()
 
-    def settle(game_id: str) -> None:
-        svc.settle_timeouts(game_id)
-        table = svc.load(game_id)
-        if not table.over:
-            svc.scheduler.resume(table)
-
     active, _ = svc.store.list_ids(None, "active", 0, limit)
-    _each(active, settle)
+    _each(active, svc.settle_timeouts)
+    for start in range(0, len(active), SWEEP_BATCH):
+        tables = svc.latest(active[start:start + SWEEP_BATCH])
+        svc.scheduler.resume([t for t in tables if t is not None])
     overdue = svc.overdue_tables(limit)
     _each(overdue, svc.expire_table)
     idle = svc.idle_games(limit)

@@ -54,7 +54,7 @@ class NullScheduler:
     def changed(self, table: Table) -> None:
         pass
 
-    def resume(self, table: Table) -> None:
+    def resume(self, tables: list[Table]) -> None:
         pass
 
     def expires(self, table: Table, at_ms: int) -> None:
@@ -252,6 +252,9 @@ class GameService:
 
     def load_for_command(self, game_id: str) -> Table:
         return self._loader.load_for_command(game_id)
+
+    def latest(self, game_ids: list[str]) -> list[Table | None]:
+        return self._loader.latest(game_ids)
 
     def load_recent(self, game_id: str, at_least: int) -> Table:
         return self._loader.load_recent(game_id, at_least)

@@ -434,6 +434,14 @@ class EventStore:
             doc = self.document(game_id)
         return doc.version if doc is not None else 0
 
+    def stream_lengths(self, game_ids: Sequence[str]) -> list[int]:
+        """Each game's version as its stream holds it, in one round trip (0: no stream, a game
+        archived or gone; :meth:`version` knows those)."""
+        pipe = self.r.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.xlen(keys.events(game_id))
+        return pipe.execute()
+
     def seed(self, game_id: str) -> str | None:
         doc = self.documents.get(game_id)
         if doc is None:

@@ -47,3 +47,30 @@ def test_the_sweep_queues_a_waiting_bot_turn_once_and_a_lost_or_started_one_agai
     jobs.sweep()
     assert sorted(queue.job_ids) == turns
     assert Job.fetch(turns[1], connection=queue.connection).get_status() == JobStatus.QUEUED
+
+
+def test_the_sweep_queues_the_jobs_of_a_game_another_process_moved_on(redis_server,
+                                                                      redis_url, monkeypatch):
+    """The sweep reads the games' versions in one round trip and takes a game from its cache
+    only when the cache is at that version: a game another process moved on is loaded, and
+    its jobs are those of its latest version."""
+    queue_url = _db(redis_server.url, QUEUE_DB)
+    queue = Queue(BOT_QUEUE, connection=redis.Redis.from_url(queue_url))
+    queue.connection.flushdb()
+    here, there = (create_app(Config(redis_url=redis_url, queue_url=queue_url))
+                   for _ in range(2))
+    monkeypatch.setattr(jobs, "_service", here.extensions["cartouche"])
+    r = here.test_client().post("/v1/games", json={"type": "diamant", "players": [
+        {"name": "Ada"}, *({"name": f"R{i}", "bot": {"level": "heuristic"}} for i in (1, 2))]})
+    gid, version, token = r.get_json()["id"], r.get_json()["version"], \
+        r.get_json()["seats"][0]["token"]
+    jobs.sweep()  # this process holds the game at its first version
+    r = there.test_client().post(f"/v1/games/{gid}/actions", headers={
+        "Authorization": f"Bearer {token}"}, json={"action": {"type": "decide",
+                                                              "choice": "continue"}})
+    assert r.status_code == 201 and r.get_json()["version"] == version + 1
+    queue.empty()  # the jobs of both versions lost
+    for job_id in queue.connection.keys("rq:job:*"):
+        queue.connection.delete(job_id)
+    jobs.sweep()
+    assert sorted(queue.job_ids) == [f"bot-{gid}-{version + 1}-{seat}" for seat in (1, 2)]
