@@ -277,3 +277,22 @@ def test_a_game_last_written_before_appends_kept_their_time_goes_by_its_last_eve
     assert svc.idle_games(100) == [] and svc.abort_idle(gid) is False
     clock.t += 1
     assert svc.idle_games(100) == [gid] and svc.abort_idle(gid) is True
+
+
+def test_the_sweep_settles_an_overdue_clock_whose_job_was_lost(redis_url, clock, monkeypatch):
+    """No clock job (this service schedules none, as if it was lost): once the seat's time has
+    run out, the sweep applies its timeout; before, it does nothing. A game whose clock is
+    not due is left alone, whether this process holds it or not."""
+    svc = service(redis_url, clock)
+    monkeypatch.setattr(jobs, "_service", svc)
+    due, _ = humans(svc, {"clock": {"initial_ms": 60_000, "timeout": "forfeit"}})
+    later, _ = humans(svc, {"clock": {"initial_ms": 600_000, "timeout": "forfeit"}})
+    clock.t += 60_000 - 1
+    jobs.sweep()
+    assert types(svc, due) == ["GameCreated", "CardsDealt"]
+    svc.drop_caches()  # held or not, the same answer
+    clock.t += 1
+    jobs.sweep()
+    assert types(svc, due) == ["GameCreated", "CardsDealt", "SeatForfeited"]
+    assert svc.load(due).status == "finished"
+    assert types(svc, later) == ["GameCreated", "CardsDealt"]
