@@ -124,22 +124,27 @@ def _each(ids: list[str], work) -> None:
 def sweep(limit: int = 10_000) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down), and the
     archiver: settle the overdue clocks of every active game, and queue again the jobs they
-    need that are not waiting already (``RqScheduler.resume``; the games' versions and the
-    jobs' states read :data:`SWEEP_BATCH` games at a time, a game this process holds at its
-    stream's version not read again); expire the tables waiting past their time (the oldest
-    first); abort the games without a clock idle past their limit (``GameService.abort_idle``:
-    of the oldest active games created before the cutoff); expire the seeks past their time,
-    fill the ones whose bots are due, and match the ones whose opening request died before it
-    tried (at most ``limit`` of each); archive the games over whose archive is due
-    (``sweep_max`` of the scheduler at most); rebuild the game index by type and status if it
-    disagrees with the others (``EventStore.repair_type_status_index``). Idempotent, like every
-    job here; returns how many games, tables and seeks it looked at."""
+    need that are not waiting already (``RqScheduler.resume``); the games' versions and the
+    jobs' states are read :data:`SWEEP_BATCH` games at a time, a game this process holds at
+    its stream's version is not read again, and only the games found overdue are settled.
+    Then expire the tables waiting past their time (the oldest first); abort the games
+    without a clock idle past their limit (``GameService.abort_idle``: of the oldest active
+    games created before the cutoff); expire the seeks past their time, fill the ones whose
+    bots are due, and match the ones whose opening request died before it tried (at most
+    ``limit`` of each); archive the games over whose archive is due (``sweep_max`` of the
+    scheduler at most); rebuild the game index by type and status if it disagrees with the
+    others (``EventStore.repair_type_status_index``). Idempotent, like every job here;
+    returns how many games, tables and seeks it looked at."""
     svc = service()
 
     active, _ = svc.store.list_ids(None, "active", 0, limit)
-    _each(active, svc.settle_timeouts)
     for start in range(0, len(active), SWEEP_BATCH):
-        tables = svc.latest(active[start:start + SWEEP_BATCH])
+        batch = active[start:start + SWEEP_BATCH]
+        tables = svc.latest(batch)
+        due = [t.id for t in tables if t is not None and svc.overdue(t)]
+        if due:
+            _each(due, svc.settle_timeouts)
+            tables = svc.latest(batch)
         svc.scheduler.resume([t for t in tables if t is not None])
     overdue = svc.overdue_tables(limit)
     _each(overdue, svc.expire_table)

@@ -48,16 +48,20 @@ class Autoplay:
             table = self.loader.load(game_id)
             if version is not None and table.version != version and not timed_out:
                 return timed_out
-            if not table.clock or table.over or table.waiting:
-                return timed_out
-            due = clock_mod.overdue(table.clock, table.shell.clock, self.now_ms(),
-                                    table.awaiting())
+            due = self.overdue(table)
             if not due:
                 return timed_out
             seat = due[0]
             if isinstance(self._timeout(table, seat), Appended):
                 timed_out.append(seat)
         return timed_out
+
+    def overdue(self, table: Table) -> list[int]:
+        """The awaited seats of ``table`` past their deadline (none without a clock, and none
+        in a game over or a table waiting for players)."""
+        if not table.clock or table.over or table.waiting:
+            return []
+        return clock_mod.overdue(table.clock, table.shell.clock, self.now_ms(), table.awaiting())
 
     def _timeout(self, table: Table, seat: int) -> Outcome:
         policy = table.clock["timeout"]

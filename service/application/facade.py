@@ -306,6 +306,10 @@ class GameService:
         return self._seats.abort_idle(game_id)
 
     # -- what happens without a request: clocks and bots ----------------------------------
+    def overdue(self, table: Table) -> list[int]:
+        """The awaited seats of ``table`` past their deadline."""
+        return self._autoplay.overdue(table)
+
     def settle_timeouts(self, game_id: str, version: int | None = None) -> list[int]:
         return self._autoplay.settle_timeouts(game_id, version)
 
