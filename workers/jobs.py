@@ -140,12 +140,13 @@ def sweep(limit: int = 10_000) -> int:
     active, _ = svc.store.list_ids(None, "active", 0, limit)
     for start in range(0, len(active), SWEEP_BATCH):
         batch = active[start:start + SWEEP_BATCH]
-        tables = svc.latest(batch)
-        due = [t.id for t in tables if t is not None and svc.overdue(t)]
+        tables = [t for t in svc.latest(batch) if t is not None]
+        due = [t.id for t in tables if svc.overdue(t)]
         if due:
             _each(due, svc.settle_timeouts)
-            tables = svc.latest(batch)
-        svc.scheduler.resume([t for t in tables if t is not None])
+            settled = {t.id: t for t in svc.latest(due) if t is not None}
+            tables = [settled.get(t.id, t) for t in tables]
+        svc.scheduler.resume(tables)
     overdue = svc.overdue_tables(limit)
     _each(overdue, svc.expire_table)
     idle = svc.idle_games(limit)

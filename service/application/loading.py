@@ -175,19 +175,14 @@ class Loader:
         return Table(game_id, game, meta, state, current, shell)
 
     def latest(self, game_ids: list[str]) -> list[Table | None]:
-        """The latest of each game, as :meth:`load` answers it, reading the versions of all in
-        one round trip: a game this process holds at the version its stream is at is taken
-        from the cache without another read. None (logged) for a game that could not be
-        loaded: one broken game does not stop the others."""
+        """The latest of each game, reading the versions of all in one round trip, then each
+        game at its version (:meth:`load`: no other read for a game this process holds at
+        it). None (logged) for a game that could not be loaded: one broken game does not stop
+        the others."""
         out: list[Table | None] = []
         for game_id, version in zip(game_ids, self.store.stream_lengths(game_ids)):
-            hit, meta = self.cache.get(game_id), self._metas.get(game_id)
-            if hit is not None and meta is not None and version and hit.version == version:
-                out.append(Table(game_id, GAMES[meta["type"]], meta, hit.state, hit.version,
-                                 hit.shell))
-                continue
-            try:
-                out.append(self.load(game_id))
+            try:  # version 0: no stream (archived, or gone): load finds out
+                out.append(self.load(game_id, version or None))
             except Exception:
                 log.exception("could not load game %s", game_id)
                 out.append(None)
