@@ -82,6 +82,9 @@ BOT_SECONDS = Histogram("cartouche_bot_decision_seconds", "A bot choosing its ac
                         ["game_type", "level"],
                         buckets=(.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30))
 JOBS = Counter("cartouche_jobs", "RQ jobs run, by outcome", ["function", "outcome"])
+SWEEP_SECONDS = Histogram("cartouche_sweep_duration_seconds", "A worker's sweep",
+                          buckets=(.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30))
+SWEPT_GAMES = Counter("cartouche_swept_games", "Active games the workers' sweeps looked at")
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 CONTENT_TYPE = CONTENT_TYPE_LATEST

@@ -110,6 +110,10 @@ def tournament_advance(tid: str) -> str:
 #: Active games whose versions and jobs' states the sweep reads in one round trip each.
 SWEEP_BATCH = 500
 
+#: Active games one sweep looks at (CARTOUCHE_SWEEP_GAMES): a page of the rotation through
+#: all of them (``EventStore.sweep_page``).
+SWEEP_GAMES = 2000
+
 
 def _each(ids: list[str], work) -> None:
     """``work(id)`` for every id; one broken game or seek must not stop the sweep of the
@@ -121,36 +125,38 @@ def _each(ids: list[str], work) -> None:
             log.exception("sweep failed for %s", one)
 
 
-def sweep(limit: int = 10_000) -> int:
+def sweep(limit: int = 10_000, games: int = SWEEP_GAMES) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down), and the
-    archiver: settle the overdue clocks of every active game, and queue again the jobs they
-    need that are not waiting already (``RqScheduler.resume``); the games' versions and the
-    jobs' states are read :data:`SWEEP_BATCH` games at a time, a game this process holds at
-    its stream's version is not read again, and only the games found overdue are settled.
-    Then expire the tables waiting past their time (the oldest first); abort the games
-    without a clock idle past their limit (``GameService.abort_idle``: of the oldest active
-    games created before the cutoff); expire the seeks past their time, fill the ones whose
-    bots are due, and match the ones whose opening request died before it tried (at most
-    ``limit`` of each); archive the games over whose archive is due (``sweep_max`` of the
-    scheduler at most); rebuild the game index by type and status if it disagrees with the
-    others (``EventStore.repair_type_status_index``). Idempotent, like every job here;
-    returns how many games, tables and seeks it looked at."""
+    archiver. First the next ``games`` active games of a rotation through all of them
+    (``EventStore.sweep_page``; none with ``games`` 0): settle the overdue clocks, queue again
+    the jobs they need that are not waiting already (``RqScheduler.resume``), and abort the
+    games without a clock idle past their limit (``GameService.abort_idle``). Their versions
+    and jobs' states are read :data:`SWEEP_BATCH` games at a time, a game this process holds
+    at its stream's version is not read again, and only the games found overdue are settled.
+    Then expire the tables waiting past their time (the oldest first); expire the seeks past
+    their time, fill the ones whose bots are due, and match the ones whose opening request
+    died before it tried (at most ``limit`` of each); archive the games over whose archive is
+    due (``sweep_max`` of the scheduler at most); rebuild the game index by type and status
+    if it disagrees with the others (``EventStore.repair_type_status_index``). Idempotent,
+    like every job here; returns how many games, tables and seeks it looked at."""
+    from service import metrics
+
     svc = service()
 
-    active, _ = svc.store.list_ids(None, "active", 0, limit)
-    for start in range(0, len(active), SWEEP_BATCH):
-        batch = active[start:start + SWEEP_BATCH]
-        tables = [t for t in svc.latest(batch) if t is not None]
+    page = svc.store.sweep_page(games) if games else []
+    metrics.SWEPT_GAMES.inc(len(page))
+    for start in range(0, len(page), SWEEP_BATCH):
+        batch = page[start:start + SWEEP_BATCH]
+        tables = [t for t in svc.latest([game_id for game_id, _ in batch]) if t is not None]
         due = [t.id for t in tables if svc.overdue(t)]
         if due:
             _each(due, svc.settle_timeouts)
             settled = {t.id: t for t in svc.latest(due) if t is not None}
             tables = [settled.get(t.id, t) for t in tables]
         svc.scheduler.resume(tables)
+        _each(svc.idle_games(batch), svc.abort_idle)
     overdue = svc.overdue_tables(limit)
     _each(overdue, svc.expire_table)
-    idle = svc.idle_games(limit)
-    _each(idle, svc.abort_idle)
     seeks = svc.seeks
     todo = [(seeks.expiring(limit), seeks.expire), (seeks.filling(limit), seeks.fill),
             (seeks.untried(limit), seeks.first_match)]
@@ -163,4 +169,20 @@ def sweep(limit: int = 10_000) -> int:
             log.info("the game index by type and status was rebuilt")
     except Exception:
         log.exception("the game index by type and status could not be checked or rebuilt")
-    return len(active) + len(overdue) + len(idle) + sum(len(ids) for ids, _ in todo)
+    return len(page) + len(overdue) + sum(len(ids) for ids, _ in todo)
+
+
+def sweep_window(every_s: float, games: int = SWEEP_GAMES) -> int:
+    """One turn of a worker's sweeper (every ``every_s`` seconds in every worker): the whole
+    :func:`sweep`, but the page of active games only in the worker that claims the window of
+    ``every_s`` seconds first (``EventStore.claim_sweep_window``), so that however many
+    workers run, the active games are read at the rate of one worker's sweep. What the other
+    parts do is claimed item by item or found due, and stays in every worker."""
+    from service import metrics
+
+    svc = service()
+    started = time.perf_counter()
+    mine = svc.store.claim_sweep_window(every_s, svc.now_ms() / 1000)
+    looked = sweep(games=games if mine else 0)
+    metrics.SWEEP_SECONDS.observe(time.perf_counter() - started)
+    return looked

@@ -32,6 +32,7 @@ from rq import Queue, SimpleWorker
 from rq.command import send_command
 
 from service import logs
+from service.config import env_count
 from service.jobs import QUEUES
 
 log = logging.getLogger("cartouche.worker")
@@ -144,8 +145,8 @@ def serve_metrics(port: int) -> None:
     start_http_server(port, registry=registry)
 
 
-def start_sweeper(every_s: float) -> None:
-    """Run ``workers.jobs.sweep`` every ``every_s`` seconds in a daemon thread."""
+def start_sweeper(every_s: float, games: int) -> None:
+    """Run ``workers.jobs.sweep_window`` every ``every_s`` seconds in a daemon thread."""
 
     from workers import jobs
 
@@ -153,7 +154,7 @@ def start_sweeper(every_s: float) -> None:
         while True:
             time.sleep(every_s)
             try:
-                jobs.sweep()
+                jobs.sweep_window(every_s, games)
             except Exception:  # the store may be down for a while: try again next time
                 jobs.log.exception("sweep failed")
 
@@ -209,12 +210,17 @@ def main(argv: list[str] | None = None) -> int:
     if not url:
         print("worker: REDIS_URL (or QUEUE_URL) is not set", file=sys.stderr)
         return 2
+    from workers import jobs
+
+    sweep_games = env_count(os.environ, "CARTOUCHE_SWEEP_GAMES", jobs.SWEEP_GAMES)
+    if not sweep_games:
+        print("worker: CARTOUCHE_SWEEP_GAMES must be >= 1", file=sys.stderr)
+        return 2
     logs.configure()
     metrics_port = os.environ.get("CARTOUCHE_WORKER_METRICS_PORT")
     if metrics_port:
         serve_metrics(int(metrics_port))
     from service import metrics
-    from workers import jobs
 
     jobs.service().observe(metrics.OBSERVER)  # the bots' decision times
     conn = redis.Redis.from_url(url)
@@ -233,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     _take_stop_signals()  # until RQ's loop has its own handlers
     current = Current(make_worker())
     if not args.burst:  # every worker sweeps: a killed worker must not take the backstop along
-        start_sweeper(float(os.environ.get("CARTOUCHE_SWEEP_SECONDS", "5")))
+        start_sweeper(float(os.environ.get("CARTOUCHE_SWEEP_SECONDS", "5")), sweep_games)
         if args.with_scheduler:
             watch_scheduler(current,
                             float(os.environ.get("CARTOUCHE_SCHEDULER_WATCH_SECONDS", "5")))

@@ -103,14 +103,15 @@ class Seats:
         ``idle_abort_s``, this server's for a game created before that was recorded."""
         return table.created["data"].get("idle_abort_s", self.idle_abort_s)
 
-    def idle_candidates(self, limit: int) -> list[str]:
-        """Active games created ``idle_abort_s`` ago or earlier whose last append (``last_ms``
-        in the meta hash, else their last event's ``at``) is that old too: oldest created first, at most
-        ``limit`` looked at. What :meth:`abort_idle` is then asked about (it checks again)."""
+    def idle_candidates(self, games: list[tuple[str, int]]) -> list[str]:
+        """Of ``games`` (active games and their creation times, a page of the sweep's
+        rotation), those created ``idle_abort_s`` ago or earlier whose last append
+        (``last_ms`` in the meta hash, else their last event's ``at``) is that old too: what
+        :meth:`abort_idle` is then asked about (it checks again, with the game's own limit)."""
         if not self.idle_abort_s:
             return []
         cutoff = self.appender.now_ms() - self.idle_abort_s * 1000
-        ids = self.store.created_before("active", cutoff, limit)
+        ids = [game_id for game_id, created in games if created <= cutoff]
         return [game_id for game_id, last in zip(ids, self.store.last_activity(ids))
                 if last is not None and _ms(last) <= cutoff]
 

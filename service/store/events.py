@@ -676,6 +676,39 @@ class EventStore:
         return [i.decode() for i in self.r.zrangebyscore(keys.index_status(status), "-inf",
                                                          before_ms, start=0, num=limit)]
 
+    def sweep_page(self, count: int) -> list[tuple[str, int]]:
+        """The next ``count`` active games of the sweep's rotation, with their creation times:
+        newest first from where the last page ended, the newest again after the oldest. The
+        cursor (``keys.sweep_cursor``) is the last game a page held and its creation time;
+        games created in the same millisecond come in the index's order (reverse byte order
+        of their ids), so every game active for a whole rotation is in one of its pages once,
+        however many games are active, created together, ended or started meanwhile."""
+        active = keys.index_status("active")
+        cursor = self.r.get(keys.sweep_cursor())
+        rows: list[tuple[bytes, float]] = []
+        top = "+inf"
+        if cursor is not None:
+            at, last = cursor.split(b" ", 1)
+            top = f"({at.decode()}"
+            rows = [(game_id, float(at)) for game_id in
+                    self.r.zrevrangebyscore(active, at, at) if game_id < last][:count]
+        if len(rows) < count:
+            rows += self.r.zrevrangebyscore(active, top, "-inf", start=0,
+                                            num=count - len(rows), withscores=True)
+        page = [(game_id.decode(), int(score)) for game_id, score in rows]
+        if len(page) < count:
+            self.r.delete(keys.sweep_cursor())  # the rotation is over: the newest next
+        else:
+            self.r.set(keys.sweep_cursor(), f"{page[-1][1]} {page[-1][0]}")
+        return page
+
+    def claim_sweep_window(self, every_s: float, now_s: float) -> bool:
+        """Whether this caller is the one that sweeps the active games in the window of
+        ``every_s`` seconds holding ``now_s`` (the first to ask, of every worker)."""
+        window = int(now_s // every_s)
+        return bool(self.r.set(keys.sweep_window(window), "1", nx=True,
+                               ex=max(1, int(2 * every_s) + 1)))
+
     def last_activity(self, game_ids: list[str]) -> list[int | str | None]:
         """Per game, when its last append was written, in one round trip: the meta hash's
         ``last_ms`` (an int), else (a game last written before appends recorded it) its last

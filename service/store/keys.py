@@ -60,3 +60,12 @@ def index_type_status(game_type: str, status: str) -> str:
 
 def index_rebuild_lock() -> str:
     return f"{PREFIX}:index:type-status-rebuild"
+
+
+# The workers' sweep of the active games: where its rotation stands, and who sweeps a window.
+def sweep_cursor() -> str:
+    return f"{PREFIX}:sweep:cursor"
+
+
+def sweep_window(window: int) -> str:
+    return f"{PREFIX}:sweep:window:{window}"

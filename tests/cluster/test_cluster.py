@@ -240,6 +240,12 @@ def test_many_games_on_the_cluster_across_two_instances(deployment):
     assert store.type_status_consistent()
     assert c.get("/v1/games?type=diamant&status=finished&per_page=100").json() == diamant
     store.r.delete(keys.index_rebuild_lock())
+    # the sweep's page of the active games: the index and the cursor live in other slots
+    store.r.delete(keys.sweep_cursor())
+    assert {g for g, _ in store.sweep_page(10_000)} == \
+        {g.decode() for g in store.r.zrange(keys.index_status("active"), 0, -1)}
+    far = 3600 * (10**7 + int(time.time()) % 10**6)  # a window no worker reaches
+    assert store.claim_sweep_window(3600, far) and not store.claim_sweep_window(3600, far)
 
 
 def test_sse_on_one_instance_while_acting_through_the_other(deployment):

@@ -550,3 +550,37 @@ def test_the_type_and_status_index_serves_listings_and_is_rebuilt_when_it_disagr
     del truth[new]
     assert store.type_status_consistent()
     pages_agree()
+
+
+def test_the_sweeps_pages_go_through_every_active_game_once_a_rotation(store):
+    """However many games were created in the same millisecond, a rotation of pages holds
+    every active game once; after its last (short) page the next starts at the newest."""
+    created = {"g5a": 5, "g5b": 5, "g5c": 5, "g5d": 5, "g5e": 5, "g4a": 4, "g4b": 4,
+               "g3": 3, "g2": 2, "g1": 1}
+    store.r.zadd(keys.index_status("active"), created)
+    store.r.zadd(keys.index_status("finished"), {"done": 6})  # not active: never in a page
+    for _ in range(2):
+        pages = []
+        while not pages or len(pages[-1]) == 3:
+            pages.append(store.sweep_page(3))
+        seen = [game_id for page in pages for game_id, _ in page]
+        assert len(pages) == 4 and sorted(seen) == sorted(created)
+        assert all(created[game_id] == at for page in pages for game_id, at in page)
+        assert [at for page in pages for _, at in page] == sorted(created.values(),
+                                                                   reverse=True)
+    # a game ends and one is created meanwhile: the rotation goes on from where it stood
+    first = store.sweep_page(3)
+    assert [at for _, at in first] == [5, 5, 5]
+    store.r.zrem(keys.index_status("active"), first[0][0])
+    store.r.zadd(keys.index_status("active"), {"g7": 7})
+    rest = store.sweep_page(10)
+    assert sorted(g for g, _ in rest) == sorted(set(created) - {g for g, _ in first})
+    assert store.sweep_page(10)[0] == ("g7", 7)
+
+
+def test_one_caller_claims_each_window_of_the_sweep(store):
+    assert store.claim_sweep_window(5, 100.0) is True
+    assert store.claim_sweep_window(5, 100.0) is False
+    assert store.claim_sweep_window(5, 104.99) is False
+    assert store.claim_sweep_window(5, 105.0) is True
+    assert 1 <= store.r.ttl(keys.sweep_window(21)) <= 11

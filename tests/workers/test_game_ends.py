@@ -201,6 +201,11 @@ def test_a_table_that_only_churns_seats_is_capped_too(redis_url, clock):
 IDLE_S = 60
 
 
+def idle(svc) -> list[str]:
+    """The active games the sweep finds idle (all in one page of its rotation)."""
+    return svc.idle_games(svc.store.sweep_page(100))
+
+
 def test_the_sweep_aborts_a_game_without_a_clock_idle_for_its_limit(redis_url, clock,
                                                                      monkeypatch):
     svc = service(redis_url, clock, idle_abort_s=IDLE_S)
@@ -209,11 +214,11 @@ def test_the_sweep_aborts_a_game_without_a_clock_idle_for_its_limit(redis_url, c
     clock.t += 30_000
     play_one(svc, gid)  # a command restarts the wait
     clock.t += IDLE_S * 1000 - 1
-    assert svc.idle_games(100) == [] and svc.abort_idle(gid) is False
+    assert idle(svc) == [] and svc.abort_idle(gid) is False
     jobs.sweep()
     assert svc.load(gid).status == "active"
     clock.t += 1
-    assert svc.idle_games(100) == [gid]
+    assert idle(svc) == [gid]
     jobs.sweep()
     table = svc.load(gid)
     assert table.status == "aborted" and table.awaiting() == []
@@ -274,9 +279,9 @@ def test_a_game_last_written_before_appends_kept_their_time_goes_by_its_last_eve
     svc.store.r.hdel(keys.meta(gid), "last_ms")  # as written before this change
     assert svc.store.meta_field(gid, "last_ms") is None
     clock.t += IDLE_S * 1000 - 1  # past its creation's limit, not its last command's
-    assert svc.idle_games(100) == [] and svc.abort_idle(gid) is False
+    assert idle(svc) == [] and svc.abort_idle(gid) is False
     clock.t += 1
-    assert svc.idle_games(100) == [gid] and svc.abort_idle(gid) is True
+    assert idle(svc) == [gid] and svc.abort_idle(gid) is True
 
 
 def test_the_sweep_settles_an_overdue_clock_whose_job_was_lost(redis_url, clock, monkeypatch):

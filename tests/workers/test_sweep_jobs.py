@@ -8,6 +8,7 @@ import redis
 from rq import Queue
 from rq.job import Job, JobStatus
 
+from service import metrics
 from service.app import create_app
 from service.config import Config
 from service.jobs import BOT_QUEUE
@@ -17,6 +18,8 @@ from workers import jobs
 #: queues of their own: no worker of another test (a module's, kept alive while tests of other
 #: modules run in between) takes these jobs
 QUEUE_DB = 7
+
+SWEEP_METRICS = ("cartouche_swept_games_total", "cartouche_sweep_duration_seconds_count")
 
 
 def test_the_sweep_queues_a_waiting_bot_turn_once_and_a_lost_or_started_one_again(
@@ -74,3 +77,58 @@ def test_the_sweep_queues_the_jobs_of_a_game_another_process_moved_on(redis_serv
         queue.connection.delete(job_id)
     jobs.sweep()
     assert sorted(queue.job_ids) == [f"bot-{gid}-{version + 1}-{seat}" for seat in (1, 2)]
+
+
+def test_the_sweep_reaches_every_active_game_a_page_at_a_time(redis_server, redis_url,
+                                                              monkeypatch):
+    """More active games than a sweep looks at: each sweep takes the next page of them, so
+    the oldest game's lost turn is queued again within a rotation, as the newest one's."""
+    queue_url = _db(redis_server.url, QUEUE_DB)
+    queue = Queue(BOT_QUEUE, connection=redis.Redis.from_url(queue_url))
+    queue.connection.flushdb()
+    app = create_app(Config(redis_url=redis_url, queue_url=queue_url))
+    svc = app.extensions["cartouche"]
+    monkeypatch.setattr(jobs, "_service", svc)
+    games = []
+    for _ in range(7):
+        r = app.test_client().post("/v1/games", json={"type": "diamant", "players": [
+            {"name": "Ada"}, {"name": "Bo"}, {"name": "Bot", "bot": {"level": "heuristic"}}]})
+        games.append(f"bot-{r.get_json()['id']}-{r.get_json()['version']}-2")
+    queue.empty()  # every turn's job lost
+    for job_id in queue.connection.keys("rq:job:*"):
+        queue.connection.delete(job_id)
+    loaded = []
+    monkeypatch.setattr(svc, "latest", lambda ids, latest=svc.latest: loaded.append(ids)
+                        or latest(ids))
+    queued = []
+    for _ in range(3):
+        assert jobs.sweep(games=3) <= 3 + len(queue.job_ids)
+        queued.append(set(queue.job_ids))
+    assert [len(ids) for ids in loaded] == [3, 3, 1]
+    assert [len(q) for q in queued] == [3, 6, 7] and queued[-1] == set(games)
+    assert queued[0] == set(games[-3:])  # newest first
+    jobs.sweep(games=3)  # the next rotation: queued already, nothing added
+    assert sorted(queue.job_ids) == sorted(games) and loaded[-1] == loaded[0]
+
+
+def test_one_worker_a_window_reads_the_active_games(redis_server, redis_url, monkeypatch):
+    """Every worker's sweeper runs every few seconds; the page of active games is read by the
+    first of them in each window only, the rest of the sweep by all."""
+    queue_url = _db(redis_server.url, QUEUE_DB)
+    redis.Redis.from_url(queue_url).flushdb()
+    now = [1_000_000_000]
+    workers = [create_app(Config(redis_url=redis_url, queue_url=queue_url),
+                          now_ms=lambda: now[0]).extensions["cartouche"] for _ in range(2)]
+    r = create_app(Config(redis_url=redis_url, queue_url=queue_url)).test_client().post(
+        "/v1/games", json={"type": "diamant", "players": [{"name": n} for n in "ABC"]})
+    assert r.status_code == 201
+    sample = metrics.REGISTRY.get_sample_value
+    before = [sample(name) or 0 for name in SWEEP_METRICS]
+    looked = []
+    for step in range(3):
+        for svc in workers:
+            monkeypatch.setattr(jobs, "_service", svc)
+            looked.append(jobs.sweep_window(5.0))
+        now[0] += 5_000
+    assert looked == [1, 0] * 3
+    assert [(sample(name) or 0) - b for name, b in zip(SWEEP_METRICS, before)] == [3, 6]
