@@ -154,7 +154,7 @@ def sweep(limit: int = 10_000, games: int = SWEEP_GAMES) -> int:
             settled = {t.id: t for t in svc.latest(due) if t is not None}
             tables = [settled.get(t.id, t) for t in tables]
         svc.scheduler.resume(tables)
-        _each(svc.idle_games(batch), svc.abort_idle)
+        _each(svc.idle_games(tables, dict(batch)), svc.abort_idle)
     overdue = svc.overdue_tables(limit)
     _each(overdue, svc.expire_table)
     seeks = svc.seeks

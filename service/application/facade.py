@@ -297,10 +297,10 @@ class GameService:
     def abort(self, game_id: str, by: Viewer) -> Table:
         return self._seats.abort(game_id, by)
 
-    def idle_games(self, games: list[tuple[str, int]]) -> list[str]:
-        """Of ``games`` (active, with their creation times), those the idle sweep should look
-        at (``Seats.idle_candidates``)."""
-        return self._seats.idle_candidates(games)
+    def idle_games(self, tables: list[Table], created: dict[str, int]) -> list[str]:
+        """Of ``tables`` (loaded, with their creation times), those the idle sweep should
+        look at (``Seats.idle_candidates``)."""
+        return self._seats.idle_candidates(tables, created)
 
     def abort_idle(self, game_id: str) -> bool:
         """Abort a game without a clock idle for its limit (``Seats.abort_idle``)."""

@@ -103,17 +103,23 @@ class Seats:
         ``idle_abort_s``, this server's for a game created before that was recorded."""
         return table.created["data"].get("idle_abort_s", self.idle_abort_s)
 
-    def idle_candidates(self, games: list[tuple[str, int]]) -> list[str]:
-        """Of ``games`` (active games and their creation times, a page of the sweep's
-        rotation), those created ``idle_abort_s`` ago or earlier whose last append
-        (``last_ms`` in the meta hash, else their last event's ``at``) is that old too: what
-        :meth:`abort_idle` is then asked about (it checks again, with the game's own limit)."""
-        if not self.idle_abort_s:
-            return []
-        cutoff = self.appender.now_ms() - self.idle_abort_s * 1000
-        ids = [game_id for game_id, created in games if created <= cutoff]
+    def idle_candidates(self, tables: list[Table], created: dict[str, int]) -> list[str]:
+        """Of ``tables`` (a page of the sweep's rotation through the active games, loaded;
+        ``created``: their creation times), the games without a clock whose own idle limit
+        (:meth:`idle_limit_s`, recorded at their creation) has passed since their creation
+        and since their last append (``last_ms`` in the meta hash, else their last event's
+        ``at``; read in one round trip for those old enough): what :meth:`abort_idle` is then
+        asked about (it checks again)."""
+        now = self.appender.now_ms()
+        limits = {}
+        for table in tables:
+            limit_s = self.idle_limit_s(table)
+            if table.status == "active" and not table.clock and limit_s and \
+                    created.get(table.id, now) <= now - limit_s * 1000:
+                limits[table.id] = limit_s
+        ids = list(limits)
         return [game_id for game_id, last in zip(ids, self.store.last_activity(ids))
-                if last is not None and _ms(last) <= cutoff]
+                if last is not None and _ms(last) <= now - limits[game_id] * 1000]
 
     def abort_idle(self, game_id: str) -> bool:
         """Abort an active game without a clock in which nothing was appended for its idle

@@ -203,7 +203,8 @@ IDLE_S = 60
 
 def idle(svc) -> list[str]:
     """The active games the sweep finds idle (all in one page of its rotation)."""
-    return svc.idle_games(svc.store.sweep_page(100))
+    page = svc.store.sweep_page(100)
+    return svc.idle_games(svc.latest([game_id for game_id, _ in page]), dict(page))
 
 
 def test_the_sweep_aborts_a_game_without_a_clock_idle_for_its_limit(redis_url, clock,
@@ -230,6 +231,28 @@ def test_the_sweep_aborts_a_game_without_a_clock_idle_for_its_limit(redis_url, c
     assert finishes(svc, gid) == [{"game_id": gid, "status": "aborted", "result": None}] * 2
     assert svc.rate(gid) is None
     assert verify(svc.export(gid))["valid"]
+
+
+def test_the_sweep_keeps_the_idle_limit_each_game_was_created_with(redis_url, clock,
+                                                                  monkeypatch):
+    """The limit is recorded in each game: a worker configured otherwise (longer, or never)
+    aborts a game at its own limit, and a game created with a longer one not before it."""
+    short, _ = humans(service(redis_url, clock, idle_abort_s=IDLE_S))
+    long, _ = humans(service(redis_url, clock, idle_abort_s=10 * IDLE_S))
+    for worker_limit in (100 * IDLE_S, 0):
+        svc = service(redis_url, clock, idle_abort_s=worker_limit)
+        monkeypatch.setattr(jobs, "_service", svc)
+        clock.t += IDLE_S * 1000 - 1 if worker_limit else 1
+        jobs.sweep()
+        assert svc.load(short).status == ("active" if worker_limit else "aborted")
+    assert svc.load(long).status == "active"
+    clock.t += 9 * IDLE_S * 1000 - 1
+    jobs.sweep()
+    assert svc.load(long).status == "active"
+    clock.t += 1
+    jobs.sweep()
+    assert svc.load(long).status == "aborted"
+    assert verify(svc.export(long))["valid"] and verify(svc.export(short))["valid"]
 
 
 def test_a_game_that_keeps_playing_or_has_a_clock_is_never_idle(redis_url, clock):
