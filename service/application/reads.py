@@ -84,7 +84,9 @@ class Reads:
         now = self.now_ms() if now_ms is None else now_ms
 
         def deadline(seat):
-            if not clock:
+            # no clock state: a version inside the command that started the game (its setup),
+            # before the clock that command started
+            if not clock or clock_state is None:
                 return None
             at = clock_mod.deadline(clock, clock_state, seat)
             return rfc3339(at) if at is not None else None

@@ -8,6 +8,7 @@ import yaml
 
 from service.games import GAMES
 
+from .helpers import auth, join, player, table
 from .test_contract import ROOT
 
 CASES = [("pharaohs-wall", 2, {}), ("scarabya", 2, {}), ("scarabya", 2, {"mode": "duel"}),
@@ -42,3 +43,31 @@ def test_every_version_from_the_first_is_served_as_declared(client, game_view_sc
             errors = [f"{list(e.absolute_path)}: {e.message[:200]}"
                       for e in validator.iter_errors(served.get_json())]
             assert errors == [], (version, headers != {}, errors)
+
+
+def test_every_version_of_a_table_with_a_clock_is_served(client, game_view_schema):
+    """A table fills and its game starts in one command: the versions inside it (the setup's
+    deal) come before the clock that command started, and are served without deadlines."""
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    clock = {"initial_ms": 60_000, "increment_ms": 0, "timeout": "auto"}
+    created = table(client, ada, [{"player": ada["id"]}, {"open": True}, {"open": True}],
+                    options={"clock": clock})
+    gid = created["id"]
+    for who in (bob, None):
+        assert join(client, gid, who, **({} if who else {"name": "Cy"})).status_code == 201
+    current = client.get(f"/v1/games/{gid}").get_json()
+    assert current["status"] == "active" and current["awaiting"][0]["deadline_at"]
+    validator = jsonschema.Draft202012Validator(game_view_schema)
+    started = None
+    for version in range(1, current["version"] + 1):
+        served = client.get(f"/v1/games/{gid}/states/{version}", headers=auth(ada["token"]))
+        assert served.status_code == 200, (version, served.get_json())
+        view = served.get_json()
+        assert list(validator.iter_errors(view)) == [], version
+        if view["state"] is not None and started is None:
+            started = version
+        if version < current["version"]:
+            assert all(a["deadline_at"] is None for a in view["awaiting"]), version
+    assert started is not None and started < current["version"]
+    assert client.get(f"/v1/games/{gid}/states/{current['version']}").get_json()[
+        "awaiting"] == current["awaiting"]
