@@ -212,9 +212,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from workers import jobs
 
-    sweep_games = env_count(os.environ, "CARTOUCHE_SWEEP_GAMES", jobs.SWEEP_GAMES)
+    try:
+        sweep_games = env_count(os.environ, "CARTOUCHE_SWEEP_GAMES", jobs.SWEEP_GAMES)
+    except ValueError:
+        sweep_games = 0
     if not sweep_games:
-        print("worker: CARTOUCHE_SWEEP_GAMES must be >= 1", file=sys.stderr)
+        print("worker: CARTOUCHE_SWEEP_GAMES must be a whole number >= 1", file=sys.stderr)
         return 2
     logs.configure()
     metrics_port = os.environ.get("CARTOUCHE_WORKER_METRICS_PORT")

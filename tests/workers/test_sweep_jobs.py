@@ -4,6 +4,7 @@ started by a worker that may have died, is queued again, once."""
 
 from __future__ import annotations
 
+import pytest
 import redis
 from rq import Queue
 from rq.job import Job, JobStatus
@@ -14,6 +15,7 @@ from service.config import Config
 from service.jobs import BOT_QUEUE
 from tests.conftest import _db
 from workers import jobs
+from workers import main as worker_main
 
 #: queues of their own: no worker of another test (a module's, kept alive while tests of other
 #: modules run in between) takes these jobs
@@ -132,3 +134,11 @@ def test_one_worker_a_window_reads_the_active_games(redis_server, redis_url, mon
         now[0] += 5_000
     assert looked == [1, 0] * 3
     assert [(sample(name) or 0) - b for name, b in zip(SWEEP_METRICS, before)] == [3, 6]
+
+
+@pytest.mark.parametrize("games", ["0", "-3", "many"])
+def test_a_worker_refuses_a_sweep_of_no_games(games, monkeypatch, capsys):
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # never reached
+    monkeypatch.setenv("CARTOUCHE_SWEEP_GAMES", games)
+    assert worker_main.main([]) == 2
+    assert "CARTOUCHE_SWEEP_GAMES must be a whole number >= 1" in capsys.readouterr().err
