@@ -227,7 +227,7 @@ def legal_actions(game_id):
 @blp.arguments(s.ActionRequestSchema, error_status_code=400)
 @blp.response(201, s.ActionResponseSchema)
 @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "required": False,
-                      "schema": {"type": "string", "maxLength": 255},
+                      "schema": {"type": "string", "minLength": 1, "maxLength": 255},
                       "description": "retries with the same key and body get the original "
                                      "response; another body gets 422"}])
 @_alts(401, 403, 404, 409, 413, 422, 429, 503)

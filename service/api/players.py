@@ -110,10 +110,11 @@ STREAM_ID = "^(0|[1-9][0-9]{0,19})-(0|[1-9][0-9]{0,19})$"
                        "{game_id, seat, type}, your_turn {game_id, seat, version, deadline_at}, "
                        "game_finish {game_id, status, result}, gap {after, oldest}"}}}}},
     parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
-                 "schema": {"type": "string", "pattern": STREAM_ID},
-                 "description": "resume after this notice (the last `id:` received)"},
+                 "schema": {"type": "string", "pattern": f"^({STREAM_ID[1:-1]})?$"},
+                 "description": "resume after this notice (the last `id:` received; empty: "
+                                "as if absent)"},
                 {"in": "query", "name": "after", "required": False,
-                 "schema": {"type": "string", "pattern": STREAM_ID},
+                 "schema": {"type": "string", "pattern": f"^({STREAM_ID[1:-1]})?$"},
                  "description": "the same, where the header cannot be set"}])
 @_alts(401, own={400: "`invalid_last_event_id`: the resume id is not a notice id", **CAPPED})
 def stream_me():

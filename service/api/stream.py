@@ -87,8 +87,8 @@ def _version(raw: str) -> int:
 
 #: The resume parameters of a stream whose positions are versions.
 RESUME_AFTER_VERSION = [{"in": "header", "name": "Last-Event-ID", "required": False,
-                         "schema": {"type": "string", "pattern": "^[0-9]{1,16}$"},
-                         "description": "resume after this version"},
+                         "schema": {"type": "string", "pattern": "^([0-9]{1,16})?$"},
+                         "description": "resume after this version (empty: as if absent)"},
                         {"in": "query", "name": "after", "required": False,
                          "schema": {"type": "integer", "minimum": 0}}]
 

@@ -33,6 +33,7 @@ ERRORS = {400: "invalid request, or a bad `Last-Event-ID`", 401: "invalid token"
                "`invalid_options`, `invalid_format`, `invalid_rounds`, "
                "`duplicate_participant`, `invalid_participant_count`, `too_many_games`, "
                "`player_not_found` (`details.index`)",
+          429: "`rate_limited`: the caller's writes are over their limit (see Retry-After)",
           503: STORE_DOC + "; or `tournaments_full` (see Retry-After)"}
 
 
@@ -86,7 +87,7 @@ def list_tournaments(query):
 @blp.route("", methods=["POST"])
 @blp.arguments(s.CreateTournamentSchema, error_status_code=400)
 @blp.response(201, s.TournamentSchema)
-@alt_errors(blp, ERRORS, 401, 403, 422, 503)
+@alt_errors(blp, ERRORS, 401, 403, 422, 429, 503)
 @blp.doc(operationId="createTournament")
 def create_tournament(body):
     """Create a tournament (a platform key, or anybody where none is configured): its first

@@ -3,6 +3,7 @@
 response that breaks the schema (schemathesis.toml holds its settings)."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,33 @@ def test_every_operation_documents_what_the_http_server_itself_answers():
         assert {"414", "431"} <= set(op["responses"]), op.get("operationId", op.get("summary"))
         if "requestBody" in op:
             assert {"400", "408"} <= set(op["responses"]), op.get("operationId", op.get("summary"))
+
+
+def test_every_write_documents_its_rate_limit():
+    """Every POST is counted against the writes' rate limits (``service/api/ratelimit.py``):
+    its 429 ``rate_limited`` is in the contract, so a generated client expects it."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    posts = {op["operationId"]: op for ops in spec["paths"].values()
+             for method, op in ops.items() if method == "post"}
+    assert "createTournament" in posts and len(posts) >= 15
+    assert [name for name, op in posts.items() if "429" not in op["responses"]] == []
+
+
+def test_the_contract_declares_what_the_stream_and_action_headers_accept(client):
+    """An empty ``Last-Event-ID`` reads as absent, as its pattern says (the stream starting
+    over: ``tests/api/test_stream.py``); an empty ``Idempotency-Key`` is refused, as its
+    ``minLength`` says."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    headers = {(path, p["name"]): p["schema"] for path, ops in spec["paths"].items()
+               for op in ops.values() if isinstance(op, dict)
+               for p in op.get("parameters", []) if p["in"] == "header"}
+    stream = headers[("/v1/games/{game_id}/events/stream", "Last-Event-ID")]
+    assert re.fullmatch(stream["pattern"].strip("^$"), "") and \
+        re.fullmatch(stream["pattern"].strip("^$"), "12")
+    assert headers[("/v1/games/{game_id}/actions", "Idempotency-Key")]["minLength"] == 1
+    game = client.post("/v1/games", json={"type": "diamant", "players": [
+        {"name": n} for n in "abc"]}).get_json()
+    r = client.post(f"/v1/games/{game['id']}/actions", json={
+        "action": {"type": "decide", "choice": "continue"}}, headers={
+        "Authorization": f"Bearer {game['seats'][0]['token']}", "Idempotency-Key": ""})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid_idempotency_key"

@@ -113,6 +113,8 @@ def test_resume_after_a_dropped_connection(live_url):
     bad = requests.get(f"{live_url}/v1/games/{gid}/events/stream",
                        headers={"Last-Event-ID": "abc"})
     assert bad.status_code == 400
+    again, _ = collect(live_url, gid, last_id="", stop_after=3)  # empty: as if absent
+    assert [eid for _, eid, _ in again] == [1, 2, 3]
 
 
 def test_hundreds_of_subscribers_do_not_starve_actions(live_url):
