@@ -9,7 +9,7 @@ from ..application.errors import Forbidden, InvalidToken
 from . import Blueprint, ratelimit
 from .errors import LIMITED_DOC, STORE_DOC
 from .games import bearer_token, service
-from .sources import START, NoticeSource, StreamId
+from .sources import START, STREAM_ID, NoticeSource, StreamId
 from .stream import CAPPED, app_hubs, event_stream, resume_after
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players",
@@ -94,8 +94,9 @@ def get_me():
     return out
 
 
-#: A notice's id as ``Last-Event-ID`` or ``?after=``: a Redis stream id, exactly as served.
-STREAM_ID = "^(0|[1-9][0-9]{0,19})-(0|[1-9][0-9]{0,19})$"
+#: A notice's id as ``Last-Event-ID`` or ``?after=``: a Redis stream id, exactly as served
+#: (the pattern ``StreamId.parse`` reads), or empty, read as absent (the stream from its start).
+STREAM_ID_OR_EMPTY = f"^({STREAM_ID.pattern})?$"
 
 
 @blp.route("/me/events/stream")
@@ -110,11 +111,11 @@ STREAM_ID = "^(0|[1-9][0-9]{0,19})-(0|[1-9][0-9]{0,19})$"
                        "{game_id, seat, type}, your_turn {game_id, seat, version, deadline_at}, "
                        "game_finish {game_id, status, result}, gap {after, oldest}"}}}}},
     parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
-                 "schema": {"type": "string", "pattern": f"^({STREAM_ID[1:-1]})?$"},
+                 "schema": {"type": "string", "pattern": STREAM_ID_OR_EMPTY},
                  "description": "resume after this notice (the last `id:` received; empty: "
                                 "as if absent)"},
                 {"in": "query", "name": "after", "required": False,
-                 "schema": {"type": "string", "pattern": f"^({STREAM_ID[1:-1]})?$"},
+                 "schema": {"type": "string", "pattern": STREAM_ID_OR_EMPTY},
                  "description": "the same, where the header cannot be set"}])
 @_alts(401, own={400: "`invalid_last_event_id`: the resume id is not a notice id", **CAPPED})
 def stream_me():

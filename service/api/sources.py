@@ -96,7 +96,7 @@ class GameSource:
 
 
 # -- players -------------------------------------------------------------------------------
-_STREAM_ID = re.compile(r"(0|[1-9][0-9]{0,19})-(0|[1-9][0-9]{0,19})", re.ASCII)
+STREAM_ID = re.compile(r"(0|[1-9][0-9]{0,19})-(0|[1-9][0-9]{0,19})", re.ASCII)
 
 
 class StreamId(NamedTuple):
@@ -109,7 +109,7 @@ class StreamId(NamedTuple):
     def parse(cls, text: str) -> "StreamId":
         """The id ``text`` spells exactly as Redis writes ids (digits without leading zeros,
         each part below 2**64); ValueError for anything else."""
-        found = _STREAM_ID.fullmatch(text)
+        found = STREAM_ID.fullmatch(text)
         if found is None or max(int(found[1]), int(found[2])) >= 2**64:
             raise ValueError(f"not a stream id: {text!r}")
         return cls(int(found[1]), int(found[2]))

@@ -103,6 +103,13 @@ class Seats:
         ``idle_abort_s``, this server's for a game created before that was recorded."""
         return table.created["data"].get("idle_abort_s", self.idle_abort_s)
 
+    def _idle_limit_ms(self, table: Table) -> int:
+        """The idle limit an idle abort goes by, in milliseconds: 0 (never) for a game not
+        active or with a clock (its clock ends it)."""
+        if table.status != "active" or table.clock:
+            return 0
+        return self.idle_limit_s(table) * 1000
+
     def idle_candidates(self, tables: list[Table], created: dict[str, int]) -> list[str]:
         """Of ``tables`` (a page of the sweep's rotation through the active games, loaded;
         ``created``: their creation times), the games without a clock whose own idle limit
@@ -111,15 +118,12 @@ class Seats:
         ``at``; read in one round trip for those old enough): what :meth:`abort_idle` is then
         asked about (it checks again)."""
         now = self.appender.now_ms()
-        limits = {}
-        for table in tables:
-            limit_s = self.idle_limit_s(table)
-            if table.status == "active" and not table.clock and limit_s and \
-                    created.get(table.id, now) <= now - limit_s * 1000:
-                limits[table.id] = limit_s
+        limits = {table.id: limit for table in tables
+                  if (limit := self._idle_limit_ms(table))
+                  and created.get(table.id, now) <= now - limit}
         ids = list(limits)
         return [game_id for game_id, last in zip(ids, self.store.last_activity(ids))
-                if last is not None and _ms(last) <= now - limits[game_id] * 1000]
+                if last is not None and _ms(last) <= now - limits[game_id]]
 
     def abort_idle(self, game_id: str) -> bool:
         """Abort an active game without a clock in which nothing was appended for its idle
@@ -128,11 +132,11 @@ class Seats:
         keeps the game going. False (nothing done) for any other game."""
         for _ in range(MAX_RETRIES):
             table = self.loader.load(game_id)
-            limit_s = self.idle_limit_s(table)
-            if table.status != "active" or table.clock or not limit_s:
+            limit_ms = self._idle_limit_ms(table)
+            if not limit_ms:
                 return False
             last = self.store.last_activity([game_id])[0]
-            if last is None or self.appender.now_ms() - _ms(last) < limit_s * 1000:
+            if last is None or self.appender.now_ms() - _ms(last) < limit_ms:
                 return False
             marker = event("GameAborted", {"by": "server", "reason": "idle"})
             outcome = self.appender.append(
