@@ -87,17 +87,55 @@ def _db(url: str, db: int) -> str:
     return url.rsplit("/", 1)[0] + f"/{db}"
 
 
-@pytest.fixture
-def redis_url(redis_server):
-    """The event store (db 0), emptied for each test; queues live in db 1 (QUEUE_URL)."""
-    client = redis.Redis.from_url(_db(redis_server.url, 0))
+#: The databases of the tests' Redis server no process a test starts ever reads. The processes
+#: some tests keep alive (the session's ``worker`` on db 0 and 1; a module's service pair, on
+#: databases of its own) work on their databases until they stop, and a worker's sweep queues
+#: and runs the jobs of every active game there, advances its tournaments and moves the sweep's
+#: cursor: a test that runs the sweep, the bots or the tournaments itself, or counts what a queue
+#: holds, is marked ``unswept`` and its ``redis_url`` and ``queue_url`` are these.
+PRIVATE_STORE_DB, PRIVATE_QUEUE_DB = 2, 3
+
+#: 2100-01-01T00:00:00Z, where the clocks the tests inject start: after any real now, so that a
+#: worker the session keeps alive, sweeping by the real clock, never finds a game or a table of a
+#: test's injected clock overdue, idle or expired.
+INJECTED_EPOCH_MS = 4_102_444_800_000
+
+
+class InjectedClock:
+    """A service's ``now_ms`` that a test moves by hand (``clock.t += ms``)."""
+
+    def __init__(self) -> None:
+        self.t = INJECTED_EPOCH_MS
+
+    def __call__(self) -> int:
+        return self.t
+
+
+def _unswept(request) -> bool:
+    return request.node.get_closest_marker("unswept") is not None
+
+
+def _emptied(redis_server, db: int) -> str:
+    url = _db(redis_server.url, db)
+    client = redis.Redis.from_url(url)
     client.flushdb()
     client.close()
-    return _db(redis_server.url, 0)
+    return url
 
 
 @pytest.fixture
-def queue_url(redis_server):
+def redis_url(request, redis_server):
+    """The event store (db 0), emptied for each test; :data:`PRIVATE_STORE_DB` if the test is
+    marked ``unswept``."""
+    return _emptied(redis_server, PRIVATE_STORE_DB if _unswept(request) else 0)
+
+
+@pytest.fixture
+def queue_url(request, redis_server):
+    """The queues (db 1, where the session's ``worker`` takes jobs); :data:`PRIVATE_QUEUE_DB`,
+    emptied for each test, if the test is marked ``unswept``."""
+    if _unswept(request):
+        return _emptied(redis_server, PRIVATE_QUEUE_DB)
     return _db(redis_server.url, 1)
 
 

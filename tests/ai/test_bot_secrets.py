@@ -33,6 +33,10 @@ COMMITS = 200
 SAMPLES = 40  # generators per position to estimate the bot's most frequent choice
 
 
+#: The bots are played here, in databases no worker's sweep plays them in.
+pytestmark = pytest.mark.unswept
+
+
 @pytest.fixture
 def service(redis_url, queue_url):
     app: Flask = create_app(Config(redis_url=redis_url, queue_url=queue_url),

@@ -5,6 +5,8 @@ import hashlib
 import pytest
 
 from service.engine.rng import commitment
+from tests.conftest import INJECTED_EPOCH_MS
+
 from .helpers import act, auth, create, draw_prefixed_tokens_first
 
 
@@ -261,12 +263,12 @@ def test_games_of_one_millisecond_list_by_id_descending_on_every_page(redis_url,
     from service.application import NullScheduler
     from service.config import Config
     c = create_app(Config(redis_url=redis_url, queue_url=queue_url), scheduler=NullScheduler(),
-                   now_ms=lambda: 1_800_000_000_123).test_client()
+                   now_ms=lambda: INJECTED_EPOCH_MS + 123).test_client()
     body = {"games": [{"type": "diamant", "players": [{"name": "a"}] * 3}] * 4}
     made = [g["id"] for g in c.post("/v1/games/bulk", json=body).get_json()["games"]]
     made += [create(c)[0], create(c)[0]]
     pages = [c.get(f"/v1/games?per_page=4&page={p}").get_json()["games"] for p in (1, 2)]
-    assert {g["created_at"] for page in pages for g in page} == {"2027-01-15T08:00:00.123Z"}
+    assert {g["created_at"] for page in pages for g in page} == {"2100-01-01T00:00:00.123Z"}
     assert [g["id"] for page in pages for g in page] == sorted(made, reverse=True)
 
 

@@ -6,26 +6,21 @@ from __future__ import annotations
 import threading
 
 import pytest
-import redis
 from openskill.models import PlackettLuce
 
 from service.app import create_app
 from service.application.ratings import final_ranks, unrated, updated
 from service.config import Config
-from tests.conftest import _db
 
 from .helpers import auth, error, join, player, table
 
-#: The queues of this module's in-process API: no worker listens there, so the tests that run
-#: the rating job themselves (``svc.rate``) are not beaten to it by the session's RQ worker,
-#: which listens on the usual queues once a test has started it (``worker``).
-QUEUE_DB = 8
+#: The in-process API's databases are ones no worker reads, so the tests that run the rating job
+#: themselves (``svc.rate``) are not beaten to it by the session's RQ worker (``worker``).
+pytestmark = pytest.mark.unswept
 
 
 @pytest.fixture
-def app(redis_server, redis_url):
-    queue_url = _db(redis_server.url, QUEUE_DB)
-    redis.Redis.from_url(queue_url).flushdb()
+def app(redis_url, queue_url):
     return create_app(Config(redis_url=redis_url, queue_url=queue_url, snapshot_every=10))
 
 

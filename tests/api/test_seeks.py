@@ -9,17 +9,10 @@ import pytest
 from service.app import create_app
 from service.application import NullScheduler
 from service.config import Config
+from tests.conftest import InjectedClock
 
 from .helpers import auth
 from .test_tables import error, player
-
-
-class FakeClock:
-    def __init__(self):
-        self.t = 1_800_000_000_000
-
-    def __call__(self):
-        return self.t
 
 
 def seek(client, who, type_="tides-of-time", seats=2, status=201, **body):
@@ -241,7 +234,7 @@ def test_a_pool_clogged_with_older_seeks_nobody_accepts_still_matches(client, mo
 
 @pytest.fixture
 def fake(redis_url):
-    clock = FakeClock()
+    clock = InjectedClock()
     app = create_app(Config(redis_url=redis_url, seek_ttl_s=60, seeks_per_player=3,
                             seeks_max=5), scheduler=NullScheduler(), now_ms=clock)
     return app.test_client(), app.extensions["cartouche"], clock

@@ -12,11 +12,14 @@ from service.store.tournaments import TournamentStore
 
 from .helpers import error, player
 
+#: These tests play and advance everything in this process, in databases no worker's sweep
+#: advances their tournaments or plays their bots in.
+pytestmark = pytest.mark.unswept
+
 
 @pytest.fixture
 def app(redis_url, queue_url):
-    """The app without jobs: these tests play and advance everything in this process (a
-    worker's queue is left empty for the tests that run one)."""
+    """The app without jobs."""
     from service.app import create_app
     from service.application import NullScheduler
     from service.config import Config

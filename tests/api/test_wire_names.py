@@ -16,9 +16,9 @@ from service.api.sources import START, NoticeSource
 from service.app import create_app
 from service.application import NullScheduler
 from service.config import Config
+from tests.conftest import INJECTED_EPOCH_MS, InjectedClock
 
 from .helpers import auth, join
-from .test_seeks import FakeClock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,8 +110,8 @@ def test_the_guard_refuses_what_it_is_for():
 # -- served bodies ----------------------------------------------------------------------------
 @pytest.fixture
 def fake(redis_url, queue_url):
-    clock = FakeClock()
-    clock.t = 1_800_000_000_123  # 2027-01-15T08:00:00.123Z
+    clock = InjectedClock()
+    clock.t = INJECTED_EPOCH_MS + 123  # 2100-01-01T00:00:00.123Z
     app = create_app(Config(redis_url=redis_url, queue_url=queue_url),
                      scheduler=NullScheduler(), now_ms=clock)
     return app.test_client(), app.extensions["cartouche"], clock
@@ -192,12 +192,12 @@ def test_the_main_routes_serve_every_moment_as_rfc3339_at(fake):
 
     # the values are the injected clock's, formatted
     listed = {g["id"]: g for g in bodies["games"]["games"]}
-    assert listed[gid]["created_at"] == "2027-01-15T08:00:00.123Z"
-    assert bodies["tournaments"]["tournaments"][0]["created_at"] == "2027-01-15T08:00:01.623Z"
-    assert bodies["player"]["created_at"] == "2027-01-15T08:00:00.123Z"
-    assert acted["events"][0]["at"] == "2027-01-15T08:00:01.623Z"
+    assert listed[gid]["created_at"] == "2100-01-01T00:00:00.123Z"
+    assert bodies["tournaments"]["tournaments"][0]["created_at"] == "2100-01-01T00:00:01.623Z"
+    assert bodies["player"]["created_at"] == "2100-01-01T00:00:00.123Z"
+    assert acted["events"][0]["at"] == "2100-01-01T00:00:01.623Z"
     deadlines = {a["seat"]: a["deadline_at"] for a in view["awaiting"]}
-    assert deadlines[1] == "2027-01-15T08:01:00.123Z"  # created + 60 s, still undecided
+    assert deadlines[1] == "2100-01-01T00:01:00.123Z"  # created + 60 s, still undecided
     assert bodies["seek"]["expires_at"] > bodies["seek"]["created_at"]
 
 
@@ -224,7 +224,7 @@ def test_the_player_stream_serves_deadline_at_even_for_notices_stored_before(fak
                                                      "version": 3,
                                                      "deadline": "2026-01-01T00:00:00.000Z"})
     turns = [data for kind, data in notices(svc, ada["id"]) if kind == "your_turn"]
-    assert [t["deadline_at"] for t in turns] == ["2027-01-15T08:01:00.123Z",
+    assert [t["deadline_at"] for t in turns] == ["2100-01-01T00:01:00.123Z",
                                                  "2026-01-01T00:00:00.000Z"]
     for turn in turns:
         assert served_violations(turn)[0] == [] and "deadline" not in turn

@@ -13,6 +13,9 @@ from service import embedded
 from service.store import keys
 from service.store.events import EventStore
 
+#: No worker sweeps these stores: the sweep's cursor and windows are the test's.
+pytestmark = pytest.mark.unswept
+
 
 @pytest.fixture
 def store(redis_url):
@@ -120,7 +123,7 @@ def test_race_16_threads_x_200_appends_dense_and_complete(store):
 
 def _url(store):
     kw = store.r.connection_pool.connection_kwargs
-    return f"redis://{kw['host']}:{kw['port']}/0"
+    return f"redis://{kw['host']}:{kw['port']}/{kw['db']}"
 
 
 def test_snapshots_round_trip_and_floor_lookup(store):

@@ -20,6 +20,7 @@ from service.jobs import ARCHIVE_DUE, ARCHIVE_LEASE_MS, DEFAULT_QUEUE, RqSchedul
 from service.store import keys
 
 from tests.api.helpers import join, player, table
+from tests.conftest import InjectedClock
 from tests.reliability.procs import wait_until
 
 
@@ -66,23 +67,15 @@ def test_the_worker_archives_a_game_after_it_ends(redis_url, queue_url, worker, 
     assert not archived(svc.store.r, live) and queues.zscore(ARCHIVE_DUE, live) is None
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1_800_000_000_000
 
-    def __call__(self) -> int:
-        return self.t
-
-
-def test_the_sweep_archives_the_due_games_oldest_first_within_its_bound(redis_url, redis_server):
+@pytest.mark.unswept
+def test_the_sweep_archives_the_due_games_oldest_first_within_its_bound(redis_url, queue_url):
     """No worker serves these queues: the sweep, run here with an injected clock, archives no
     game before its archive is due, then at most its bound per run, the oldest first."""
     from workers import jobs
 
-    queue_url = redis_server.url.rsplit("/", 1)[0] + "/6"
     queues = redis.Redis.from_url(queue_url)
-    queues.flushdb()
-    clock = Clock()
+    clock = InjectedClock()
     scheduler = RqScheduler(queues, archive_after_s=300, sweep_max=2, now_ms=clock)
     svc = GameService.configured(Config(redis_url=redis_url), redis.Redis.from_url(redis_url),
                                  scheduler=scheduler, now_ms=clock)
@@ -112,16 +105,15 @@ def test_the_sweep_archives_the_due_games_oldest_first_within_its_bound(redis_ur
         queues.flushdb()
 
 
-def test_a_due_archive_is_claimed_by_one_sweep_until_its_lease_runs_out(redis_url, redis_server):
+@pytest.mark.unswept
+def test_a_due_archive_is_claimed_by_one_sweep_until_its_lease_runs_out(redis_url, queue_url):
     """Two workers' schedulers on one due set: the first claims the due game and dies before
     archiving it; the second does not get it while the claim holds, and gets it (and archives
     it) once ARCHIVE_LEASE_MS have passed."""
     from workers import jobs
 
-    queue_url = redis_server.url.rsplit("/", 1)[0] + "/6"
     queues = redis.Redis.from_url(queue_url)
-    queues.flushdb()
-    clock = Clock()
+    clock = InjectedClock()
     first, second = (RqScheduler(queues, archive_after_s=0, sweep_max=10, now_ms=clock)
                      for _ in range(2))
     svc = GameService.configured(Config(redis_url=redis_url), redis.Redis.from_url(redis_url),

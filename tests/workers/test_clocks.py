@@ -10,19 +10,13 @@ from service.config import Config
 from service.application import NullScheduler
 
 from tests.api.helpers import act, auth
+from tests.conftest import InjectedClock
 
-
-class FakeClock:
-    def __init__(self):
-        self.t = 1_800_000_000_000
-
-    def __call__(self):
-        return self.t
 
 
 @pytest.fixture
 def fake(redis_url):
-    clock = FakeClock()
+    clock = InjectedClock()
     app = create_app(Config(redis_url=redis_url), scheduler=NullScheduler(), now_ms=clock)
     return app.test_client(), clock
 

@@ -4,7 +4,9 @@ clock in which nothing happened for ``CARTOUCHE_IDLE_ABORT_S``. Both are the ser
 (``GameAborted {"by": "server", "reason"}``, status ``aborted``, unrated), told to the players
 like any abort, and verification accepts them only where the limits required them.
 
-In process on real Redis with an injected clock; the sweep is called directly."""
+In process on real Redis with an injected clock; the sweep is called directly, on a database no
+worker reads (another worker's sweep would play the bots' turns, or abort the games by its own
+clock)."""
 
 from __future__ import annotations
 
@@ -24,18 +26,21 @@ from service.store import keys
 from workers import jobs
 
 from tests.api.helpers import act, create, error
-from tests.workers.test_lobby_expiry import Clock
+from tests.conftest import InjectedClock
 
 TIDES = "tides-of-time"
 CAP = 40
 
 
 @pytest.fixture(name="clock")
-def injected_clock() -> Clock:
-    return Clock()
+def injected_clock() -> InjectedClock:
+    return InjectedClock()
 
 
-def service(redis_url: str, clock: Clock, **limits) -> GameService:
+pytestmark = pytest.mark.unswept
+
+
+def service(redis_url: str, clock: InjectedClock, **limits) -> GameService:
     return GameService.configured(Config(redis_url=redis_url, **limits),
                                   redis.Redis.from_url(redis_url), now_ms=clock)
 

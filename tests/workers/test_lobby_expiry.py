@@ -25,6 +25,7 @@ from service.engine.lobby import SeatUnavailable
 from service.replay import verify
 
 from tests.api.helpers import Live, error, event_types, join, player, table
+from tests.conftest import InjectedClock
 from tests.reliability.procs import service_pair, start_worker, wait_until
 
 TTL_S = 2
@@ -35,20 +36,13 @@ TIDES = "tides-of-time"
 
 # ---------------------------------------------------------------- the rules, on an injected clock
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1_800_000_000_000
-
-    def __call__(self) -> int:
-        return self.t
-
 
 @pytest.fixture
 def clock():
-    return Clock()
+    return InjectedClock()
 
 
-def service(redis_url: str, clock: Clock, ttl_s: int = 60) -> GameService:
+def service(redis_url: str, clock: InjectedClock, ttl_s: int = 60) -> GameService:
     """A service of its own (its own caches, as another process would have)."""
     return GameService.configured(Config(redis_url=redis_url, lobby_ttl_s=ttl_s),
                                   redis.Redis.from_url(redis_url), now_ms=clock)

@@ -1,6 +1,8 @@
 """The sweep as the backstop of a game's jobs: a turn whose job waits in the queue is not queued
 again, however many sweeps pass (the queue stays as long as the turns waiting); a job lost, or
-started by a worker that may have died, is queued again, once."""
+started by a worker that may have died, is queued again, once. Their games and queues are
+in databases no worker reads (``unswept``): another worker's sweep would queue and play those
+turns."""
 
 from __future__ import annotations
 
@@ -13,22 +15,17 @@ from service import metrics
 from service.app import create_app
 from service.config import Config
 from service.jobs import BOT_QUEUE
-from tests.conftest import _db
 from workers import jobs
 from workers import main as worker_main
 
-#: queues of their own: no worker of another test (a module's, kept alive while tests of other
-#: modules run in between) takes these jobs
-QUEUE_DB = 7
+pytestmark = pytest.mark.unswept
 
 SWEEP_METRICS = ("cartouche_swept_games_total", "cartouche_sweep_duration_seconds_count")
 
 
 def test_the_sweep_queues_a_waiting_bot_turn_once_and_a_lost_or_started_one_again(
-        redis_server, redis_url, monkeypatch):
-    queue_url = _db(redis_server.url, QUEUE_DB)
+        redis_url, queue_url, monkeypatch):
     queue = Queue(BOT_QUEUE, connection=redis.Redis.from_url(queue_url))
-    queue.connection.flushdb()
     app = create_app(Config(redis_url=redis_url, queue_url=queue_url))
     client = app.test_client()
     monkeypatch.setattr(jobs, "_service", app.extensions["cartouche"])
@@ -54,14 +51,12 @@ def test_the_sweep_queues_a_waiting_bot_turn_once_and_a_lost_or_started_one_agai
     assert Job.fetch(turns[1], connection=queue.connection).get_status() == JobStatus.QUEUED
 
 
-def test_the_sweep_queues_the_jobs_of_a_game_another_process_moved_on(redis_server,
-                                                                      redis_url, monkeypatch):
+def test_the_sweep_queues_the_jobs_of_a_game_another_process_moved_on(
+        redis_url, queue_url, monkeypatch):
     """The sweep reads the games' versions in one round trip and takes a game from its cache
     only when the cache is at that version: a game another process moved on is loaded, and
     its jobs are those of its latest version."""
-    queue_url = _db(redis_server.url, QUEUE_DB)
     queue = Queue(BOT_QUEUE, connection=redis.Redis.from_url(queue_url))
-    queue.connection.flushdb()
     here, there = (create_app(Config(redis_url=redis_url, queue_url=queue_url))
                    for _ in range(2))
     monkeypatch.setattr(jobs, "_service", here.extensions["cartouche"])
@@ -81,13 +76,11 @@ def test_the_sweep_queues_the_jobs_of_a_game_another_process_moved_on(redis_serv
     assert sorted(queue.job_ids) == [f"bot-{gid}-{version + 1}-{seat}" for seat in (1, 2)]
 
 
-def test_the_sweep_reaches_every_active_game_a_page_at_a_time(redis_server, redis_url,
+def test_the_sweep_reaches_every_active_game_a_page_at_a_time(redis_url, queue_url,
                                                               monkeypatch):
     """More active games than a sweep looks at: each sweep takes the next page of them, so
     the oldest game's lost turn is queued again within a rotation, as the newest one's."""
-    queue_url = _db(redis_server.url, QUEUE_DB)
     queue = Queue(BOT_QUEUE, connection=redis.Redis.from_url(queue_url))
-    queue.connection.flushdb()
     app = create_app(Config(redis_url=redis_url, queue_url=queue_url))
     svc = app.extensions["cartouche"]
     monkeypatch.setattr(jobs, "_service", svc)
@@ -113,11 +106,9 @@ def test_the_sweep_reaches_every_active_game_a_page_at_a_time(redis_server, redi
     assert sorted(queue.job_ids) == sorted(games) and loaded[-1] == loaded[0]
 
 
-def test_one_worker_a_window_reads_the_active_games(redis_server, redis_url, monkeypatch):
+def test_one_worker_a_window_reads_the_active_games(redis_url, queue_url, monkeypatch):
     """Every worker's sweeper runs every few seconds; the page of active games is read by the
     first of them in each window only, the rest of the sweep by all."""
-    queue_url = _db(redis_server.url, QUEUE_DB)
-    redis.Redis.from_url(queue_url).flushdb()
     now = [1_000_000_000]
     workers = [create_app(Config(redis_url=redis_url, queue_url=queue_url),
                           now_ms=lambda: now[0]).extensions["cartouche"] for _ in range(2)]

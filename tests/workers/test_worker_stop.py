@@ -21,9 +21,7 @@ import textwrap
 
 import redis
 
-from tests.conftest import ROOT
-
-DB = 7
+from tests.conftest import PRIVATE_QUEUE_DB, ROOT
 
 #: Starts the scheduler as RQ's loop does (``_start_scheduler``) ``n`` times while the watch
 #: looks every 0.2 ms, and counts the starts that left more than one scheduler process.
@@ -157,7 +155,7 @@ STOP_AS_THE_SCHEDULER_STARTS = textwrap.dedent("""
 def _run(redis_server, script: str, *args: str) -> dict:
     """``script``'s last line of output; its process group (scheduler processes included) is
     killed if it has not ended within a minute."""
-    url = redis_server.url.rsplit("/", 1)[0] + f"/{DB}"
+    url = redis_server.url.rsplit("/", 1)[0] + f"/{PRIVATE_QUEUE_DB}"
     proc = subprocess.Popen([sys.executable, "-c", script, url, *args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
