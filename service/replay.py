@@ -39,7 +39,8 @@ FORMAT = "cartouche-export/1"
 SHELL_EVENTS = frozenset({"SeatResigned", "SeatForfeited", "GameAborted"}) | LOBBY_EVENTS
 #: Creation-event fields the shell adds around what the rules decide.
 SHELL_CREATED_FIELDS = ("clock", "forked_from", "on_decline", "rematch_of", "rated",
-                        "seeks", "max_events", "idle_abort_s", "tournament", "round")
+                        "seeks", "max_events", "idle_abort_s", "lobby_ttl_s", "tournament",
+                        "round")
 #: The shell commands of a table before its game starts (``engine.lobby``).
 LOBBY_COMMANDS = frozenset({"join", "leave", "decline"})
 #: The members of an export (``signature`` is added by a server that signs: ``signing``).
@@ -159,9 +160,13 @@ class Seats:
     #: a command since the game started (an abort is refused from then on)
     moved: bool = False
     #: the limits the creation event records (``service.application.creation``): the most
-    #: events of the log, and how long the game may stay idle (None: not recorded)
+    #: events of the log, how long the game may stay idle and how long a table may wait for
+    #: players (None: not recorded)
     max_events: int | None = None
     idle_abort_s: int | None = None
+    lobby_ttl_s: int | None = None
+    #: the ``at`` of the creation event
+    created_at: str | None = None
     #: the ``at`` of the last event of the previous command
     last_at: str | None = None
 
@@ -241,7 +246,7 @@ def _verify(doc: Any, tick: Callable[[], None]) -> int:
     have = {k: v for k, v in data.items() if k not in SHELL_CREATED_FIELDS}
     if want != have:
         raise Divergence(1, "creation_differs", {"expected": want, "logged": have})
-    seats = _seats(data)
+    seats = _seats(created)
     state = None if any(unfilled(p) for p in players) else game.initial(players, normalized)
     for version, produced, logged, state in _commands(game, seed, events, state, seats):
         _compare(produced, logged, version)
@@ -250,10 +255,12 @@ def _verify(doc: Any, tick: Callable[[], None]) -> int:
     return len(events)
 
 
-def _seats(data: dict) -> Seats:
-    """The shell's side of a game as its creation event ``data`` begins it."""
+def _seats(created: dict) -> Seats:
+    """The shell's side of a game as its creation event begins it."""
+    data = created["data"]
     return Seats(data["players"], data.get("clock"), max_events=data.get("max_events"),
-                 idle_abort_s=data.get("idle_abort_s"), last_at=None)
+                 idle_abort_s=data.get("idle_abort_s"), lobby_ttl_s=data.get("lobby_ttl_s"),
+                 created_at=created.get("at"))
 
 
 def _check_document(doc: dict, game, seats: Seats, state: dict | None, last: int) -> None:
@@ -326,12 +333,24 @@ def _refused(version: int, cmd: dict) -> dict:
     return refused
 
 
+def _expiry(version: int, group: list[dict], seats: Seats) -> None:
+    """A table's expiry (``service.application.tables``) comes at least ``lobby_ttl_s`` after
+    the table's creation (when recorded; else at any time)."""
+    if not seats.lobby_ttl_s:
+        return
+    waited = _at_ms(group[0]["at"]) - _at_ms(seats.created_at)
+    if waited < seats.lobby_ttl_s * 1000:
+        raise Divergence(version, "lobby_expiry_not_allowed",
+                         {"lobby_ttl_s": seats.lobby_ttl_s, "waited_ms": waited})
+
+
 def _aborted(version: int, cmd: dict, group: list[dict], seats: Seats) -> list[dict]:
     """The event of an abort (``cmd: {"shell": "abort"}``: a seat or a platform key, before
     any move) or of a table's expiry (``{"shell": "expire"}``), as the shell writes it."""
     n = len(seats.players)
     by = group[0].get("data", {}).get("by")
     if cmd["shell"] == "expire":
+        _expiry(version, group, seats)
         data = {"by": "lobby", "reason": "expired"}
     elif by == "platform" or (type(by) is int and 0 <= by < n):
         data = {"by": by}
@@ -551,7 +570,7 @@ def rederive(doc: dict) -> list[dict]:
     data = events[0]["data"]
     state = (None if any(unfilled(p) for p in data["players"])
              else game.initial(data["players"], data["options"]))
-    seats = _seats(data)
+    seats = _seats(events[0])
     out: list[dict] = []
     for _version, produced, _logged, _state in _commands(game, bytes.fromhex(doc["seed"]),
                                                          events, state, seats):

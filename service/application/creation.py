@@ -187,9 +187,11 @@ class Creation:
         return {k: v for k, v in (("max_events", self.max_events),
                                   ("idle_abort_s", self.idle_abort_s)) if v}
 
-    def lobby_deadline(self, created_ms: int) -> int:
-        """When a table created at ``created_ms`` is aborted if it is still waiting."""
-        return created_ms + self.lobby_ttl_s * 1000
+    def lobby_deadline(self, created: dict, created_ms: int) -> int:
+        """When a table is aborted if it is still waiting: ``created_ms`` plus the wait its
+        creation event ``created`` records (``lobby_ttl_s``), or, for a table created before
+        that was recorded, this server's."""
+        return created_ms + created["data"].get("lobby_ttl_s", self.lobby_ttl_s) * 1000
 
     def create_many(self, specs: Sequence[Spec], creator: str | None = None,
                     charge: Callable[[int], None] | None = None) -> list[dict]:
@@ -277,7 +279,7 @@ class Creation:
         table = self.loader.load(new.id, len(new.envelopes) if unseen else None)
         self.scheduler.changed(table)
         if table.waiting:
-            self.scheduler.expires(table, self.lobby_deadline(new.now))
+            self.scheduler.expires(table, self.lobby_deadline(table.created, new.now))
         return table
 
     def prepare(self, game_type: str, players: list[dict], options: dict,
@@ -297,6 +299,7 @@ class Creation:
         first["data"]["clock"] = clock
         if table:
             first["data"]["on_decline"] = on_decline or "open"
+            first["data"]["lobby_ttl_s"] = self.lobby_ttl_s
         if rated:
             first["data"]["rated"] = True
         first["data"].update(self.limits())

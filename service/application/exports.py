@@ -78,6 +78,7 @@ class Exports:
                      "forked_from": {"id": game_id, "version": at}})
         data.pop("max_events", None)  # held to this server's limits, like a new game
         data.pop("idle_abort_s", None)
+        data.pop("lobby_ttl_s", None)  # a fork is never a table waiting for players
         data.update(self.creation.limits())
         envelopes = [{**created, "data": data, "at": rfc3339(now)}]
         envelopes += [dict(s.envelope) for s in stored[1:at]]

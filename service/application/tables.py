@@ -105,16 +105,17 @@ class Tables:
         raise VersionConflict(self.store.version(game_id))
 
     def expire(self, game_id: str) -> bool:
-        """Abort a table still waiting ``lobby_ttl_s`` after its creation (the lobby job and
-        the sweep call this; anything else is left alone). Conditional on the version like a
-        join, so an expiry racing the last join either aborts the table before it starts or
-        finds it started."""
+        """Abort a table still waiting the ``lobby_ttl_s`` it records after its creation (the
+        lobby job and the sweep call this; anything else is left alone). Conditional on the
+        version like a join, so an expiry racing the last join either aborts the table before
+        it starts or finds it started."""
         from ..engine import event
 
         for _ in range(MAX_RETRIES):
             table = self.loader.load(game_id)
             if not table.waiting or \
-                    self.now_ms() < self.creation.lobby_deadline(table.meta["created_ms"]):
+                    self.now_ms() < self.creation.lobby_deadline(table.created,
+                                                                 table.meta["created_ms"]):
                 return False
             marker = event("GameAborted", {"by": "lobby", "reason": "expired"})
             outcome = self.appender.append(
@@ -125,8 +126,9 @@ class Tables:
         return False
 
     def overdue(self, limit: int) -> list[str]:
-        """The tables the index lists as waiting since ``lobby_ttl_s`` or longer, oldest
-        first, at most ``limit`` (what one sweep expires)."""
+        """The tables the index lists as waiting since this server's ``lobby_ttl_s`` or
+        longer, oldest first, at most ``limit`` (what one sweep tries to expire; each by the
+        wait it records, :meth:`expire`)."""
         return self.store.created_before("waiting", self.now_ms() - self.lobby_ttl_s * 1000,
                                          limit)
 

@@ -52,6 +52,9 @@ SHELL_EVENT_SCHEMAS: dict[str, dict] = {
             "rated": {"type": "boolean", "description": "true (present) when the game is rated"},
             "max_events": {"type": "integer", "minimum": 1},
             "idle_abort_s": {"type": "integer", "minimum": 0},
+            "lobby_ttl_s": {"type": "integer", "minimum": 0,
+                            "description": "tables only: how long the table may wait for "
+                                           "players"},
             "rematch_of": {"type": "string", "description": "a rematch: the game it follows"},
             "seeks": {"type": "array", "items": {"type": ["string", "null"]},
                       "description": "a seek's game: the seek of each seat (null: a bot's)"},

@@ -9,6 +9,7 @@ and never started, or started and never aborted.
 
 from __future__ import annotations
 
+import copy
 import random
 import threading
 import time
@@ -23,6 +24,7 @@ from service.application import GameService
 from service.config import Config
 from service.engine.lobby import SeatUnavailable
 from service.replay import verify
+from service.timestamps import rfc3339
 
 from tests.api.helpers import Live, error, event_types, join, player, table
 from tests.conftest import InjectedClock
@@ -80,6 +82,32 @@ def test_expire_aborts_only_a_table_still_waiting_at_its_deadline(redis_url, clo
     svc.join(started, None, bob["id"], None)
     clock.t += 3_600_000
     assert svc.expire_table(started) is False and svc.load(started).status == "active"
+
+
+def test_a_table_keeps_the_wait_it_was_created_with(redis_url, clock):
+    """The creation event records how long the table may wait (``lobby_ttl_s``): services set
+    to a shorter or a longer wait expire it at its own, and verification refuses an expiry
+    before it."""
+    ada = service(redis_url, clock).players.create("Ada", "human")
+    created = clock.t
+    gid = waiting_table(service(redis_url, clock, ttl_s=60), ada)
+    shorter, longer = service(redis_url, clock, ttl_s=10), service(redis_url, clock, ttl_s=600)
+    assert shorter.store.read(gid, 0)[0].envelope["data"]["lobby_ttl_s"] == 60
+    clock.t += 60_000 - 1
+    assert shorter.expire_table(gid) is False and longer.expire_table(gid) is False
+    clock.t += 1
+    assert longer.expire_table(gid) is True
+    doc = longer.export(gid)
+    doc.pop("signature", None)
+    assert verify(doc)["valid"]
+    early = copy.deepcopy(doc)
+    early["events"][-1]["at"] = rfc3339(created + 60_000 - 1)
+    outcome = verify(early)
+    assert (outcome["reason"], outcome["version"]) == ("lobby_expiry_not_allowed", 2)
+    # without a recorded wait (a table from before): an expiry at any time
+    old = copy.deepcopy(early)
+    del old["events"][0]["data"]["lobby_ttl_s"]
+    assert verify(old)["valid"]
 
 
 def test_overdue_lists_the_oldest_waiting_tables_past_their_time(redis_url, clock):
