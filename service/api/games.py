@@ -215,7 +215,10 @@ def get_state(game_id, version):
 @_alts(401, 404, 503)
 @blp.doc(operationId="getLegalActions")
 def legal_actions(game_id):
-    """The caller seat's legal actions now, each exactly postable (empty when not awaited)."""
+    """The caller seat's legal actions now, each exactly postable.
+
+    Empty when the seat is not awaited, or is no longer played by its human (resigned, taken
+    over by a bot, left)."""
     table = load(game_id)
     viewer = caller(table)
     return {"version": table.version, "seat": viewer if isinstance(viewer, int) else None,

@@ -124,7 +124,11 @@ class Reads:
 
     @staticmethod
     def legal_actions(table: Table, viewer: Viewer) -> list[dict]:
-        if not isinstance(viewer, int) or viewer not in table.awaiting():
+        """What ``viewer`` may post now: nothing unless its seat is awaited and still played
+        by its human (a seat resigned, taken over by a bot or left is refused
+        ``seat_not_human``)."""
+        if not isinstance(viewer, int) or viewer not in table.awaiting() \
+                or not table.shell.controllers[viewer].human:
             return []
         return table.game.legal_actions(table.state, viewer)
 

@@ -148,6 +148,24 @@ def test_not_found(client):
     error(client.get(f"/v1/games/{gid}/states/{10**30}"), 404, "version_not_found")
 
 
+def test_the_legal_actions_are_the_ones_the_caller_may_post(client):
+    """Each listed action is exactly postable: a seat whose human resigned is still awaited
+    (its bot plays it) but lists nothing, since its token may no longer act."""
+    gid, tokens, _ = create(client, 3)
+    listed = client.get(f"/v1/games/{gid}/legal-actions", headers=auth(tokens[1])).get_json()
+    assert listed["actions"] == [{"type": "decide", "choice": "continue"},
+                                 {"type": "decide", "choice": "return"}]
+    assert client.post(f"/v1/games/{gid}/resign", headers=auth(tokens[0])).status_code == 200
+    view = client.get(f"/v1/games/{gid}", headers=auth(tokens[0])).get_json()
+    assert 0 in [a["seat"] for a in view["awaiting"]] and \
+        view["players"][0]["controller"] == "bot"
+    listed = client.get(f"/v1/games/{gid}/legal-actions", headers=auth(tokens[0])).get_json()
+    assert (listed["seat"], listed["actions"]) == (0, [])
+    error(act(client, gid, tokens[0]), 403, "seat_not_human")
+    listed = client.get(f"/v1/games/{gid}/legal-actions", headers=auth(tokens[1])).get_json()
+    assert act(client, gid, tokens[1], listed["actions"][1]["choice"]).status_code == 201
+
+
 def test_illegal_action_is_422_with_rule_code(client):
     gid, tokens, _ = create(client, 3)
     err = error(client.post(f"/v1/games/{gid}/actions", json={"action": {"type": "decide",
