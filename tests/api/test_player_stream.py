@@ -238,6 +238,43 @@ def test_a_sequential_game_with_a_clock(live_url, listen):
         "game_finish"
 
 
+@pytest.mark.unswept  # the resigned seat's bot is played here, by no worker
+def test_no_turn_is_told_for_a_seat_its_player_no_longer_plays(redis_url, queue_url):
+    """After a resignation the seat is still awaited (its bot plays it), but the player whose
+    token could not act there is told no ``your_turn`` for it; the others are, each decision."""
+    from service.application import NullScheduler
+    from service.application.players import PLATFORM
+
+    svc = create_app(Config(redis_url=redis_url, queue_url=queue_url),
+                     scheduler=NullScheduler()).extensions["cartouche"]
+    ada, bob, cy = (svc.players.create(name, "human") for name in ("Ada", "Bob", "Cy"))
+    gid = svc.create("diamant", [{"player": p["id"]} for p in (ada, bob, cy)], {}, None,
+                     creator=PLATFORM)["id"]
+
+    def turns(player):
+        return [n.data["version"] for n in svc.player_store.notices_after(player["id"], "0-0",
+                                                                           100)
+                if n.type == "your_turn"]
+
+    def step(bot_seat=None):
+        """Every seat decides to go on (the bot's seat by its bot); the next decision's version."""
+        for seat in (0, 1, 2):
+            if seat == bot_seat:
+                assert svc.play_bot(gid, seat, svc.load(gid).version)
+            else:
+                svc.act(gid, seat, {"type": "decide", "choice": "continue"}, None, None, None)
+        table = svc.load(gid)
+        assert table.awaiting() == [0, 1, 2] and table.status == "active"
+        return table.version
+
+    first = svc.load(gid).version
+    second = step()
+    svc.resign(gid, 0)
+    third = step(bot_seat=0)
+    assert turns(ada) == [first, second]
+    assert turns(bob) == turns(cy) == [first, second, third]
+
+
 # -- resuming, errors ---------------------------------------------------------------------------
 def stored(redis_url, player_id):
     """The player's whole stream as Redis keeps it: (kind, id, data)."""
