@@ -125,8 +125,9 @@ def stream_me():
     Each notice comes once and in order, as ``id:`` (its stream id), ``event:`` (its kind) and
     ``data:`` (JSON); ``your_turn`` comes once per decision awaited from a seat you still play
     (not one you resigned, whose bot plays it), with the game's version and the seat's
-    deadline when the game has a clock. Reconnect with ``Last-Event-ID`` (or ``?after=``) set to the last id received: nothing is lost or repeated.
-    Without one the stream starts at the oldest notice kept. A player's stream keeps its last
+    deadline when the game has a clock. Reconnect with ``Last-Event-ID`` (or ``?after=``) set
+    to the last id received: nothing is lost or repeated. Without one the stream starts at the
+    oldest notice kept. A player's stream keeps its last
     ``CARTOUCHE_PLAYER_STREAM_MAX`` notices (1000); when it has dropped older ones and the
     resume id is older than the oldest kept, ``event: gap`` ``{"after", "oldest"}`` comes first
     (resynchronise from ``GET /v1/players/me``), then everything kept. A malformed id is a 400
