@@ -66,12 +66,15 @@ class Lobby:
     # -- deciding -------------------------------------------------------------------------
     def pick(self, seat: int | None, player: str | None) -> int:
         """The seat a join takes: ``seat`` if it may, else the seat reserved for ``player``,
-        else the first open one."""
+        else the first open one. A player holding a seat may join again only a seat reserved
+        for it (a player may hold several seats, as a rematch of such a game invites it)."""
         if not self.waiting:
             raise SeatUnavailable("game_full", "every seat is taken")
-        if self.seats_of(player):
+        held = self.seats_of(player)
+        if held and not any(e.get("invited") == player and (seat is None or i == seat)
+                            for i, e in enumerate(self.seats)):
             raise SeatUnavailable("already_seated", "you hold a seat of this game already",
-                                  {"seat": self.seats_of(player)[0]})
+                                  {"seat": held[0]})
         if seat is not None:
             if not 0 <= seat < len(self.seats):
                 raise InvalidSeat(seat, len(self.seats))

@@ -237,6 +237,24 @@ def test_rematch_is_one_game_for_both_seats(client):
     assert join(client, new["id"], None, name="Cy").get_json()["status"] == "active"
 
 
+def test_a_rematch_of_a_game_a_player_held_two_seats_of_starts(client):
+    """Ada held two seats (her token plays both): the rematch Bob asks for invites her to both,
+    and her two joins fill them and start the game."""
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid = table(client, ada, [{"player": ada["id"]}, {"player": ada["id"]}, {"open": True}])["id"]
+    join(client, gid, bob)
+    while (view := client.get(f"/v1/games/{gid}").get_json())["status"] == "active":
+        who = bob if view["awaiting"][0]["seat"] == 2 else ada
+        client.post(f"/v1/games/{gid}/actions", headers=auth(who["token"]),
+                    json={"action": {"type": "decide", "choice": "return"}})
+    rematch = client.post(f"/v1/games/{gid}/rematch", headers=auth(bob["token"])).get_json()
+    new = client.get(f"/v1/games/{rematch['id']}").get_json()
+    assert [p.get("invited") for p in new["players"]] == [None, ada["id"], ada["id"]]
+    assert [join(client, new["id"], ada).get_json()["seat"] for _ in range(2)] == [1, 2]
+    assert client.get(f"/v1/games/{new['id']}").get_json()["status"] == "active"
+    assert error(join(client, new["id"], ada))["code"] == "game_full"
+
+
 def test_creating_for_an_unknown_player_is_refused(client):
     ada = player(client)
     r = client.post("/v1/games", headers=auth(ada["token"]), json={

@@ -33,6 +33,23 @@ def test_pick_prefers_the_invitation_then_the_first_open_seat():
     assert codes(lobby.pick, None, "p-00000000000000aa") == "already_seated"
 
 
+def test_a_player_invited_to_two_seats_joins_both():
+    """A player may hold several seats (a player token plays each), and a rematch of such a
+    game invites it to each: seated once, it may still take a seat reserved for it, and
+    nothing else."""
+    bob = INVITED["invited"]
+    lobby = Lobby([HOST, dict(INVITED), dict(OPEN_SEAT), dict(INVITED)])
+    for ev in lobby.join(None, "Bob", bob)[1]:
+        lobby.apply(ev)
+    assert lobby.seats_of(bob) == [1]
+    assert codes(lobby.pick, 2, bob) == "already_seated"  # an open seat: one is enough
+    assert lobby.pick(None, bob) == 3 and lobby.pick(3, bob) == 3
+    for ev in lobby.join(3, "Bob", bob)[1]:
+        lobby.apply(ev)
+    assert lobby.seats_of(bob) == [1, 3]
+    assert codes(lobby.pick, None, bob) == "already_seated"
+
+
 def test_the_join_that_fills_the_table_starts_it():
     lobby = Lobby([HOST, dict(OPEN_SEAT)])
     seat, events = lobby.join(None, "Bob", "p-00000000000000bb")
