@@ -106,9 +106,10 @@ class PlayerNotices:
             result = table.result()
             winners = set((result or {}).get("winners", ()))
             counted_as = table.game.rating_type(table.created["data"]["options"])
-            for seat, player in holders.items():
-                if table.status == "finished":
-                    out.count_finish(player, counted_as, seat in winners)
+            if table.status == "finished":  # one game for a player holding several seats
+                for player in set(holders.values()):
+                    out.count_finish(player, counted_as, any(
+                        seat in winners for seat, held in holders.items() if held == player))
             invited = [p["invited"] for p in table.players if p.get("invited")]
             for player in {*holders.values(), *invited}:
                 out.remove_game(player, table.id)

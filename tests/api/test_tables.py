@@ -237,9 +237,10 @@ def test_rematch_is_one_game_for_both_seats(client):
     assert join(client, new["id"], None, name="Cy").get_json()["status"] == "active"
 
 
-def test_a_rematch_of_a_game_a_player_held_two_seats_of_starts(client):
-    """Ada held two seats (her token plays both): the rematch Bob asks for invites her to both,
-    and her two joins fill them and start the game."""
+def test_a_player_holding_two_seats_plays_one_game_and_rejoins_both_in_the_rematch(client):
+    """Ada held two seats (her token plays both): her profile counts one game (won if either
+    seat won); the rematch Bob asks for invites her to both, and her two joins fill them and
+    start the game."""
     ada, bob = player(client, "Ada"), player(client, "Bob")
     gid = table(client, ada, [{"player": ada["id"]}, {"player": ada["id"]}, {"open": True}])["id"]
     join(client, gid, bob)
@@ -247,6 +248,9 @@ def test_a_rematch_of_a_game_a_player_held_two_seats_of_starts(client):
         who = bob if view["awaiting"][0]["seat"] == 2 else ada
         client.post(f"/v1/games/{gid}/actions", headers=auth(who["token"]),
                     json={"action": {"type": "decide", "choice": "return"}})
+    winners = set(view["result"]["winners"])
+    stats = client.get(f"/v1/players/{ada['id']}").get_json()["stats"]["diamant"]
+    assert (stats["games"], stats["wins"]) == (1, int(bool(winners & {0, 1})))
     rematch = client.post(f"/v1/games/{gid}/rematch", headers=auth(bob["token"])).get_json()
     new = client.get(f"/v1/games/{rematch['id']}").get_json()
     assert [p.get("invited") for p in new["players"]] == [None, ada["id"], ada["id"]]
