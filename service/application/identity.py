@@ -70,8 +70,9 @@ class Identity:
     def viewer_for(self, table: Table, token: str | None) -> Viewer:
         """The seat a bearer token acts as, ALL for a platform key, None without a token.
 
-        A player token acts for the seats its player holds (the one the game awaits first,
-        else the lowest); a player who holds no seat of the game is a spectator."""
+        A player token acts for the seats its player holds (the first the game awaits that
+        its human still plays, else the first awaited, else the lowest); a player who holds no
+        seat of the game is a spectator."""
         if token is None:
             return None
         try:
@@ -87,8 +88,9 @@ class Identity:
             seats = table.seats_of(player)
             if not seats:
                 return None
-            awaited = [s for s in table.awaiting() if s in seats]
-            return awaited[0] if awaited else seats[0]
+            awaited = sorted((not table.shell.controllers[s].human, s)
+                             for s in table.awaiting() if s in seats)
+            return awaited[0][1] if awaited else seats[0]
         digest = token_digest(token)
         if self.is_platform_key(token, digest):
             return ALL

@@ -83,6 +83,16 @@ def test_player_token_plays_every_seat_it_holds(client):
         assert r.status_code == 201, r.get_json()
         acted.append(r.get_json()["events"][0]["seat"])
     assert acted[:2] == [0, 1]
+    # Ada resigns the seat awaited first; her token then acts for the seat she still plays
+    assert client.post(f"/v1/games/{gid}/resign", headers=auth(ada["token"])).status_code == 200
+    view = client.get(f"/v1/games/{gid}", headers=auth(ada["token"])).get_json()
+    assert [p["controller"] for p in view["players"]] == ["bot", "human", "human"]
+    assert [a["seat"] for a in view["awaiting"]] == [0, 1, 2] and view["you"] == 1
+    listed = client.get(f"/v1/games/{gid}/legal-actions", headers=auth(ada["token"])).get_json()
+    assert listed["seat"] == 1 and listed["actions"]
+    r = client.post(f"/v1/games/{gid}/actions", headers=auth(ada["token"]),
+                    json={"action": listed["actions"][0]})
+    assert r.status_code == 201 and r.get_json()["events"][0]["seat"] == 1
     # a player holding no seat is a spectator: may look, may not act
     cy = player(client, "Cy")
     assert client.get(f"/v1/games/{gid}", headers=auth(cy["token"])).get_json()["you"] is None
