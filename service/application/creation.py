@@ -157,6 +157,8 @@ def new_game(game: Game, envelopes: list[dict], state: dict | None, shell: Shell
             "created_version": str(len(envelopes))}
     if open_seats:  # a table: its seats change as players join
         meta["seats"] = orjson.dumps(created["players"]).decode()
+        if "lobby_ttl_s" in created:  # what the sweep reads of a table, without loading it
+            meta["lobby_deadline_ms"] = str(now + created["lobby_ttl_s"] * 1000)
         meta["options"] = orjson.dumps(
             {k: v for k, v in created["options"].items() if k != "setup"}).decode()
     if created_by is not None:

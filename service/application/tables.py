@@ -127,10 +127,13 @@ class Tables:
 
     def overdue(self, limit: int) -> list[str]:
         """The tables the index lists as waiting since this server's ``lobby_ttl_s`` or
-        longer, oldest first, at most ``limit`` (what one sweep tries to expire; each by the
-        wait it records, :meth:`expire`)."""
-        return self.store.created_before("waiting", self.now_ms() - self.lobby_ttl_s * 1000,
-                                         limit)
+        longer, oldest first, at most ``limit``, less those whose own recorded wait has not
+        passed (their meta's deadline, read in one round trip, not loaded): what one sweep
+        expires (:meth:`expire` checks again)."""
+        now = self.now_ms()
+        ids = self.store.created_before("waiting", now - self.lobby_ttl_s * 1000, limit)
+        return [game_id for game_id, deadline in zip(ids, self.store.lobby_deadlines(ids))
+                if deadline is None or deadline <= now]
 
     def _check_waiting(self, table: Table, started: str = "game_full") -> None:
         if table.waiting:

@@ -709,6 +709,15 @@ class EventStore:
         return bool(self.r.set(keys.sweep_window(window), "1", nx=True,
                                ex=max(1, int(2 * every_s) + 1)))
 
+    def lobby_deadlines(self, game_ids: list[str]) -> list[int | None]:
+        """Per table, in one round trip, the moment it expires if still waiting (the meta
+        hash's ``lobby_deadline_ms``); None for a table created before that was recorded, or
+        gone."""
+        pipe = self.r.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hget(keys.meta(game_id), "lobby_deadline_ms")
+        return [int(raw) if raw is not None else None for raw in pipe.execute()]
+
     def last_activity(self, game_ids: list[str]) -> list[int | str | None]:
         """Per game, when its last append was written, in one round trip: the meta hash's
         ``last_ms`` (an int), else (a game last written before appends recorded it) its last

@@ -86,8 +86,8 @@ def test_expire_aborts_only_a_table_still_waiting_at_its_deadline(redis_url, clo
 
 def test_a_table_keeps_the_wait_it_was_created_with(redis_url, clock):
     """The creation event records how long the table may wait (``lobby_ttl_s``): services set
-    to a shorter or a longer wait expire it at its own, and verification refuses an expiry
-    before it."""
+    to a shorter or a longer wait expire it at its own (a sweep lists it as overdue only
+    then), and verification refuses an expiry before it."""
     ada = service(redis_url, clock).players.create("Ada", "human")
     created = clock.t
     gid = waiting_table(service(redis_url, clock, ttl_s=60), ada)
@@ -95,7 +95,9 @@ def test_a_table_keeps_the_wait_it_was_created_with(redis_url, clock):
     assert shorter.store.read(gid, 0)[0].envelope["data"]["lobby_ttl_s"] == 60
     clock.t += 60_000 - 1
     assert shorter.expire_table(gid) is False and longer.expire_table(gid) is False
+    assert shorter.overdue_tables(10) == []  # its sweep reads the deadline, loads nothing
     clock.t += 1
+    assert shorter.overdue_tables(10) == [gid] and longer.overdue_tables(10) == []
     assert longer.expire_table(gid) is True
     doc = longer.export(gid)
     doc.pop("signature", None)
