@@ -148,6 +148,7 @@ def test_not_found(client):
     error(client.get(f"/v1/games/{gid}/states/{10**30}"), 404, "version_not_found")
 
 
+@pytest.mark.unswept  # a resigned seat's bot stays unplayed: no worker takes its job
 def test_the_legal_actions_are_the_ones_the_caller_may_post(client):
     """Each listed action is exactly postable: a seat whose human resigned is still awaited
     (its bot plays it) but lists nothing, since its token may no longer act."""
