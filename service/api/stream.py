@@ -78,19 +78,25 @@ def event_stream(hubs: Hubs, key: str, viewer: Viewer, after: Position) -> Respo
     return response
 
 
+#: The largest version a stream resumes after (the largest integer JSON carries exactly).
+MAX_RESUME_VERSION = 2**53
+
+
 def _version(raw: str) -> int:
     after = int(raw)
-    if not 0 <= after <= 2**53:
+    if not 0 <= after <= MAX_RESUME_VERSION:
         raise ValueError(raw)
     return after
 
 
-#: The resume parameters of a stream whose positions are versions.
+#: The resume parameters of a stream whose positions are versions (the header's 15 digits
+#: stay below :data:`MAX_RESUME_VERSION`, so every value the contract allows is accepted).
 RESUME_AFTER_VERSION = [{"in": "header", "name": "Last-Event-ID", "required": False,
-                         "schema": {"type": "string", "pattern": "^([0-9]{1,16})?$"},
+                         "schema": {"type": "string", "pattern": "^([0-9]{1,15})?$"},
                          "description": "resume after this version (empty: as if absent)"},
                         {"in": "query", "name": "after", "required": False,
-                         "schema": {"type": "integer", "minimum": 0}}]
+                         "schema": {"type": "integer", "minimum": 0,
+                                    "maximum": MAX_RESUME_VERSION}}]
 
 
 @blp.route("/games/<gid:game_id>/events/stream")

@@ -107,6 +107,28 @@ def test_every_write_documents_its_rate_limit():
     assert [name for name, op in posts.items() if "429" not in op["responses"]] == []
 
 
+def test_every_resume_position_the_contract_allows_the_stream_accepts(client):
+    """The largest ``after`` and the longest ``Last-Event-ID`` the game stream's contract
+    allows are served (an aborted game's stream: its end at once); one past the ``after``
+    maximum is the documented 400 (schemathesis sent 2**54 - 1 where no maximum was
+    declared)."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    params = {(p["in"], p["name"]): p["schema"] for p in
+              spec["paths"]["/v1/games/{game_id}/events/stream"]["get"]["parameters"]}
+    largest = params[("query", "after")]["maximum"]
+    digits = int(re.search(r"\{1,(\d+)\}", params[("header", "Last-Event-ID")]["pattern"])[1])
+    game = client.post("/v1/games", json={"type": "diamant", "players": [
+        {"name": n} for n in "abc"]}).get_json()
+    token = {"Authorization": f"Bearer {game['seats'][0]['token']}"}
+    assert client.post(f"/v1/games/{game['id']}/abort", headers=token).status_code == 200
+    url = f"/v1/games/{game['id']}/events/stream"
+    for query, header in ((f"?after={largest}", {}), ("", {"Last-Event-ID": "9" * digits})):
+        r = client.get(url + query, headers=header, buffered=True)
+        assert r.status_code == 200 and "event: end" in r.get_data(as_text=True), query
+    r = client.get(url + f"?after={largest + 1}")
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid_last_event_id"
+
+
 def test_the_contract_declares_what_the_stream_and_action_headers_accept(client):
     """An empty ``Last-Event-ID`` reads as absent, as its pattern says (the stream starting
     over: ``tests/api/test_stream.py``); an empty ``Idempotency-Key`` is refused, as its
