@@ -88,9 +88,9 @@ class Identity:
             seats = table.seats_of(player)
             if not seats:
                 return None
-            awaited = sorted((not table.shell.controllers[s].human, s)
-                             for s in table.awaiting() if s in seats)
-            return awaited[0][1] if awaited else seats[0]
+            played = [s for s in table.awaiting_humans() if s in seats]
+            awaited = [s for s in table.awaiting() if s in seats]
+            return (played or awaited or seats)[0]
         digest = token_digest(token)
         if self.is_platform_key(token, digest):
             return ALL

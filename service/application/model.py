@@ -172,6 +172,11 @@ class Table:
     def awaiting(self) -> list[int]:
         return [] if self.over or self.state is None else self.game.awaiting(self.state)
 
+    def awaiting_humans(self) -> list[int]:
+        """The awaited seats still played by their human: the ones a token may act for now
+        (a seat resigned, taken over by a bot or left is its bot's turn)."""
+        return [s for s in self.awaiting() if self.shell.controllers[s].human]
+
     def result(self) -> dict | None:
         if self.state is None:
             return None

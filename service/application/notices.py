@@ -95,9 +95,8 @@ class PlayerNotices:
         before = set() if started or previous is None else set(previous.awaiting())
         cmd = envelopes[0].get("cmd") or {}
         acted = cmd.get("seat") if "action" in cmd else None
-        controllers = table.shell.controllers
-        for seat in table.awaiting():  # a seat resigned, taken over or left: its bot's turn
-            player = holders.get(seat) if controllers[seat].human else None
+        for seat in table.awaiting_humans():
+            player = holders.get(seat)
             if player is not None and (seat not in before or seat == acted):
                 self._tell(out, player, "your_turn",
                            {"game_id": table.id, "seat": seat, "version": table.version,

@@ -125,10 +125,8 @@ class Reads:
     @staticmethod
     def legal_actions(table: Table, viewer: Viewer) -> list[dict]:
         """What ``viewer`` may post now: nothing unless its seat is awaited and still played
-        by its human (a seat resigned, taken over by a bot or left is refused
-        ``seat_not_human``)."""
-        if not isinstance(viewer, int) or viewer not in table.awaiting() \
-                or not table.shell.controllers[viewer].human:
+        by its human (``Table.awaiting_humans``)."""
+        if not isinstance(viewer, int) or viewer not in table.awaiting_humans():
             return []
         return table.game.legal_actions(table.state, viewer)
 
