@@ -143,6 +143,13 @@ def stored_size(new: NewGame) -> int:
             + sum(len(k) + len(v) for k, v in new.meta.items()))
 
 
+def recorded_lobby_deadline(created: dict, created_ms: int) -> int | None:
+    """When a table created at ``created_ms`` is aborted if still waiting, by the wait its
+    creation event's ``created`` data records (``lobby_ttl_s``); None where it records none."""
+    wait_s = created.get("lobby_ttl_s")
+    return None if wait_s is None else created_ms + wait_s * 1000
+
+
 def new_game(game: Game, envelopes: list[dict], state: dict | None, shell: Shell, *,
              seed: bytes, now: int, status: str, created_by: str | None = None) -> NewGame:
     """A new game from its first envelopes (the creation event first) and the state and shell
@@ -157,8 +164,9 @@ def new_game(game: Game, envelopes: list[dict], state: dict | None, shell: Shell
             "created_version": str(len(envelopes))}
     if open_seats:  # a table: its seats change as players join
         meta["seats"] = orjson.dumps(created["players"]).decode()
-        if "lobby_ttl_s" in created:  # what the sweep reads of a table, without loading it
-            meta["lobby_deadline_ms"] = str(now + created["lobby_ttl_s"] * 1000)
+        deadline = recorded_lobby_deadline(created, now)
+        if deadline is not None:  # what the sweep reads of a table, without loading it
+            meta["lobby_deadline_ms"] = str(deadline)
         meta["options"] = orjson.dumps(
             {k: v for k, v in created["options"].items() if k != "setup"}).decode()
     if created_by is not None:
@@ -191,9 +199,10 @@ class Creation:
 
     def lobby_deadline(self, created: dict, created_ms: int) -> int:
         """When a table is aborted if it is still waiting: ``created_ms`` plus the wait its
-        creation event ``created`` records (``lobby_ttl_s``), or, for a table created before
-        that was recorded, this server's."""
-        return created_ms + created["data"].get("lobby_ttl_s", self.lobby_ttl_s) * 1000
+        creation event ``created`` records (``lobby_ttl_s``), or, for a table whose creation
+        records none, this server's."""
+        recorded = recorded_lobby_deadline(created["data"], created_ms)
+        return recorded if recorded is not None else created_ms + self.lobby_ttl_s * 1000
 
     def create_many(self, specs: Sequence[Spec], creator: str | None = None,
                     charge: Callable[[int], None] | None = None) -> list[dict]:

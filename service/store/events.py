@@ -711,8 +711,7 @@ class EventStore:
 
     def lobby_deadlines(self, game_ids: list[str]) -> list[int | None]:
         """Per table, in one round trip, the moment it expires if still waiting (the meta
-        hash's ``lobby_deadline_ms``); None for a table created before that was recorded, or
-        gone."""
+        hash's ``lobby_deadline_ms``); None for a table whose meta keeps none, or one gone."""
         pipe = self.r.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hget(keys.meta(game_id), "lobby_deadline_ms")

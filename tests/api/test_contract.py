@@ -110,8 +110,7 @@ def test_every_write_documents_its_rate_limit():
 def test_every_resume_position_the_contract_allows_the_stream_accepts(client):
     """The largest ``after`` and the longest ``Last-Event-ID`` the game stream's contract
     allows are served (an aborted game's stream: its end at once); one past the ``after``
-    maximum is the documented 400 (schemathesis sent 2**54 - 1 where no maximum was
-    declared)."""
+    maximum is the documented 400."""
     spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
     params = {(p["in"], p["name"]): p["schema"] for p in
               spec["paths"]["/v1/games/{game_id}/events/stream"]["get"]["parameters"]}

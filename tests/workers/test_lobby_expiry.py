@@ -106,7 +106,7 @@ def test_a_table_keeps_the_wait_it_was_created_with(redis_url, clock):
     early["events"][-1]["at"] = rfc3339(created + 60_000 - 1)
     outcome = verify(early)
     assert (outcome["reason"], outcome["version"]) == ("lobby_expiry_not_allowed", 2)
-    # without a recorded wait (a table from before): an expiry at any time
+    # without a recorded wait (a table created without one): an expiry at any time
     old = copy.deepcopy(early)
     del old["events"][0]["data"]["lobby_ttl_s"]
     assert verify(old)["valid"]
