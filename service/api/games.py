@@ -233,7 +233,8 @@ def legal_actions(game_id):
 @blp.doc(parameters=[{"in": "header", "name": "Idempotency-Key", "required": False,
                       "schema": {"type": "string", "minLength": 1, "maxLength": 255},
                       "description": "retries with the same key and body get the original "
-                                     "response; another body gets 422"}])
+                                     "response; another body gets 422. A key is kept 24 "
+                                     "hours, per game and per the seats the token holds"}])
 @_alts(401, 403, 404, 409, 413, 422, 429, 503)
 @blp.doc(operationId="postAction")
 def post_action(body, game_id):
@@ -260,18 +261,24 @@ def acted(svc: GameService, game_id: str, body: dict, authorization: str | None,
     ``fastpaths.ActionRoute``, calls it and answers the body itself)."""
     # the cached game, unless another process moved it on (see load_for_command)
     table = svc.load_for_command(game_id)
-    viewer = svc.viewer_for(table, bearer_from(authorization))
+    token = bearer_from(authorization)
+    viewer = svc.viewer_for(table, token)
     if not isinstance(viewer, int):
         raise Forbidden("spectator_cannot_act", "only a seat token can act")
-    if idempotency_key is not None and not 1 <= len(idempotency_key) <= 255:
-        raise MalformedRequest("invalid_idempotency_key",
-                               "Idempotency-Key takes 1-255 characters")
+    key_scope = None
+    if idempotency_key is not None:
+        if not 1 <= len(idempotency_key) <= 255:
+            raise MalformedRequest("invalid_idempotency_key",
+                                   "Idempotency-Key takes 1-255 characters")
+        key_scope = svc.key_scope(table, token, viewer)
     # the body's digest is what an Idempotency-Key's record keeps: only made for one
     done = svc.act(game_id, viewer, body["action"], body.get("expected_version"),
                    idempotency_key, body_digest(body) if idempotency_key is not None else "",
-                   loaded=table, quota=quota)
+                   loaded=table, quota=quota, key_scope=key_scope)
+    shown_to = viewer if done.seat is None else done.seat
     return {"version": done.last_version,
-            "events": svc.served_events(done.table, done.envelopes, done.first_version, viewer)}
+            "events": svc.served_events(done.table, done.envelopes, done.first_version,
+                                        shown_to)}
 
 
 @blp.route("/games/<gid:game_id>/events")

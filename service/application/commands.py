@@ -186,12 +186,16 @@ class Commands:
 
     def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,
             idempotency_key: str | None, body_digest: str, *, loaded: Table | None = None,
-            quota: Quota | None = None) -> Appended:
+            quota: Quota | None = None, key_scope: str | None = None) -> Appended:
         """Run one command of a human seat.
 
         A replay of the same Idempotency-Key and body (``body_digest``, read only with a key)
-        returns the original outcome. Overdue clocks are settled first; if the acting seat was
-        overdue its timeout stands and :class:`DeadlinePassed` is raised.
+        returns the original outcome. A key names one request of the seats the caller's token
+        holds (``key_scope``, by default ``seat``): a player token holding several seats of the
+        game acts for whichever is awaited, and its retry must find the command it made.
+
+        Overdue clocks are settled first; if the acting seat was overdue its timeout stands and
+        :class:`DeadlinePassed` is raised.
 
         ``loaded``: the game as the caller just loaded it (the API does, to authenticate, with
         ``load_for_command``). The first attempt decides against it instead of reading the
@@ -210,7 +214,8 @@ class Commands:
         token = CONFLICTS.set(conflicts)
         try:
             appended = self._act_once(game_id, seat, action, expected_version, idempotency_key,
-                                      body_digest, loaded, quota)
+                                      body_digest, loaded, quota,
+                                      str(seat) if key_scope is None else key_scope)
         except BaseException as exc:
             self.observer.command(loaded.game.type_id if loaded is not None else "unknown",
                                   exc, len(conflicts))
@@ -221,10 +226,10 @@ class Commands:
         return appended
 
     def _act_once(self, game_id, seat, action, expected_version, idempotency_key, body_digest,
-                  loaded, quota) -> Appended:
+                  loaded, quota, key_scope) -> Appended:
         idem = None
         if idempotency_key is not None:
-            key_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()
+            key_digest = hashlib.sha256(f"{key_scope}\x00{idempotency_key}".encode()).hexdigest()
             idem = (key_digest, body_digest)
             record = self.store.idempotency_record(game_id, key_digest)
             if record is not None:
@@ -283,11 +288,14 @@ class Commands:
         raise VersionConflict(self.store.version(game_id))
 
     def _replayed(self, game_id: str, record: str, body_digest: str) -> Appended:
-        """The stored outcome of an Idempotency-Key's command, as the game is now."""
+        """The stored outcome of an Idempotency-Key's command, as it was answered: the game as
+        the command left it (what its events showed then, not what the game's end has revealed
+        since), for the seat it was decided for."""
         digest, first, last = record.rsplit("|", 2)
         if not hmac.compare_digest(digest, body_digest):
             raise IdempotencyKeyReused()
         first_v, last_v = int(first), int(last)
-        table = self.loader.load(game_id)
-        stored = self.store.read(game_id, first_v - 1, last_v)
-        return Appended(table, first_v, [s.envelope for s in stored])
+        table = self.loader.load(game_id, last_v)
+        envelopes = [s.envelope for s in self.store.read(game_id, first_v - 1, last_v)]
+        seat = (envelopes[0].get("cmd") or {}).get("seat") if envelopes else None
+        return Appended(table, first_v, envelopes, seat)

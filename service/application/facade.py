@@ -163,6 +163,11 @@ class GameService:
         with the token of a player holding no seat); InvalidToken for a token of no seat."""
         return self._identity.viewer_for(table, token)
 
+    def key_scope(self, table: Table, token: str, seat: int) -> str:
+        """What an Idempotency-Key of ``token`` acting as ``seat`` is scoped to
+        (``Identity.key_scope``)."""
+        return self._identity.key_scope(table, token, seat)
+
     def player_for_token(self, token: str | None) -> str | None:
         """The player a player token belongs to (None: no token, or not a player token);
         InvalidToken for a player token of nobody."""
@@ -278,10 +283,10 @@ class GameService:
     # -- commands -------------------------------------------------------------------------
     def act(self, game_id: str, seat: int, action: Any, expected_version: int | None,
             idempotency_key: str | None, body_digest: str, *, loaded: Table | None = None,
-            quota: Quota | None = None) -> Appended:
+            quota: Quota | None = None, key_scope: str | None = None) -> Appended:
         """One command of a human seat (``Commands.act``)."""
         return self._commands.act(game_id, seat, action, expected_version, idempotency_key,
-                                  body_digest, loaded=loaded, quota=quota)
+                                  body_digest, loaded=loaded, quota=quota, key_scope=key_scope)
 
     @property
     def listeners(self) -> list[Callable[..., None]]:

@@ -99,6 +99,18 @@ class Identity:
             raise InvalidToken("this token belongs to no seat of this game")
         return seat
 
+    def key_scope(self, table: Table, token: str, seat: int) -> str:
+        """The seats a token acting as ``seat`` holds in ``table``, which its Idempotency-Keys
+        are scoped to: ``seat`` for a seat token or a player holding that one seat; all of
+        them (``"0,1"``) for a player holding several, whose retry may find another seat
+        awaited than its original did."""
+        try:
+            player = self.player_for_token(token)
+        except InvalidToken:  # a prefixed seat token (viewer_for accepted it)
+            return str(seat)
+        seats = table.seats_of(player) if player is not None else []
+        return ",".join(map(str, seats)) if len(seats) > 1 else str(seat)
+
     @staticmethod
     def _seat_of(table: Table, digest: str) -> int | None:
         """The seat of ``table`` whose token has ``digest``, if any."""

@@ -189,11 +189,14 @@ class Table:
 # -- what an append comes to ------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Appended:
-    """The command's events are stored: the table after them, from ``first_version`` on."""
+    """The command's events are stored: the table after them, from ``first_version`` on.
+    ``seat``: for a command answered again (a repeated Idempotency-Key), the seat it was
+    decided for, which its answer is shown to."""
 
     table: Table
     first_version: int
     envelopes: list[dict]
+    seat: int | None = None
 
     @property
     def last_version(self) -> int:

@@ -227,6 +227,67 @@ def test_idempotency_key_replays_the_original_response(client):
     assert client.post(f"/v1/games/{gid}/actions", json=body, headers=h1).status_code == 201
 
 
+def test_a_retry_by_a_player_holding_two_seats_finds_its_command(client):
+    # the player's token acts for whichever of its seats is awaited: once seat 0 has acted,
+    # seat 1 is; its retry must still get seat 0's command back, not act for seat 1
+    ann = client.post("/v1/players", json={"name": "Ann"}).get_json()
+    body = {"type": "diamant",
+            "players": [{"player": ann["id"]}, {"player": ann["id"]}, {"name": "Cyd"}]}
+    game = client.post("/v1/games", json=body, headers=auth(ann["token"])).get_json()
+    gid = game["id"]
+    h = {**auth(ann["token"]), "Idempotency-Key": "retry-1"}
+    action = {"action": {"type": "decide", "choice": "continue"}}
+    first = client.post(f"/v1/games/{gid}/actions", json=action, headers=h)
+    again = client.post(f"/v1/games/{gid}/actions", json=action, headers=h)
+    assert first.status_code == again.status_code == 201
+    assert again.get_data() == first.get_data()
+    assert [(e["type"], e["seat"], e["data"]) for e in first.get_json()["events"]] == \
+        [("ChoiceCommitted", 0, {"choice": "continue"})]
+    log = client.get(f"/v1/games/{gid}/events").get_json()["events"]
+    assert [e["seat"] for e in log if e["type"] == "ChoiceCommitted"] == [0]
+    # the key covers both seats: another body under it is refused, a new key acts for seat 1
+    other = {"action": {"type": "decide", "choice": "return"}}
+    error(client.post(f"/v1/games/{gid}/actions", json=other, headers=h), 422,
+          "idempotency_key_reused")
+    h2 = {**auth(ann["token"]), "Idempotency-Key": "retry-2"}
+    second = client.post(f"/v1/games/{gid}/actions", json=action, headers=h2).get_json()
+    assert [(e["type"], e["seat"]) for e in second["events"]] == [("ChoiceCommitted", 1)]
+
+
+def test_a_retry_after_the_game_ended_gets_the_answer_as_it_was(client):
+    # Tides of Time, two seats: the second pick of a round shows the picker its new hand and
+    # hides the other's; the game's end reveals every hand, but not in a retried answer
+    r = client.post("/v1/games", json={"type": "tides-of-time",
+                                       "players": [{"name": "Ann"}, {"name": "Ben"}]})
+    gid, tokens = r.get_json()["id"], [s["token"] for s in r.get_json()["seats"]]
+
+    def legal(seat):
+        return client.get(f"/v1/games/{gid}/legal-actions",
+                          headers=auth(tokens[seat])).get_json()["actions"]
+
+    assert client.post(f"/v1/games/{gid}/actions", json={"action": legal(0)[0]},
+                       headers=auth(tokens[0])).status_code == 201
+    h = {**auth(tokens[1]), "Idempotency-Key": "ben-1"}
+    body = {"action": legal(1)[0]}
+    first = client.post(f"/v1/games/{gid}/actions", json=body, headers=h)
+    assert first.status_code == 201
+    exchanged = [e for e in first.get_json()["events"] if e["type"] == "HandsExchanged"]
+    assert exchanged and exchanged[0]["data"]["hands"][0] is None
+    for _ in range(500):
+        view = client.get(f"/v1/games/{gid}").get_json()
+        if view["status"] != "active":
+            break
+        seat = view["awaiting"][0]["seat"]
+        assert client.post(f"/v1/games/{gid}/actions", json={"action": legal(seat)[0]},
+                           headers=auth(tokens[seat])).status_code == 201
+    assert view["status"] == "finished"
+    logged = client.get(f"/v1/games/{gid}/events?limit=1000").get_json()["events"]
+    revealed = next(e for e in logged if e["version"] == exchanged[0]["version"])
+    assert revealed["data"]["hands"][0] is not None  # public now, in the log
+    again = client.post(f"/v1/games/{gid}/actions", json=body, headers=h)
+    assert again.status_code == 201 and again.get_data() == first.get_data()
+
+
 def test_events_are_paged_and_redacted(client):
     gid, tokens, _ = create(client, 3)
     for t in tokens:
