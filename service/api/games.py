@@ -205,7 +205,9 @@ def get_state(game_id, version):
         raise NotFound.version(version)
     table = load(game_id, version)
     view = service().view(table, viewer)
-    if current.over:  # everything is public once the game is over
+    # everything is public once the game is over, unless it is withheld (a duplicate deal
+    # still played elsewhere): then each version is served as it was while the game ran
+    if current.over and not service().withheld(current):
         view = service().view(table, ALL)
         view["you"] = viewer if isinstance(viewer, int) else None
     return view

@@ -97,7 +97,7 @@ class GameService:
         self._identity = Identity(platform_key_digests, self.players)
         self._loader = Loader(store, cache_size)
         self._bus = ListenerBus()
-        self._bus.listeners.append(PlayerNotices(self.player_store))
+        self._bus.listeners.append(PlayerNotices(self.player_store, self.withheld))
         self.ratings = Ratings(rating_store or RatingStore(store.r), self.player_store,
                                rating_types)
         appender = Appender(store, self._loader, self._bus, self.scheduler, self.now_ms,

@@ -9,12 +9,16 @@ games and counts per rating type (``Game.rating_type``: the game type, or a mode
   creation, or with the join that filled the last seat);
 - ``your_turn {"game_id", "seat", "version", "deadline_at"}``: once per decision: the seat is
   awaited after a command and was not before it, or it has just acted and is awaited again;
-- ``game_finish {"game_id", "status", "result"}``: the game ended (or was aborted).
+- ``game_finish {"game_id", "status", "result"}``: the game ended (or was aborted); ``result``
+  null while the game is withheld (a tournament's duplicate deal still played elsewhere:
+  ``GameService.withheld``).
 
 Built-in bot players get no notifications (the server plays them) but are counted.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from .. import clock as clock_mod
 from ..store.players import Batch, PlayerStore
@@ -51,8 +55,11 @@ def _has_accounts(table: Table) -> bool:
 class PlayerNotices:
     wants_previous = True
 
-    def __init__(self, store: PlayerStore) -> None:
+    def __init__(self, store: PlayerStore,
+                 withheld: Callable[[Table], bool] = lambda table: False) -> None:
         self.store = store
+        #: a game over whose result must stay hidden a while (``GameService.withheld``)
+        self.withheld = withheld
 
     def __call__(self, table: Table, first_version: int, envelopes: list[dict],
                  previous: Table | None = None) -> None:
@@ -110,10 +117,11 @@ class PlayerNotices:
                     out.count_finish(player, counted_as, any(
                         seat in winners for seat, held in holders.items() if held == player))
             invited = [p["invited"] for p in table.players if p.get("invited")]
+            shown = None if self.withheld(table) else result
             for player in {*holders.values(), *invited}:
                 out.remove_game(player, table.id)
                 self._tell(out, player, "game_finish",
-                           {"game_id": table.id, "status": table.status, "result": result})
+                           {"game_id": table.id, "status": table.status, "result": shown})
 
     @staticmethod
     def _tell(out: Batch, player: str, kind: str, data: dict) -> None:

@@ -148,8 +148,19 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     done, running = games[0]["id"], [g["id"] for g in games[1:]]
     playing = svc.load(done)
     while_running = client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"]
+    viewed = client.get(f"/v1/games/{done}").get_json()
     finish(svc, done)
-    assert svc.load(done).over and not svc.load(running[0]).over
+    final = svc.load(done)
+    assert final.over and not svc.load(running[0]).over
+    # a past state is served as it was (it held the deal's secrets, as a final state would)
+    assert client.get(f"/v1/games/{done}/states/{playing.version}").get_json() == viewed
+    last = client.get(f"/v1/games/{done}/states/{final.version}").get_json()
+    assert last["state"] is None and last["result"] is None
+    # its players are told it ended, not how (the result holds the deal)
+    finishes = [n.data for pid in ids
+                for n in svc.player_store.notices_after(pid, "0-0", 1000)
+                if n.type == "game_finish"]
+    assert len(finishes) == 3 and all(f["result"] is None for f in finishes)
 
     r = client.get(f"/v1/games/{done}/export")
     assert r.status_code == 409 and error(r)["code"] == "game_not_finished"
@@ -164,6 +175,12 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     for gid in running:
         finish(svc, gid)
     assert client.get(f"/v1/games/{done}/export").status_code == 200
+    assert client.get(f"/v1/games/{done}/states/{playing.version}").get_json()["state"] != \
+        viewed["state"]  # every secret of it public now
+    finishes = [n.data for pid in ids
+                for n in svc.player_store.notices_after(pid, "0-0", 1000)
+                if n.type == "game_finish"]
+    assert len(finishes) == 9 and sum(f["result"] is not None for f in finishes) == 3
     view = client.get(f"/v1/games/{done}").get_json()
     assert view["state"] is not None and view["result"] is not None
     public = client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"]
