@@ -197,11 +197,17 @@ class Seats:
         return game.result(state) if game.is_over(state) else None
 
     def follow(self, ev: dict) -> None:
-        """An inherited shell event of a fork."""
+        """An inherited shell event of a fork (a fork at or after its parent's abort or
+        ending forfeit is born over, as its parent was)."""
         if ev["type"] == "SeatResigned":
             self.controllers[ev["seat"]] = ev["data"]["replaced_by"].partition(":")[0]
         elif ev["type"] == "SeatForfeited":
             self.controllers[ev["seat"]] = "left"
+            if ev["data"].get("game_continues") is False:
+                self.ended = {"reason": f"forfeit_{ev['data']['reason']}",
+                              "seats": [ev["seat"]]}
+        elif ev["type"] == "GameAborted":
+            self.aborted = True
 
 
 def _verify(doc: Any, tick: Callable[[], None]) -> int:

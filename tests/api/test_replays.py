@@ -137,6 +137,30 @@ def test_fork_continues_from_a_past_version_with_new_tokens(client):
     assert outcome["valid"] is True, outcome
 
 
+@pytest.mark.parametrize("type_,n,clock,end", [
+    ("diamant", 3, None, "abort"),
+    ("pharaohs-wall", 2, {"per_decision_ms": 600000, "timeout": "forfeit"}, "resign"),
+])
+def test_a_fork_of_a_game_ended_by_the_shell_verifies(client, type_, n, clock, end):
+    # an abort or a forfeit that ended the parent is inherited: the fork is born over too,
+    # and its export says so as verification derives it
+    body = {"type": type_, "players": [{"name": f"p{i}"} for i in range(n)]}
+    if clock:
+        body["options"] = {"clock": clock}
+    game = client.post("/v1/games", json=body).get_json()
+    gid, tokens = game["id"], [s["token"] for s in game["seats"]]
+    assert client.post(f"/v1/games/{gid}/{end}", headers=auth(tokens[n - 1])).status_code == 200
+    parent = client.get(f"/v1/games/{gid}").get_json()
+    assert parent["status"] in ("aborted", "finished")
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": parent["version"]})
+    assert r.status_code == 201, r.get_json()
+    forked = client.get(f"/v1/games/{r.get_json()['id']}").get_json()
+    assert (forked["status"], forked["result"]) == (parent["status"], parent["result"])
+    doc = client.get(f"/v1/games/{forked['id']}/export").get_json()
+    assert verify(doc)["valid"] is True, verify(doc)
+    assert client.post("/v1/replays/verify", json=doc).get_json()["valid"] is True
+
+
 def test_fork_rules(client):
     gid, tokens = play_to_end(client, "diamant", 3, stop_at=6)
     r = client.post(f"/v1/games/{gid}/fork", json={"version": 3}, headers=auth(tokens[0]))
