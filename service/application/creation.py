@@ -205,9 +205,11 @@ class Creation:
         return recorded if recorded is not None else created_ms + self.lobby_ttl_s * 1000
 
     def create_many(self, specs: Sequence[Spec], creator: str | None = None,
-                    charge: Callable[[int], None] | None = None) -> list[dict]:
+                    charge: Callable[[int], None] | None = None, *,
+                    bulk: bool = True) -> list[dict]:
         """Create every game or none: all are validated and set up first, then written in one
-        transaction. Raises InvalidRequest (with ``details.index`` for bulk requests).
+        transaction. Raises InvalidRequest, with ``details.index`` naming the failing entry of
+        a ``bulk`` request (one entry too); a single creation (``bulk`` False) has none.
 
         ``charge``: called with the bytes the games store (:func:`stored_size`) just before
         they are written; it raises to refuse them (a budget of bytes stored per minute).
@@ -220,7 +222,7 @@ class Creation:
             try:
                 prepared.append(self.prepare(*spec, creator=creator))
             except InvalidRequest as exc:
-                if len(specs) > 1:
+                if bulk:
                     exc.details = {"index": index, **exc.details}
                 raise
         if charge is not None:

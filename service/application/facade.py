@@ -178,7 +178,7 @@ class GameService:
                seed_hex: str | None, creator: str | None = None,
                charge: Callable[[int], None] | None = None) -> dict:
         return self._creation.create_many([(game_type, players, options, seed_hex)],
-                                          creator, charge)[0]
+                                          creator, charge, bulk=False)[0]
 
     def create_many(self, specs: Sequence[Spec], creator: str | None = None,
                     charge: Callable[[int], None] | None = None) -> list[dict]:

@@ -419,6 +419,12 @@ def test_bulk_creation_is_all_or_nothing(client, redis_url):
     assert err["details"]["index"] == 2
     assert r.dbsize() == before  # nothing of the two valid games was written
     error(client.post("/v1/games/bulk", json={"games": []}), 400, "invalid_request")
+    # a batch of one names its entry too; a single creation has no entries to name
+    one = {"type": "diamant", "players": [{"name": "a"}]}
+    assert error(client.post("/v1/games/bulk", json={"games": [one]}), 422,
+                 "invalid_player_count")["details"] == {"index": 0, "min": 3, "max": 8}
+    assert error(client.post("/v1/games", json=one), 422,
+                 "invalid_player_count")["details"] == {"min": 3, "max": 8}
 
 
 def test_a_created_game_is_held_as_a_load_from_the_store_would_hold_it(client, svc):
