@@ -13,6 +13,7 @@ gunicorn_conf.py). The player stream (``players.py``) is served the same way.
 from __future__ import annotations
 
 import os
+import re
 from typing import Callable
 
 from flask import Response, current_app, request, stream_with_context
@@ -41,8 +42,8 @@ CAPPED = {429: "`too_many_streams`: this token or address holds as many event st
 
 def resume_after(parse: Callable[[str], Position], start: Position, what: str) -> Position:
     """Where a stream resumes: after ``Last-Event-ID``, else after ``?after=``, else (both
-    absent or empty) after ``start``. ``parse`` raises ValueError for a bad one: a 400 ``invalid_last_event_id``
-    saying ``what`` it must be."""
+    absent or empty) after ``start``. ``parse`` raises ValueError for a bad one: a 400
+    ``invalid_last_event_id`` saying ``what`` it must be."""
     raw = request.headers.get("Last-Event-ID") or request.args.get("after")
     if not raw:
         return start
@@ -82,9 +83,16 @@ def event_stream(hubs: Hubs, key: str, viewer: Viewer, after: Position) -> Respo
 MAX_RESUME_VERSION = 2**53
 
 
+#: A resume version as the contract spells it: ASCII digits only (``int`` would also take
+#: signs, spaces, underscores and other scripts' digits).
+VERSION_TEXT = re.compile(r"[0-9]{1,16}")
+
+
 def _version(raw: str) -> int:
+    if VERSION_TEXT.fullmatch(raw) is None:
+        raise ValueError(raw)
     after = int(raw)
-    if not 0 <= after <= MAX_RESUME_VERSION:
+    if after > MAX_RESUME_VERSION:
         raise ValueError(raw)
     return after
 

@@ -126,6 +126,14 @@ def test_every_resume_position_the_contract_allows_the_stream_accepts(client):
         assert r.status_code == 200 and "event: end" in r.get_data(as_text=True), query
     r = client.get(url + f"?after={largest + 1}")
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid_last_event_id"
+    # what the pattern refuses is refused, though Python's int() would read it as 3
+    for bad in (" 3", "3 ", "+3", "1_0", "\u0663", "\uff13"):
+        assert re.fullmatch(params[("header", "Last-Event-ID")]["pattern"], bad) is None
+        r = client.get(url, headers={"Last-Event-ID": bad.encode().decode("latin-1")})
+        assert r.status_code == 400, bad
+        assert r.get_json()["error"]["code"] == "invalid_last_event_id"
+        r = client.get(url, query_string={"after": bad})
+        assert r.status_code == 400, bad
 
 
 def test_the_contract_declares_what_the_stream_and_action_headers_accept(client):
