@@ -113,7 +113,10 @@ class Reads:
                                  if clock_state is not None else None),
                 "per_decision_ms": clock["per_decision_ms"],
                 "increment_ms": clock["increment_ms"], "timeout": clock["timeout"]},
-            "state": game.view(state, viewer) if state is not None and not withheld else None,
+            # over (finished or aborted), every secret is public, as in the events and the
+            # past states: the last state as the platform sees it, whoever asks
+            "state": None if state is None or withheld else
+            game.view(state, ALL if over else viewer),
             "result": table.result() if over and not withheld else None,
         }
         if created.get("rematch_of"):

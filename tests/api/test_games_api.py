@@ -288,6 +288,28 @@ def test_a_retry_after_the_game_ended_gets_the_answer_as_it_was(client):
     assert again.status_code == 201 and again.get_data() == first.get_data()
 
 
+@pytest.mark.parametrize("type_,n", [("diamant", 3), ("tides-of-time", 2),
+                                     ("pharaohs-wall", 2), ("scarabya", 2), ("papyrus", 2)])
+@pytest.mark.parametrize("end", ["abort", "play"])
+def test_a_game_over_shows_every_reader_its_last_state_as_its_log_does(client, type_, n, end):
+    # once a game is over its secrets are public (its events and past states serve them to
+    # anybody): its view is its last state, the same for a seat and a spectator
+    from .test_replays import EXTRA, play_to_end
+    if end == "abort":
+        gid, tokens, _ = create(client, n, type_=type_)
+        assert client.post(f"/v1/games/{gid}/abort", headers=auth(tokens[0])).status_code == 200
+    else:
+        gid, tokens = play_to_end(client, type_, n, EXTRA.get(type_))
+    views = []
+    for headers in (auth(tokens[0]), {}):
+        view = client.get(f"/v1/games/{gid}", headers=headers).get_json()
+        assert view["status"] == ("aborted" if end == "abort" else "finished")
+        assert client.get(f"/v1/games/{gid}/states/{view['version']}",
+                          headers=headers).get_json() == view
+        views.append({k: v for k, v in view.items() if k != "you"})
+    assert views[0] == views[1]
+
+
 def test_events_are_paged_and_redacted(client):
     gid, tokens, _ = create(client, 3)
     for t in tokens:
