@@ -33,6 +33,7 @@ from ..store.tournaments import TournamentStore, Written
 from .creation import Creation, Settings, check_bot_level, check_seat_count, game_of
 from .errors import GameNotFinished, InvalidRequest, NotFound, TournamentsFull
 from .loading import Loader
+from .model import Table
 from .players import PLATFORM, Players, bot_level, bot_name
 from .ratings import Ratings
 
@@ -219,14 +220,17 @@ class Tournaments:
             if t.finished:
                 self.store.ended(tid)
                 return "finished" if did == "playing" else did
-            new: list[dict] = []
+            over: dict[str, Table | None] = {}
             for game_id in t.pending():
                 try:
                     table = self.loader.load(game_id)
                 except NotFound:  # gone from the store: it scores nothing, as if aborted
                     table = None
-                if table is not None and not table.over:
-                    continue
+                if table is None or table.over:
+                    over[game_id] = table
+            new: list[dict] = []
+            for game_id in t.recordable(over):
+                table = over[game_id]
                 result = table.result() if table and table.status == "finished" else None
                 for ev in t.record(game_id, result["ranks"] if result else None):
                     t.apply(ev)

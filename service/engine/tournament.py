@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Sequence
+from typing import Collection, Sequence
 
 from .game import CodedError, Event, event
 
@@ -163,6 +163,16 @@ class Tournament:
         now = self.current()
         return [] if now is None else [g["id"] for g in now["games"]
                                        if g["id"] not in self.results]
+
+    def recordable(self, over: Collection[str]) -> list[str]:
+        """Of the current round's pending games, those of ``over`` (the games over) whose
+        result is recorded now. With duplicate deals a game waits until every game of its deal
+        is over: its ranks would tell the seats still playing the deal how it went."""
+        pending = self.pending()
+        if not self.config["duplicate"]:
+            return [g for g in pending if g in over]
+        return [g for g in pending if all(o in over or o in self.results
+                                          for o in self.deal_of(g))]
 
     def deal_of(self, game_id: str) -> list[str]:
         """The ids of the games of ``game_id``'s deal: its round's games with its deal number

@@ -144,7 +144,8 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     """The rotations of a deal share its seed: the first to end keeps its secrets (seed,
     unredacted log, final state, result) until the last one ends."""
     ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
-    games = create(client, ids, duplicate=True, rounds=1)["rounds"][0]["games"]
+    tid = (shown := create(client, ids, duplicate=True, rounds=1))["id"]
+    games = shown["rounds"][0]["games"]
     done, running = games[0]["id"], [g["id"] for g in games[1:]]
     playing = svc.load(done)
     while_running = client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"]
@@ -161,6 +162,14 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
                 for n in svc.player_store.notices_after(pid, "0-0", 1000)
                 if n.type == "game_finish"]
     assert len(finishes) == 3 and all(f["result"] is None for f in finishes)
+    # nor does the tournament record its ranks (they would say how the deal went)
+    assert svc.tournaments.advance(tid) == "playing"
+    listed = client.get(f"/v1/tournaments/{tid}").get_json()
+    assert [(g["status"], g["result"]) for g in listed["rounds"][0]["games"]] == \
+        [("finished", None), ("active", None), ("active", None)]
+    assert all(row["points"] == 0 for row in listed["standings"])
+    finish(svc, running[0])
+    assert svc.tournaments.advance(tid) == "playing"
 
     r = client.get(f"/v1/games/{done}/export")
     assert r.status_code == 409 and error(r)["code"] == "game_not_finished"
@@ -172,9 +181,11 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     assert served[:len(while_running)] == while_running  # redacted as while it ran
     assert svc.withheld(svc.load(done))
 
-    for gid in running:
-        finish(svc, gid)
+    finish(svc, running[1])
     assert client.get(f"/v1/games/{done}/export").status_code == 200
+    assert svc.tournaments.advance(tid) == "finished"  # the deal's three results at once
+    listed = client.get(f"/v1/tournaments/{tid}").get_json()
+    assert all(g["result"] is not None for g in listed["rounds"][0]["games"])
     assert client.get(f"/v1/games/{done}/states/{playing.version}").get_json()["state"] != \
         viewed["state"]  # every secret of it public now
     finishes = [n.data for pid in ids
