@@ -7,8 +7,8 @@ from flask import Response, current_app, request
 from .. import schemas as s
 from ..application import GameService, Table, body_digest
 from ..application.players import PLATFORM
-from ..application.errors import (Forbidden, InvalidRequest, InvalidToken, NotFound,
-                                  SeatUnavailable)
+from ..application.errors import (Forbidden, GameNotFinished, InvalidRequest, InvalidToken,
+                                  NotFound, SeatUnavailable)
 from ..engine import ALL
 from ..games import GAMES, guide_summary, guide_text
 from ..options import served_schema
@@ -193,21 +193,29 @@ def get_game(game_id):
 
 @blp.route("/games/<gid:game_id>/states/<int:version>")
 @blp.response(200, s.GameViewSchema)
-@_alts(401, 404, 503)
+@_alts(401, 404, 409, 503)
 @blp.doc(operationId="getState")
 def get_state(game_id, version):
-    """The caller's view as it was at ``version`` (hidden information still hidden)."""
+    """The caller's view as it was at ``version`` (hidden information still hidden).
+
+    409 ``game_not_finished`` for a version of the command that ended a tournament's game
+    whose duplicate deal is still played elsewhere (it holds the end, which that game does
+    not show until then)."""
     if not 1 <= version <= MAX_VERSION:
         raise NotFound.version(version)
     current = load(game_id)
     viewer = caller(current)
     if version > current.version:
         raise NotFound.version(version)
+    # everything is public once the game is over, unless it is withheld (a duplicate deal
+    # still played elsewhere): then each version is served as it was while the game ran, and
+    # none from the command that ended it on, which holds the end, like an export
+    withheld_from = service().withheld_from(current) if current.over else None
+    if withheld_from is not None and version >= withheld_from:
+        raise GameNotFinished()
     table = load(game_id, version)
     view = service().view(table, viewer)
-    # everything is public once the game is over, unless it is withheld (a duplicate deal
-    # still played elsewhere): then each version is served as it was while the game ran
-    if current.over and not service().withheld(current):
+    if current.over and withheld_from is None:
         view = service().view(table, ALL)
         view["you"] = viewer if isinstance(viewer, int) else None
     return view

@@ -40,6 +40,10 @@ if TYPE_CHECKING:
 
     from ..config import Config
 
+#: Events read at a time when looking back for a withheld game's last command (a command's
+#: events: one to a few hundred in the longest forced chains).
+LAST_COMMAND_WINDOW = 256
+
 
 def rating_types() -> list[str]:
     """Every rating type of the registered games."""
@@ -114,9 +118,11 @@ class GameService:
         self.signer = signer
         self._exports = Exports(store, self._loader, self._creation, self.now_ms, signer,
                                 self.withheld)
-        self._reads = Reads(store, self.now_ms, self.withheld)
+        self._reads = Reads(store, self.now_ms, self.withheld_from)
         #: games over whose deal was found complete (they stay so)
         self._revealed: Memo[bool] = Memo(cache_size)
+        #: withheld games: the first version of the command that ended each (it never moves)
+        self._ending: Memo[int] = Memo(cache_size)
         self.seeks = Seeks(SeekStore(store.r), store, self._creation, self.ratings,
                            self.scheduler, self.now_ms, seek_limits or SeekLimits())
         self.tournaments = Tournaments(TournamentStore(store.r), self._creation, self._loader,
@@ -251,6 +257,30 @@ class GameService:
             return True
         self._revealed.put(table.id, True)
         return False
+
+    def withheld_from(self, table: Table) -> int | None:
+        """The first version of ``table`` not served while it is :meth:`withheld` (None: it is
+        not): that of the command that ended it. Its events hold the end (a rules'
+        ``GameEnded`` names the scores and winners) that a running game's log never shows."""
+        if not self.withheld(table):
+            return None
+        found = self._ending.get(table.id)
+        if found is None:
+            found = self._last_command(table)
+            self._ending.put(table.id, found)
+        return found
+
+    def _last_command(self, table: Table) -> int:
+        """The first version of ``table``'s last command (each command's first event keeps
+        its record, ``cmd``), read backwards a window at a time."""
+        upto = table.version
+        while upto > 0:
+            after = max(0, upto - LAST_COMMAND_WINDOW)
+            for stored in reversed(self.store.read(table.id, after, upto)):
+                if "cmd" in stored.envelope:
+                    return stored.version
+            upto = after
+        return table.version
 
     def load(self, game_id: str, version: int | None = None) -> Table:
         return self._loader.load(game_id, version)

@@ -37,15 +37,19 @@ class Reads:
     store: EventStore
     now_ms: Callable[[], int]
     #: a game over whose secrets must stay hidden a while (a duplicate deal still being played
-    #: elsewhere): its events are served as while it ran
-    withheld: Callable[[Table], bool] = lambda table: False
+    #: elsewhere): the first version not served (the command that ended it), its earlier
+    #: events served as while it ran; None for any other game
+    withheld_from: Callable[[Table], int | None] = lambda table: None
 
     def served_events(self, table: Table, envelopes: Sequence[dict], first_version: int,
                       viewer: Viewer) -> list[dict]:
         """Envelopes numbered from ``first_version`` as ``viewer`` may see them now."""
         out = []
-        over = table.over and not self.withheld(table)
+        cutoff = self.withheld_from(table) if table.over else None
+        over = table.over and cutoff is None
         for offset, env in enumerate(envelopes):
+            if cutoff is not None and first_version + offset >= cutoff:
+                break
             ev = {"type": env["type"], "seat": env.get("seat"), "data": env.get("data", {})}
             if env["type"] in SHELL_EVENTS:
                 shown = ev  # about seats and the table: public
@@ -78,7 +82,7 @@ class Reads:
         over = table.over
         # a game over that is withheld shows neither its final state nor its result (both
         # reveal everything) until the rest of its deal is over
-        withheld = over and self.withheld(table)
+        withheld = over and self.withheld_from(table) is not None
         created = table.created["data"]
         clock, clock_state = table.clock, table.shell.clock
         now = self.now_ms() if now_ms is None else now_ms

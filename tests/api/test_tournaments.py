@@ -11,6 +11,7 @@ from service.store import keys
 from service.store.tournaments import TournamentStore
 
 from .helpers import error, player
+from .test_stream import parse
 
 #: These tests play and advance everything in this process, in databases no worker's sweep
 #: advances their tournaments or plays their bots in.
@@ -153,10 +154,22 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     finish(svc, done)
     final = svc.load(done)
     assert final.over and not svc.load(running[0]).over
-    # a past state is served as it was (it held the deal's secrets, as a final state would)
+    # a past state is served as it was (it held the deal's secrets, as a final state would);
+    # nothing from the command that ended the game on (its GameEnded names the scores)
     assert client.get(f"/v1/games/{done}/states/{playing.version}").get_json() == viewed
-    last = client.get(f"/v1/games/{done}/states/{final.version}").get_json()
-    assert last["state"] is None and last["result"] is None
+    ended_at = max(v for v in range(1, final.version + 1)
+                   if "cmd" in svc.store.read(done, v - 1, v)[0].envelope)
+    assert client.get(f"/v1/games/{done}/states/{ended_at - 1}").status_code == 200
+    for version in (ended_at, final.version):
+        r = client.get(f"/v1/games/{done}/states/{version}")
+        assert r.status_code == 409 and error(r)["code"] == "game_not_finished"
+    streamed = client.get(f"/v1/games/{done}/events/stream", buffered=True).get_data(as_text=True)
+    messages = [m for m in parse(streamed.split("\n")) if m[0] != "comment"]
+    assert messages[-1][0] == "end" and messages[-1][2]["result"] is None
+    for log in (client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"],
+                [m[2] for m in messages[:-1]]):
+        assert log and max(e["version"] for e in log) < ended_at
+        assert "GameEnded" not in {e["type"] for e in log}
     # its players are told it ended, not how (the result holds the deal)
     finishes = [n.data for pid in ids
                 for n in svc.player_store.notices_after(pid, "0-0", 1000)
@@ -196,6 +209,9 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     assert view["state"] is not None and view["result"] is not None
     public = client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"]
     assert public[:len(while_running)] != while_running  # now everything is public
+    assert public[-1]["version"] == final.version and "GameEnded" in {e["type"] for e in public}
+    assert client.get(f"/v1/games/{done}/states/{final.version}").get_json()["result"] == \
+        final.result()
 
 
 @pytest.mark.parametrize("body,status,code", [
