@@ -37,7 +37,7 @@ import orjson
 import redis
 
 from .timestamps import rfc3339
-from .engine import CodedError
+from .engine import ALL, CodedError
 
 log = logging.getLogger("cartouche.webhooks")
 
@@ -203,7 +203,7 @@ class Listener:
                     if matches(s, table.id, table.game.type_id)]
             if not subs:
                 return
-            events = self.service.served_events(table, envelopes, first_version, "all")
+            events = self.service.served_events(table, envelopes, first_version, ALL)
             last = first_version + len(envelopes) - 1
         except Exception:
             log.exception("webhooks: could not prepare deliveries for game %s", table.id)

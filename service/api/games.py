@@ -200,7 +200,7 @@ def get_state(game_id, version):
 
     409 ``game_not_finished`` for a version of the command that ended a tournament's game
     whose duplicate deal is still played elsewhere (it holds the end, which that game does
-    not show until then)."""
+    not show until then), but to a platform key."""
     if not 1 <= version <= MAX_VERSION:
         raise NotFound.version(version)
     current = load(game_id)
@@ -211,7 +211,7 @@ def get_state(game_id, version):
     # still played elsewhere): then each version is served as it was while the game ran, and
     # none from the command that ended it on, which holds the end, like an export
     withheld_from = service().withheld_from(current) if current.over else None
-    if withheld_from is not None and version >= withheld_from:
+    if withheld_from is not None and version >= withheld_from and viewer != ALL:
         raise GameNotFinished()
     table = load(game_id, version)
     view = service().view(table, viewer)

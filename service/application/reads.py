@@ -45,8 +45,10 @@ class Reads:
                       viewer: Viewer) -> list[dict]:
         """Envelopes numbered from ``first_version`` as ``viewer`` may see them now."""
         out = []
-        cutoff = self.withheld_from(table) if table.over else None
-        over = table.over and cutoff is None
+        withheld_from = self.withheld_from(table) if table.over else None
+        over = table.over and withheld_from is None
+        # a platform key reads everything (webhooks deliver what it reads)
+        cutoff = None if viewer == ALL else withheld_from
         for offset, env in enumerate(envelopes):
             if cutoff is not None and first_version + offset >= cutoff:
                 break
@@ -69,13 +71,24 @@ class Reads:
     def events(self, table: Table, viewer: Viewer, after: int,
                limit: int) -> tuple[list[dict], int]:
         """Up to ``limit`` log entries after ``after`` as ``viewer`` may see them, and the last
-        version read (private events are skipped, so fewer may be served)."""
-        stored = self.store.read(table.id, after, table.version, count=limit)
+        version read (private events are skipped, so fewer may be served; a withheld game's
+        are read up to the command that ended it, so a reader paging on finds that command
+        once the game is no longer withheld)."""
+        cutoff = self._cutoff(table, viewer)
+        upto = table.version if cutoff is None else cutoff - 1
+        stored = self.store.read(table.id, after, upto, count=limit)
         if not stored:
             return [], after
         served = self.served_events(table, [s.envelope for s in stored], stored[0].version,
                                     viewer)
         return served, stored[-1].version
+
+    def _cutoff(self, table: Table, viewer: Viewer) -> int | None:
+        """The first version ``viewer`` is not served of ``table`` (None: all are): a game
+        over and withheld stops before the command that ended it, but for a platform key."""
+        if not table.over or viewer == ALL:
+            return None
+        return self.withheld_from(table)
 
     def view(self, table: Table, viewer: Viewer, now_ms: int | None = None) -> dict:
         game, state = table.game, table.state

@@ -4,6 +4,8 @@ once when advanced twice or raced, duplicate deals sharing a seed over rotated s
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from service.engine.tournament import Tournament
@@ -141,7 +143,8 @@ def test_duplicate_deals_share_a_seed_over_rotated_seats(client, svc):
     assert svc.store.r.get(keys.seed(other["id"])) not in seeds
 
 
-def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client, svc):
+def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client, svc, redis_url,
+                                                                         queue_url):
     """The rotations of a deal share its seed: the first to end keeps its secrets (seed,
     unredacted log, final state, result) until the last one ends."""
     ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
@@ -166,10 +169,21 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     streamed = client.get(f"/v1/games/{done}/events/stream", buffered=True).get_data(as_text=True)
     messages = [m for m in parse(streamed.split("\n")) if m[0] != "comment"]
     assert messages[-1][0] == "end" and messages[-1][2]["result"] is None
-    for log in (client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"],
-                [m[2] for m in messages[:-1]]):
+    page = client.get(f"/v1/games/{done}/events?limit=1000").get_json()
+    assert page["next_after"] == ended_at - 1  # paging on finds that command once public
+    for log in (page["events"], [m[2] for m in messages[:-1]]):
         assert log and max(e["version"] for e in log) < ended_at
         assert "GameEnded" not in {e["type"] for e in log}
+    # a platform key reads everything, as the webhooks deliver it
+    from service.app import create_app
+    from service.application import NullScheduler
+    from service.config import Config
+    platform = create_app(Config(redis_url=redis_url, queue_url=queue_url,
+                                 platform_key_digests=(hashlib.sha256(b"pk").hexdigest(),)),
+                          scheduler=NullScheduler()).test_client()
+    log = platform.get(f"/v1/games/{done}/events?limit=1000",
+                       headers={"Authorization": "Bearer pk"}).get_json()["events"]
+    assert log[-1]["version"] == final.version and log[-1]["type"] == "GameEnded"
     # its players are told it ended, not how (the result holds the deal)
     finishes = [n.data for pid in ids
                 for n in svc.player_store.notices_after(pid, "0-0", 1000)
