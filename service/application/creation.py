@@ -227,12 +227,16 @@ class Creation:
                 raise
         if charge is not None:
             charge(sum(stored_size(new) for new in prepared))
-        # the listeners' reads (the webhook subscriptions) ride in the games' own write
-        reads = self.bus.reads()
-        replies = self.store_games(prepared, [read for _, wanted in reads for read in wanted])
-        for new in prepared:
-            self.announce(new, reads, replies, unseen=True)
+        self.publish(prepared)
         return [new.response for new in prepared]
+
+    def publish(self, news: Sequence[NewGame]) -> None:
+        """Store games no client knows yet and announce each (:meth:`announce`): the
+        listeners' reads (the webhook subscriptions) ride in the games' own write."""
+        reads = self.bus.reads()
+        replies = self.store_games(news, [read for _, wanted in reads for read in wanted])
+        for new in news:
+            self.announce(new, reads, replies, unseen=True)
 
     def write(self, news: Sequence[NewGame], then: Callable[[], bool] | None = None) -> bool:
         """Store ``news`` and list them in the game index, then run ``then`` (a write that

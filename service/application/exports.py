@@ -70,8 +70,11 @@ class Exports:
         now = self.now_ms()
         created = dict(parent.created)
         data = dict(created["data"])
-        # a table's fork starts with its seats as they were filled (the lobby is inherited)
-        data["players"] = table.players
+        # a table's fork starts with its seats as they were filled (the lobby is inherited),
+        # by name: whoever forks plays them with the new seat tokens, not its players, whose
+        # games and counts a fork is not
+        data["players"] = [{k: v for k, v in p.items() if k not in ("player", "invited")}
+                           for p in table.players]
         data.pop("on_decline", None)
         data.pop("rated", None)  # a game continued from another's position is not rated
         data.update({"seed_commitment": commitment(seed), "seed": "server", "setup": "custom",
@@ -89,6 +92,5 @@ class Exports:
                        status=table.status)
         if charge is not None:
             charge(stored_size(new))
-        self.creation.write([new])
-        self.creation.open(new)
+        self.creation.publish([new])  # told to the listeners, as a creation is (webhooks)
         return new.response

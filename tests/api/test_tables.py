@@ -317,6 +317,51 @@ def test_forks_of_a_table_start_from_its_filled_seats(client):
     assert r.status_code == 422 and error(r)["code"] == "game_not_started"
 
 
+def test_a_fork_seats_nobody_s_player_and_counts_in_no_profile(client):
+    # anybody may fork a finished game; the fork's seats are played with its new seat
+    # tokens, so its players' games and counts are not touched by it
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    gid = table(client, ada, [{"player": ada["id"]}, {"player": bob["id"]}],
+                type_="tides-of-time")["id"]
+    assert join(client, gid, bob).status_code == 201
+    for _ in range(200):
+        view = client.get(f"/v1/games/{gid}").get_json()
+        if view["status"] != "active":
+            break
+        for who in (ada, bob):
+            legal = client.get(f"/v1/games/{gid}/legal-actions",
+                               headers=auth(who["token"])).get_json()["actions"]
+            if legal:
+                client.post(f"/v1/games/{gid}/actions", json={"action": legal[0]},
+                            headers=auth(who["token"]))
+    assert view["status"] == "finished"
+    counts = {p["id"]: client.get(f"/v1/players/{p['id']}").get_json()["stats"]
+              for p in (ada, bob)}
+    start = next(e["version"] for e in client.get(f"/v1/games/{gid}/events?limit=1000")
+                 .get_json()["events"] if e["type"] == "GameStarted")
+    for version in (view["version"], start + 1):  # born finished; played out by a stranger
+        r = client.post(f"/v1/games/{gid}/fork", json={"version": version})
+        assert r.status_code in (201, 422), r.get_json()
+        if r.status_code == 422:
+            continue
+        fork = r.get_json()
+        seen = client.get(f"/v1/games/{fork['id']}", headers=auth(ada["token"])).get_json()
+        assert seen["you"] is None and [p["name"] for p in seen["players"]] == ["Ada", "Bob"]
+        tokens = [s["token"] for s in fork["seats"]]
+        for _ in range(200):
+            if client.get(f"/v1/games/{fork['id']}").get_json()["status"] != "active":
+                break
+            for t in tokens:
+                legal = client.get(f"/v1/games/{fork['id']}/legal-actions",
+                                   headers=auth(t)).get_json()["actions"]
+                if legal:
+                    client.post(f"/v1/games/{fork['id']}/actions",
+                                json={"action": legal[0]}, headers=auth(t))
+        assert client.get(f"/v1/games/{fork['id']}").get_json()["status"] == "finished"
+    assert {p["id"]: client.get(f"/v1/players/{p['id']}").get_json()["stats"]
+            for p in (ada, bob)} == counts
+
+
 def test_platform_keys_seat_players_and_find_them_by_external_id(redis_url, queue_url):
     import hashlib
 

@@ -299,6 +299,23 @@ def test_deliveries_are_signed_complete_and_in_order(wc, receiver, worker):
         [("4-4", 1, 200, "delivered"), ("1-3", 1, 200, "delivered")]
 
 
+def test_a_fork_is_delivered_as_a_creation_is(wc, receiver, worker):
+    # "after every command (creation included)": a fork's creation appends the copied events
+    gid, tokens = new_game(wc)
+    for t in tokens:
+        assert act(wc, gid, t, "continue").status_code == 201
+    at = wc.get(f"/v1/games/{gid}", headers=PLATFORM).get_json()["version"]
+    sub = subscribe(wc, receiver.url + "/hook")
+    r = wc.post(f"/v1/games/{gid}/fork", json={"version": at}, headers=PLATFORM)
+    assert r.status_code == 201, r.get_json()
+    got = receiver.wait("/hook", 1)
+    body = json.loads(got[0]["body"])
+    assert body["game_id"] == r.get_json()["id"]
+    assert (body["first_version"], body["last_version"]) == (1, at)
+    assert [e["version"] for e in body["events"]] == list(range(1, at + 1))
+    assert sub["id"] == body["subscription_id"]
+
+
 def test_failures_are_retried_with_backoff_and_hold_back_later_deliveries(wc, receiver, worker):
     verify = recipe()
     receiver.script["/flaky"] = [500, 500, 200]
