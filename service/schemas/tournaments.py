@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from . import GAME_TYPES, ExportSchema, JsonInteger, Strict
+from . import GAME_TYPES, ExportSchema, JsonInteger, Strict, Text
 
 
 class CreateTournamentSchema(Strict):
-    name = fields.String(required=True, validate=validate.Length(1, 100))
+    name = Text(required=True, validate=validate.Length(1, 100))
     type = fields.String(required=True, validate=validate.OneOf(GAME_TYPES))
     options = fields.Dict(keys=fields.String(), load_default=dict, metadata={
         "description": "game options (see GET /v1/game-types) and `clock`, as for a "

@@ -61,6 +61,10 @@ def test_a_join_name_and_a_player_name_are_checked(client):
     assert client.post(f"/v1/games/{gid}/join", json={"name": "Cyd"}).status_code == 201
     refused(client.post("/v1/players", json={"name": "\x1b[31mred"}), "name")
     assert client.post("/v1/players", json={"name": "Ré"}).status_code == 201
+    cup = {"type": "diamant", "format": "round_robin", "seats_per_game": 3,
+           "participants": ["bot-random", "bot-heuristic", "bot-mcts"]}
+    for bad in ("a\x00b", "\x1b[2J", "x\u202ey", "new\nline"):
+        refused(client.post("/v1/tournaments", json={"name": bad, **cup}), "name")
 
 
 def options_refused(r, option):
