@@ -73,8 +73,7 @@ class Exports:
         # a table's fork starts with its seats as they were filled (the lobby is inherited),
         # by name: whoever forks plays them with the new seat tokens, not its players, whose
         # games and counts a fork is not
-        data["players"] = [{k: v for k, v in p.items() if k not in ("player", "invited")}
-                           for p in table.players]
+        data["players"] = [{k: v for k, v in p.items() if k != "player"} for p in table.players]
         data.pop("on_decline", None)
         data.pop("rated", None)  # a game continued from another's position is not rated
         data.update({"seed_commitment": commitment(seed), "seed": "server", "setup": "custom",

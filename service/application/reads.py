@@ -44,8 +44,13 @@ class Reads:
     def served_events(self, table: Table, envelopes: Sequence[dict], first_version: int,
                       viewer: Viewer) -> list[dict]:
         """Envelopes numbered from ``first_version`` as ``viewer`` may see them now."""
+        return self._served(table, envelopes, first_version, viewer,
+                            self.withheld_from(table) if table.over else None)
+
+    def _served(self, table: Table, envelopes: Sequence[dict], first_version: int,
+                viewer: Viewer, withheld_from: int | None) -> list[dict]:
+        """:meth:`served_events`, the game's :attr:`withheld_from` given."""
         out = []
-        withheld_from = self.withheld_from(table) if table.over else None
         over = table.over and withheld_from is None
         # a platform key reads everything (webhooks deliver what it reads)
         cutoff = None if viewer == ALL else withheld_from
@@ -74,21 +79,14 @@ class Reads:
         version read (private events are skipped, so fewer may be served; a withheld game's
         are read up to the command that ended it, so a reader paging on finds that command
         once the game is no longer withheld)."""
-        cutoff = self._cutoff(table, viewer)
-        upto = table.version if cutoff is None else cutoff - 1
+        withheld_from = self.withheld_from(table) if table.over else None
+        upto = table.version if withheld_from is None or viewer == ALL else withheld_from - 1
         stored = self.store.read(table.id, after, upto, count=limit)
         if not stored:
             return [], after
-        served = self.served_events(table, [s.envelope for s in stored], stored[0].version,
-                                    viewer)
+        served = self._served(table, [s.envelope for s in stored], stored[0].version, viewer,
+                              withheld_from)
         return served, stored[-1].version
-
-    def _cutoff(self, table: Table, viewer: Viewer) -> int | None:
-        """The first version ``viewer`` is not served of ``table`` (None: all are): a game
-        over and withheld stops before the command that ended it, but for a platform key."""
-        if not table.over or viewer == ALL:
-            return None
-        return self.withheld_from(table)
 
     def view(self, table: Table, viewer: Viewer, now_ms: int | None = None) -> dict:
         game, state = table.game, table.state
