@@ -260,8 +260,8 @@ class GameService:
 
     def withheld_from(self, table: Table) -> int | None:
         """The first version of ``table`` not served while it is :meth:`withheld` (None: it is
-        not): that of the command that ended it. Its events hold the end (a rules'
-        ``GameEnded`` names the scores and winners) that a running game's log never shows."""
+        not): that of the command that ended it. Its events hold the end (the rules' last
+        event names the scores and winners) that a running game's log never shows."""
         if not self.withheld(table):
             return None
         found = self._ending.get(table.id)
