@@ -203,9 +203,10 @@ class Seats:
             self.controllers[ev["seat"]] = ev["data"]["replaced_by"].partition(":")[0]
         elif ev["type"] == "SeatForfeited":
             self.controllers[ev["seat"]] = "left"
-            if ev["data"].get("game_continues") is False:
-                self.ended = {"reason": f"forfeit_{ev['data']['reason']}",
-                              "seats": [ev["seat"]]}
+            if ev["data"].get("game_continues") is False:  # with the seats leaving with it
+                if self.ended is None:
+                    self.ended = {"reason": f"forfeit_{ev['data']['reason']}", "seats": []}
+                self.ended["seats"].append(ev["seat"])
         elif ev["type"] == "GameAborted":
             self.aborted = True
 
@@ -451,11 +452,12 @@ def _shell(game, seed: bytes, version: int, cmd: dict, group: list[dict], state:
             count = len(_decided(game, seed, version, refused, state)[0])
         elif refused["shell"] in ("idle", "abort", "resign"):
             count = 1
-        elif refused["shell"] == "forfeit" and type(refused.get("seat")) is int and \
-                0 <= refused["seat"] < len(seats.controllers) and seats.policy == "forfeit" \
-                and seats.controllers[refused["seat"]] != "left":
-            left = forfeit(game, state, refused["seat"], Rng(seed, version))
-            count = 1 + (len(left[0]) if left is not None else 0)
+        elif refused["shell"] == "forfeit" and seats.policy == "forfeit":
+            gone = _forfeiting(version, refused, seats)
+            if any(seats.controllers[s] == "left" for s in gone):
+                raise Divergence(version, "unknown_shell_command")
+            left = forfeit(game, state, gone, Rng(seed, version))
+            count = len(gone) + (len(left[0]) if left is not None else 0)
         else:
             raise Divergence(version, "unknown_shell_command")
         return _event_limit(version, cmd, count, seats), state
@@ -463,31 +465,58 @@ def _shell(game, seed: bytes, version: int, cmd: dict, group: list[dict], state:
         if seats.moved:
             raise Divergence(version, "abort_after_start")
         return _aborted(version, cmd, group, seats), state
-    if kind not in ("resign", "forfeit") or type(seat) is not int \
-            or not 0 <= seat < len(seats.controllers):
+    if kind == "forfeit":
+        seats.moved = True
+        return _forfeit(game, seed, version, _forfeiting(version, cmd, seats), group, state,
+                        seats)
+    if kind != "resign" or type(seat) is not int or not 0 <= seat < len(seats.controllers):
         raise Divergence(version, "unknown_shell_command")
     seats.moved = True
-    if kind == "resign":  # a human seat, under a clock that does not forfeit it
-        if seats.controllers[seat] != "human" or seats.policy == "forfeit":
-            raise Divergence(version, "resign_not_allowed", {"seat": seat})
-        replaced = "auto" if seats.policy == "auto" else \
-            f"bot:{seats.clock['bot_level'] if seats.clock else 'heuristic'}"
-        seats.controllers[seat] = replaced.partition(":")[0]
-        return [event("SeatResigned", {"replaced_by": replaced}, seat)], state
-    # a forfeit: a clock that forfeits, a seat still in the game, run out or resigned
+    # a resign: a human seat, under a clock that does not forfeit it
+    if seats.controllers[seat] != "human" or seats.policy == "forfeit":
+        raise Divergence(version, "resign_not_allowed", {"seat": seat})
+    replaced = "auto" if seats.policy == "auto" else \
+        f"bot:{seats.clock['bot_level'] if seats.clock else 'heuristic'}"
+    seats.controllers[seat] = replaced.partition(":")[0]
+    return [event("SeatResigned", {"replaced_by": replaced}, seat)], state
+
+
+def _forfeiting(version: int, cmd: dict, seats: Seats) -> list[int]:
+    """The seats a forfeit's record names (``service.application.seats.forfeit_command``):
+    ``seat``, or ``seats`` (two or more, in seat order) for seats whose clocks ran out at
+    one instant."""
+    n = len(seats.controllers)
+    if "seats" in cmd:
+        gone = cmd["seats"]
+        if "seat" in cmd or not isinstance(gone, list) or len(gone) < 2 or \
+                any(type(s) is not int or not 0 <= s < n for s in gone) or \
+                gone != sorted(set(gone)):
+            raise Divergence(version, "unknown_shell_command")
+        return gone
+    if type(cmd.get("seat")) is not int or not 0 <= cmd["seat"] < n:
+        raise Divergence(version, "unknown_shell_command")
+    return [cmd["seat"]]
+
+
+def _forfeit(game, seed: bytes, version: int, gone: list[int], group: list[dict], state: dict,
+             seats: Seats) -> tuple[list[dict], dict]:
+    """A forfeit's events: a clock that forfeits, seats still in the game, run out (several
+    at one instant) or one resigned by its human."""
     reason = group[0].get("data", {}).get("reason")
-    if seats.policy != "forfeit" or seats.controllers[seat] == "left" or \
-            reason not in ("timeout", "resigned") or \
-            (reason == "resigned" and seats.controllers[seat] != "human"):
-        raise Divergence(version, "forfeit_not_allowed", {"seat": seat})
-    seats.controllers[seat] = "left"
-    left = forfeit(game, state, seat, Rng(seed, version))
-    marker = event("SeatForfeited", {"reason": reason, "game_continues": left is not None},
-                   seat)
+    for seat in gone:
+        if seats.policy != "forfeit" or seats.controllers[seat] == "left" or \
+                reason not in ("timeout", "resigned") or \
+                (reason == "resigned" and (seats.controllers[seat] != "human" or len(gone) > 1)):
+            raise Divergence(version, "forfeit_not_allowed", {"seat": seat})
+    for seat in gone:
+        seats.controllers[seat] = "left"
+    left = forfeit(game, state, gone, Rng(seed, version))
+    markers = [event("SeatForfeited", {"reason": reason, "game_continues": left is not None},
+                     seat) for seat in gone]
     if left is None:
-        seats.ended = {"reason": f"forfeit_{reason}", "seats": [seat]}
-        return [marker], state
-    return [marker] + left[0], left[1]
+        seats.ended = {"reason": f"forfeit_{reason}", "seats": list(gone)}
+        return markers, state
+    return markers + left[0], left[1]
 
 
 def _timed_out(game, state: dict, version: int, cmd: dict, seats: Seats) -> None:

@@ -51,9 +51,11 @@ class Autoplay:
             due = self.overdue(table)
             if not due:
                 return timed_out
-            seat = due[0]
-            if isinstance(self._timeout(table, seat), Appended):
-                timed_out.append(seat)
+            if table.clock["timeout"] == "forfeit":  # the late seats leave together
+                if isinstance(self.seats.forfeit(table, due, "timeout"), Appended):
+                    timed_out += due
+            elif isinstance(self._timeout(table, due[0]), Appended):
+                timed_out.append(due[0])
         return timed_out
 
     def overdue(self, table: Table) -> list[int]:
@@ -64,10 +66,7 @@ class Autoplay:
         return clock_mod.overdue(table.clock, table.shell.clock, self.now_ms(), table.awaiting())
 
     def _timeout(self, table: Table, seat: int) -> Outcome:
-        policy = table.clock["timeout"]
-        if policy == "forfeit":
-            return self.seats.forfeit(table, seat, "timeout")
-        if policy == "bot" or table.shell.controllers[seat].control is Control.BOT:
+        if table.clock["timeout"] == "bot" or table.shell.controllers[seat].control is Control.BOT:
             level = table.clock.get("bot_level", "heuristic")
             action = self._bot_action(table, seat, level, budget_ms=200)
         else:

@@ -23,9 +23,21 @@ def _ms(last: int | str) -> int:
     return int(datetime.fromisoformat(last).timestamp() * 1000)
 
 
+def _left(table: Table, seats: list[int]) -> tuple[Controller, ...]:
+    """The table's controllers with ``seats`` gone (forfeited)."""
+    return tuple(LEFT if i in seats else c for i, c in enumerate(table.shell.controllers))
+
+
 def _replaced(table: Table, seat: int, controller: Controller) -> tuple[Controller, ...]:
     controllers = table.shell.controllers
     return controllers[:seat] + (controller,) + controllers[seat + 1:]
+
+
+def forfeit_command(seats: list[int]) -> dict:
+    """The record of a forfeit (``cmd``): one seat's as ``seat``, several seats' leaving at
+    one instant (their clocks ran out together) as ``seats``, in seat order."""
+    return {"shell": "forfeit", "seat": seats[0]} if len(seats) == 1 else \
+        {"shell": "forfeit", "seats": seats}
 
 
 @dataclass(eq=False)
@@ -36,23 +48,26 @@ class Seats:
     #: for games whose creation event records none (created before the limit existed)
     idle_abort_s: int = 0
 
-    def forfeit(self, table: Table, seat: int, reason: str) -> Outcome:
-        """The rules' consequence of leaving, or (for games that cannot go on without the
-        seat) the end of the game with that seat last."""
-        left = forfeit(table.game, table.state, seat,
+    def forfeit(self, table: Table, seats: list[int], reason: str) -> Outcome:
+        """The rules' consequence of ``seats`` leaving at one instant, or (for games that
+        cannot go on without them) the end of the game with them all last. Several seats
+        forfeit together when their clocks ran out together: one at a time, the first to go
+        would end the game and the others, as late, would win it."""
+        seats = sorted(seats)
+        left = forfeit(table.game, table.state, seats,
                        Rng(bytes.fromhex(self.loader.seed(table.id)), table.version + 1))
         if left is not None:
             events, after = left
             changes = {}
         else:
             events, after = [], table.state
-            changes = {"ended": {"reason": f"forfeit_{reason}", "seats": [seat]}}
-        marker = event("SeatForfeited", {"reason": reason, "game_continues": left is not None},
-                       seat)
-        shell = self.appender.next_shell(table, after, {seat},
-                                         controllers=_replaced(table, seat, LEFT), **changes)
-        return self.appender.append(table, [marker] + events, after, shell,
-                                    cmd={"shell": "forfeit", "seat": seat})
+            changes = {"ended": {"reason": f"forfeit_{reason}", "seats": seats}}
+        markers = [event("SeatForfeited", {"reason": reason, "game_continues": left is not None},
+                         seat) for seat in seats]
+        shell = self.appender.next_shell(table, after, set(seats),
+                                         controllers=_left(table, seats), **changes)
+        return self.appender.append(table, markers + events, after, shell,
+                                    cmd=forfeit_command(seats))
 
     def resign(self, game_id: str, seat: int) -> Table:
         """The seat leaves: the rules' forfeit when its clock says so, else a bot (or the
@@ -68,7 +83,7 @@ class Seats:
                 raise SeatNotHuman()
             clock = table.clock
             if clock and clock["timeout"] == "forfeit":
-                outcome = self.forfeit(table, seat, "resigned")
+                outcome = self.forfeit(table, [seat], "resigned")
             else:
                 replacement = (AUTO if clock and clock["timeout"] == "auto" else
                                Controller.bot(clock["bot_level"] if clock else "heuristic"))

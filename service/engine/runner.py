@@ -16,6 +16,8 @@ functions is mutated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .actions import action_type
 from .game import Action, CodedError, Event, Game, State
 
@@ -87,15 +89,23 @@ def start(game: Game, state: State, rng) -> tuple[list[Event], State]:
     return events + forced, after
 
 
-def forfeit(game: Game, state: State, seat: int, rng) -> tuple[list[Event], State] | None:
-    """The rules' consequence of ``seat`` leaving (``Game.resign``) and the forced moves after
-    it, with the state after them (``state`` untouched); None when the game cannot go on
-    without the seat."""
-    left = game.resign(state, seat)
-    if left is None or not left[0]:
-        return None
-    events, after = left
-    forced, after = forced_moves(game, after, rng)
+def forfeit(game: Game, state: State, seats: Sequence[int],
+            rng) -> tuple[list[Event], State] | None:
+    """The rules' consequence of ``seats`` leaving at one instant (``Game.resign`` for each, in
+    the order given) and the forced moves after them, with the state after them (``state``
+    untouched); None when the game cannot go on without them: the rules cannot take one of
+    them out, or the game ends before the last of them has left (the seats still to leave were
+    as late as the others, so the rules' ending must not make them winners)."""
+    events: list[Event] = []
+    for i, seat in enumerate(seats):
+        left = game.resign(state, seat)
+        if left is None or not left[0]:
+            return None
+        events += left[0]
+        state = left[1]
+        if i < len(seats) - 1 and game.is_over(state):
+            return None
+    forced, after = forced_moves(game, state, rng)
     return events + forced, after
 
 

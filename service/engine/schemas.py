@@ -120,7 +120,8 @@ SHELL_EVENT_SCHEMAS: dict[str, dict] = {
     "SeatForfeited": {
         "type": "object",
         "description": "The seat left the game (resigned under `timeout: forfeit`, or ran out "
-                       "of time): the rules go on without it, or the game ends with it last.",
+                       "of time, with every seat whose time ran out at the same instant): the "
+                       "rules go on without it, or the game ends with it last.",
         "properties": {"reason": {"enum": ["resigned", "timeout"]},
                        "game_continues": {"type": "boolean"}},
         "required": ["reason", "game_continues"],

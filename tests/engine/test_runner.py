@@ -168,14 +168,34 @@ def test_turn_check_then_malformed_check_then_decide():
 def test_forfeit_plays_the_forced_moves_after_the_rules_consequence():
     game, state = started()
     state["total"] = 6
-    assert forfeit(game, state, 0, Rng(b"toy", 2)) is None  # the game cannot go on
+    assert forfeit(game, state, [0], Rng(b"toy", 2)) is None  # the game cannot go on
     state["total"] = 9
     before = clone(state)
-    events, after = forfeit(game, state, 1, Rng(b"toy", 2))
+    events, after = forfeit(game, state, [1], Rng(b"toy", 2))
     assert state == before
     assert [(e["type"], e.get("forced", False)) for e in events] == [
         ("Left", False), ("Added", True), ("Ended", True)]
     assert after["left"] == 1 and game.is_over(after)
+
+
+def test_seats_forfeiting_together_leave_in_order_and_none_wins_by_the_others_leaving():
+    game, state = started()
+    state["total"] = 9
+    events, after = forfeit(game, state, [0, 1], Rng(b"toy", 2))
+    assert [(e["type"], e["seat"]) for e in events] == [
+        ("Left", 0), ("Left", 1), ("Added", state["turn"]), ("Ended", None)]
+
+    class EndsOnLeaving(Toy):  # the last one standing wins, as in Papyrus (12.4)
+        def resign(self, state, seat):
+            out = Outcome(self, state)
+            out.emit("Left", {}, seat)
+            out.emit("Ended")
+            return out.done()
+
+    game = EndsOnLeaving()
+    assert forfeit(game, state, [1], Rng(b"toy", 2))[0][-1]["type"] == "Ended"
+    # both late: the first one's leaving must not make the other the winner
+    assert forfeit(game, state, [0, 1], Rng(b"toy", 2)) is None
 
 
 def test_outcome_works_on_a_clone_and_applies_each_event_as_it_is_emitted():

@@ -37,7 +37,7 @@ def walk(game, n: int, options: dict, seed: int, policy: Policy, *,
         if game.is_over(g.state):
             break
         if resign_at and step in resign_at:
-            left = forfeit(game, g.state, resign_at[step], Rng(g.seed, g.version + 1))
+            left = forfeit(game, g.state, [resign_at[step]], Rng(g.seed, g.version + 1))
             assert left is not None, "the rules let the seat leave"
             g.events += left[0]
             g.state = left[1]

@@ -88,6 +88,58 @@ def test_forfeit_ends_a_game_that_cannot_go_on_with_that_seat_last(fake):
     assert view["players"][2]["controller"] == "left"
 
 
+@pytest.mark.parametrize("type_,n,on_time,ranks", [
+    ("tides-of-time", 2, [], [2, 2]),     # both late: neither wins
+    ("diamant", 3, [0], [1, 3, 3]),       # seat 0 decided in time: it alone wins
+    ("diamant", 3, [], [3, 3, 3]),
+])
+def test_seats_late_at_one_instant_forfeit_together(fake, type_, n, on_time, ranks):
+    """One at a time, the first late seat would end the game and the others, as late, win."""
+    from service.replay import verify
+
+    client, clock = fake
+    gid, tokens = new_game(client, {"per_decision_ms": 1_000, "timeout": "forfeit"}, n=n,
+                           type_=type_)
+    for seat in on_time:
+        assert act(client, gid, tokens[seat]).status_code == 201
+    before = client.get(f"/v1/games/{gid}").get_json()["version"]
+    clock.t += 1_500
+    late = [s for s in range(n) if s not in on_time]
+    r = client.post(f"/v1/games/{gid}/actions", headers=auth(tokens[late[-1]]), json={
+        "action": client.get(f"/v1/games/{gid}/legal-actions",
+                             headers=auth(tokens[late[-1]])).get_json()["actions"][0]})
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "deadline_passed"
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["status"] == "finished"
+    assert view["result"]["ranks"] == ranks
+    assert view["result"]["winners"] == on_time
+    assert view["result"]["details"] == {"ended_by": "forfeit_timeout", "forfeited": late}
+    assert [p["controller"] for p in view["players"]] == [
+        "human" if s in on_time else "left" for s in range(n)]
+    log = client.get(f"/v1/games/{gid}/events?after={before}").get_json()["events"]
+    assert [(e["type"], e["seat"]) for e in log] == [("SeatForfeited", s) for s in late]
+    assert {e["version"] for e in log} == set(range(before + 1, before + 1 + len(late)))
+    doc = client.get(f"/v1/games/{gid}/export").get_json()
+    assert verify(doc)["valid"]
+    # the record names the seats that left together; a log that says otherwise is caught
+    first = next(e for e in doc["events"] if e["version"] == before + 1)
+    assert first["cmd"] == ({"shell": "forfeit", "seats": late} if len(late) > 1 else
+                            {"shell": "forfeit", "seat": late[0]})
+    for cmd, reason in (({"shell": "forfeit", "seats": late[::-1]}, "unknown_shell_command"),
+                        ({"shell": "forfeit", "seats": late + late}, "unknown_shell_command"),
+                        ({"shell": "forfeit", "seat": late[0]}, "event_count_differs")):
+        first["cmd"] = cmd
+        assert verify(doc)["reason"] == reason
+    first["cmd"] = {"shell": "forfeit", "seats": late}
+    for e in doc["events"][before:]:
+        e["data"]["reason"] = "resigned"  # a resignation is one seat's
+    assert verify(doc)["reason"] == "forfeit_not_allowed"
+    fork = client.post(f"/v1/games/{gid}/fork", json={"version": view["version"]}).get_json()
+    forked = client.get(f"/v1/games/{fork['id']}").get_json()
+    assert (forked["status"], forked["result"]) == ("finished", view["result"])
+    assert verify(client.get(f"/v1/games/{fork['id']}/export").get_json())["valid"]
+
+
 def test_resign_hands_the_seat_to_a_bot(fake):
     client, _ = fake
     gid, tokens = new_game(client, {"per_decision_ms": 60_000, "timeout": "bot"})
