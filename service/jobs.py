@@ -78,8 +78,9 @@ class RqScheduler:
 
     def changed(self, table) -> None:
         if table.over:
-            if table.status == "finished" and table.created["data"].get("rated"):
-                self._enqueue_rating(table.id)
+            if table.status == "finished" and table.created["data"].get("rated") and \
+                    not table.created["data"].get("tournament"):  # rated when recorded
+                self.enqueue_rating(table.id)
             if table.created["data"].get("tournament"):
                 self._enqueue_tournament(table.created["data"]["tournament"], table.id)
             if self.archive_after_s is not None:
@@ -160,8 +161,9 @@ class RqScheduler:
         except redis.RedisError:
             log.exception("could not schedule the jobs of seek %s", seek_id)
 
-    def _enqueue_rating(self, game_id: str) -> None:
-        """The rating job of a finished rated game (idempotent: ``Ratings.rate``)."""
+    def enqueue_rating(self, game_id: str) -> None:
+        """The rating job of a finished rated game (idempotent: ``Ratings.rate``): at its end,
+        or when its tournament records it (``Tournaments.advance``)."""
         try:
             self.queue.enqueue("workers.jobs.rate_game", game_id, job_id=f"rate-{game_id}",
                                result_ttl=60, failure_ttl=24 * 3600, job_timeout=60,

@@ -26,7 +26,7 @@ from .loading import Loader
 from .errors import NotFound
 from .model import Appended, Table
 from .observer import Observer
-from .notices import PlayerNotices
+from .notices import PlayerNotices, count_finished
 from .players import Players
 from .ratings import Ratings, shown
 from .reads import Reads
@@ -56,6 +56,9 @@ class NullScheduler:
     """Schedules nothing (tests of the API alone; the RQ scheduler is in service.jobs)."""
 
     def changed(self, table: Table) -> None:
+        pass
+
+    def enqueue_rating(self, game_id: str) -> None:
         pass
 
     def resume(self, tables: list[Table]) -> None:
@@ -127,7 +130,19 @@ class GameService:
                            self.scheduler, self.now_ms, seek_limits or SeekLimits())
         self.tournaments = Tournaments(TournamentStore(store.r), self._creation, self._loader,
                                        self.players, self.ratings, self.now_ms, self.export,
-                                       tournament_limits or TournamentLimits())
+                                       tournament_limits or TournamentLimits(),
+                                       self._count_recorded)
+
+    def _count_recorded(self, tables: list[Table]) -> None:
+        """A tournament recorded these games over (a duplicate deal's together, once every
+        rotation is over): their players' counts and their ratings, held back until now."""
+        batch = self.player_store.batch()
+        for table in tables:
+            count_finished(batch, table)
+        batch.send()
+        for table in tables:
+            if table.status == "finished" and table.created["data"].get("rated"):
+                self.scheduler.enqueue_rating(table.id)
 
     def observe(self, observer: Observer) -> None:
         """Report commands, append conflicts and bot decision times to ``observer``

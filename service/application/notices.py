@@ -13,7 +13,10 @@ games and counts per rating type (``Game.rating_type``: the game type, or a mode
   null while the game is withheld (a tournament's duplicate deal still played elsewhere:
   ``GameService.withheld``).
 
-Built-in bot players get no notifications (the server plays them) but are counted.
+Built-in bot players get no notifications (the server plays them) but are counted. A game of a
+tournament is counted when the tournament records it (:func:`count_finished`, called by
+``Tournaments.advance``), not at its end: a rotation of a duplicate deal ends while the others
+are still played, and its counts would tell them who won it.
 """
 
 from __future__ import annotations
@@ -42,6 +45,19 @@ def _deadline(table: Table, seat: int) -> str | None:
         return None
     at = clock_mod.deadline(table.clock, table.shell.clock, seat)
     return rfc3339(at) if at is not None else None
+
+
+def count_finished(out: Batch, table: Table) -> None:
+    """Count a finished game in its players' profiles: one game for each player (holding one
+    seat or several), a win for a player holding a winning seat."""
+    if table.status != "finished":
+        return
+    winners = set((table.result() or {}).get("winners", ()))
+    counted_as = table.game.rating_type(table.created["data"]["options"])
+    holders = {i: p["player"] for i, p in enumerate(table.players) if p.get("player")}
+    for player in set(holders.values()):
+        out.count_finish(player, counted_as, any(
+            seat in winners for seat, held in holders.items() if held == player))
 
 
 def _has_accounts(table: Table) -> bool:
@@ -109,15 +125,10 @@ class PlayerNotices:
                            {"game_id": table.id, "seat": seat, "version": table.version,
                             "deadline_at": _deadline(table, seat)})
         if table.over and (previous is None or not previous.over):
-            result = table.result()
-            winners = set((result or {}).get("winners", ()))
-            counted_as = table.game.rating_type(table.created["data"]["options"])
-            if table.status == "finished":  # one game for a player holding several seats
-                for player in set(holders.values()):
-                    out.count_finish(player, counted_as, any(
-                        seat in winners for seat, held in holders.items() if held == player))
+            if not table.created["data"].get("tournament"):  # else counted when recorded
+                count_finished(out, table)
             invited = [p["invited"] for p in table.players if p.get("invited")]
-            shown = None if self.withheld(table) else result
+            shown = None if self.withheld(table) else table.result()
             for player in {*holders.values(), *invited}:
                 out.remove_game(player, table.id)
                 self._tell(out, player, "game_finish",

@@ -77,6 +77,9 @@ class Tournaments:
     now_ms: Callable[[], int]
     exporter: Callable[[str], dict]
     limits: TournamentLimits = dataclasses.field(default_factory=TournamentLimits)
+    #: told of the games over each record names, once it is written (their counts and
+    #: ratings wait for it: ``GameService._count_recorded``)
+    recorded: Callable[[list[Table]], None] = lambda tables: None
 
     # -- creating -------------------------------------------------------------------------
     def create(self, body: dict) -> dict:
@@ -229,15 +232,19 @@ class Tournaments:
                 if table is None or table.over:
                     over[game_id] = table
             new: list[dict] = []
+            tables: list[Table] = []
             for game_id in t.recordable(over):
                 table = over[game_id]
                 result = table.result() if table and table.status == "finished" else None
                 for ev in t.record(game_id, result["ranks"] if result else None):
                     t.apply(ev)
                     new.append(ev)
+                if table is not None:
+                    tables.append(table)
             if new:
                 if self._append(tid, events, new, t) is not Written.OK:
                     continue
+                self.recorded(tables)  # by the one process whose record was written
                 did = "recorded"
                 if t.finished:
                     return "finished"

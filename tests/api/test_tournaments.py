@@ -144,11 +144,23 @@ def test_duplicate_deals_share_a_seed_over_rotated_seats(client, svc):
 
 
 def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client, svc, redis_url,
-                                                                         queue_url):
+                                                                         queue_url, monkeypatch):
     """The rotations of a deal share its seed: the first to end keeps its secrets (seed,
-    unredacted log, final state, result) until the last one ends."""
+    unredacted log, final state, result, its players' counts and ratings) until the last one
+    ends."""
+    import redis
+    from rq.job import Job
+    from service.jobs import RqScheduler
+
+    rating_jobs: list[str] = []
+    monkeypatch.setattr(svc.scheduler, "enqueue_rating", rating_jobs.append)
+
+    def counts():
+        return [client.get(f"/v1/players/{p}").get_json()["stats"].get("diamant")
+                for p in ids]
+
     ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
-    tid = (shown := create(client, ids, duplicate=True, rounds=1))["id"]
+    tid = (shown := create(client, ids, duplicate=True, rounds=1, rated=True))["id"]
     games = shown["rounds"][0]["games"]
     done, running = games[0]["id"], [g["id"] for g in games[1:]]
     playing = svc.load(done)
@@ -189,6 +201,12 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
                 for n in svc.player_store.notices_after(pid, "0-0", 1000)
                 if n.type == "game_finish"]
     assert len(finishes) == 3 and all(f["result"] is None for f in finishes)
+    # nor their profiles' counts and ratings (a win there would say who won it), which the
+    # game's end leaves to the tournament's record of the whole deal
+    assert counts() == [None] * 3
+    queue = redis.Redis.from_url(queue_url)
+    RqScheduler(queue).changed(final)
+    assert not Job.exists(f"rate-{done}", connection=queue) and rating_jobs == []
     # nor does the tournament record its ranks (they would say how the deal went)
     assert svc.tournaments.advance(tid) == "playing"
     listed = client.get(f"/v1/tournaments/{tid}").get_json()
@@ -210,7 +228,12 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
 
     finish(svc, running[1])
     assert client.get(f"/v1/games/{done}/export").status_code == 200
+    assert counts() == [None] * 3 and rating_jobs == []
     assert svc.tournaments.advance(tid) == "finished"  # the deal's three results at once
+    assert sorted(rating_jobs) == sorted(g["id"] for g in games)
+    assert [c["games"] for c in counts()] == [3, 3, 3]
+    assert sum(c["wins"] for c in counts()) == sum(
+        len(svc.load(g["id"]).result()["winners"]) for g in games)
     listed = client.get(f"/v1/tournaments/{tid}").get_json()
     assert all(g["result"] is not None for g in listed["rounds"][0]["games"])
     assert client.get(f"/v1/games/{done}/states/{playing.version}").get_json()["state"] != \
