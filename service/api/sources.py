@@ -40,13 +40,17 @@ class Events:
         return len(self.stored)
 
 
-def _end(current: Table, version: int, withheld: bool) -> bytes | None:
-    """The end event, for a subscriber at ``version`` of a game that is over there (without
-    its result while the game is ``withheld``: ``GameService.withheld``)."""
+def _end(svc: GameService, current: Table, version: int) -> bytes | None:
+    """The end event, for a subscriber at ``version`` of a game that is over there. While the
+    game is withheld (``GameService.withheld_from``) it has no result, and its id is the last
+    version served before the command that ended it: a reader resuming from it once the game
+    is public gets that command's events."""
     if not current.over or version < current.version:
         return None
+    withheld_from = svc.withheld_from(current)
     return sse("end", {"status": current.status, "version": current.version,
-                       "result": None if withheld else current.result()}, current.version)
+                       "result": None if withheld_from is not None else current.result()},
+               current.version if withheld_from is None else withheld_from - 1)
 
 
 class GameSource:
@@ -87,12 +91,12 @@ class GameSource:
         return b""
 
     def ending(self, batch: Events) -> bytes | None:
-        return _end(batch.current, batch.last, self.svc.withheld(batch.current))
+        return _end(self.svc, batch.current, batch.last)
 
     def settle(self, game_id: str, after: int,
                last: Events | None) -> tuple[bytes | None, int]:
         current = last.current if last is not None else self.svc.load(game_id)
-        return _end(current, after, self.svc.withheld(current)), min(after, current.version)
+        return _end(self.svc, current, after), min(after, current.version)
 
 
 # -- players -------------------------------------------------------------------------------

@@ -181,6 +181,7 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     streamed = client.get(f"/v1/games/{done}/events/stream", buffered=True).get_data(as_text=True)
     messages = [m for m in parse(streamed.split("\n")) if m[0] != "comment"]
     assert messages[-1][0] == "end" and messages[-1][2]["result"] is None
+    assert messages[-1][1] == ended_at - 1  # a reader resuming there later gets the end
     page = client.get(f"/v1/games/{done}/events?limit=1000").get_json()
     assert page["next_after"] == ended_at - 1  # paging on finds that command once public
     for log in (page["events"], [m[2] for m in messages[:-1]]):
@@ -245,6 +246,11 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     view = client.get(f"/v1/games/{done}").get_json()
     assert view["state"] is not None and view["result"] is not None
     public = client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"]
+    resumed = client.get(f"/v1/games/{done}/events/stream", buffered=True,
+                         headers={"Last-Event-ID": str(ended_at - 1)}).get_data(as_text=True)
+    resumed = [m for m in parse(resumed.split("\n")) if m[0] != "comment"]
+    assert [m[2] for m in resumed[:-1]] == [e for e in public if e["version"] >= ended_at]
+    assert resumed[-1][:2] == ("end", final.version) and resumed[-1][2]["result"] is not None
     assert public[:len(while_running)] != while_running  # now everything is public
     assert public[-1]["version"] == final.version and "GameEnded" in {e["type"] for e in public}
     assert client.get(f"/v1/games/{done}/states/{final.version}").get_json()["result"] == \
