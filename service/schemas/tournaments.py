@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from . import GAME_TYPES, ExportSchema, JsonInteger, Strict, Text
+from . import GAME_TYPES, ExportSchema, JsonBoolean, JsonInteger, Strict, Text
 
 
 class CreateTournamentSchema(Strict):
@@ -19,9 +19,9 @@ class CreateTournamentSchema(Strict):
     participants = fields.List(fields.String(validate=validate.Length(1, 64)),
                                required=True, validate=validate.Length(2, 1000),
                                metadata={"description": "player ids (bots: `bot-<level>`)"})
-    duplicate = fields.Boolean(load_default=False, metadata={
+    duplicate = JsonBoolean(load_default=False, metadata={
         "description": "every deal (one seed) played once per seat rotation by its group"})
-    rated = fields.Boolean(load_default=False)
+    rated = JsonBoolean(load_default=False)
 
 
 class TournamentGameSchema(Strict):
