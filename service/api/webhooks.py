@@ -149,7 +149,9 @@ def delete_webhook(webhook_id):
     require_platform_key()
     _get(webhook_id)
     store().delete(webhook_id)
-    return None
+    gone = current_app.response_class(status=204)
+    del gone.headers["Content-Type"]  # no content, so no type of it
+    return gone
 
 
 def register(app: Flask, api, service, queue_connection=None, **options) -> wh.Listener:
