@@ -76,6 +76,8 @@ class Exports:
         data["players"] = [{k: v for k, v in p.items() if k != "player"} for p in table.players]
         data.pop("on_decline", None)
         data.pop("rated", None)  # a game continued from another's position is not rated
+        data.pop("tournament", None)  # nor a game of its parent's tournament
+        data.pop("round", None)
         data.update({"seed_commitment": commitment(seed), "seed": "server", "setup": "custom",
                      "forked_from": {"id": game_id, "version": at}})
         data.pop("max_events", None)  # held to this server's limits, like a new game

@@ -255,6 +255,11 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     assert public[-1]["version"] == final.version and "GameEnded" in {e["type"] for e in public}
     assert client.get(f"/v1/games/{done}/states/{final.version}").get_json()["result"] == \
         final.result()
+    # a fork of it is a game of nobody's tournament
+    assert public[0]["data"]["tournament"] == tid
+    fork = client.post(f"/v1/games/{done}/fork", json={"version": playing.version}).get_json()
+    created = client.get(f"/v1/games/{fork['id']}/events?limit=1").get_json()["events"][0]
+    assert "tournament" not in created["data"] and "round" not in created["data"]
 
 
 @pytest.mark.parametrize("body,status,code", [
