@@ -60,7 +60,7 @@ import orjson
 from flask import Flask, request
 from flask.sessions import NullSession, SecureCookieSessionInterface
 from webargs import core
-from werkzeug.exceptions import ClientDisconnected
+from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.http import HTTP_STATUS_CODES
 
 from ..schemas import ActionRequestSchema
@@ -76,11 +76,17 @@ MAX_DEPTH = 64
 
 def read_body(req) -> bytes:
     """The raw body, read once per request: straight from the WSGI input when it can be
-    (:func:`direct_body`); any other (chunked, over the limit: 413) goes through werkzeug."""
+    (:func:`direct_body`); any other (chunked; over the limit: 413) goes through werkzeug."""
     data = direct_body(req.environ, req.max_content_length)
     if data is None:
+        limit = req.max_content_length
         try:
             data = req.environ["cartouche.body"] = req.get_data(cache=True)
+            # werkzeug stops a body without a length (chunked) at the limit without a word:
+            # one more byte of the input says whether it went on
+            if limit is not None and len(data) >= limit and req.content_length is None \
+                    and req.environ["wsgi.input"].read(1):
+                raise RequestEntityTooLarge()
         except (OSError, ClientDisconnected):  # (werkzeug's name for the OSError of its reads)
             raise body_cut_short(req.environ) from None
     return data

@@ -165,3 +165,14 @@ def test_bodies_read_straight_from_the_server_keep_the_connection_in_step(live_u
                       f"Content-Length: {len(big)}\r\n\r\n").encode() + big)
         status, reply = answer(sock)
         assert status == 413 and json.loads(reply)["error"]["code"] == "body_too_large"
+    # chunked, the limit has no length to go by: a body valid up to the limit and going on
+    # past it is refused all the same, not cut there and taken
+    padded = body + b" " * 300_000
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall((head + f"Authorization: Bearer {tokens[2]}\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n").encode()
+                     + b"".join(b"%x\r\n%s\r\n" % (len(padded[i:i + 65536]),
+                                                    padded[i:i + 65536])
+                                for i in range(0, len(padded), 65536)) + b"0\r\n\r\n")
+        status, reply = answer(sock)
+        assert status == 413 and json.loads(reply)["error"]["code"] == "body_too_large"
