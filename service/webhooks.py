@@ -112,15 +112,24 @@ class TooManySubscriptions(CodedError):
         super().__init__("too_many_webhooks", f"at most {MAX_SUBSCRIPTIONS} webhooks")
 
 
+#: Add a subscription (ARGV: id, JSON, the most there may be) unless that many exist: 1 or 0.
+_ADD = """
+if redis.call('hlen', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('hset', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+
+
 class WebhookStore:
     """Subscriptions and delivery logs in the event store's Redis."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.r = client
+        self._add = client.register_script(_ADD)
 
     def create(self, url: str, game_types: list[str] | None, game_ids: list[str] | None,
                description: str | None, now_ms: int) -> dict:
-        if self.r.hlen(key_subscriptions()) >= MAX_SUBSCRIPTIONS:
+        if self.r.hlen(key_subscriptions()) >= MAX_SUBSCRIPTIONS:  # (no number drawn)
             raise TooManySubscriptions()
         sub = {"id": "wh_" + uuid.uuid4().hex[:20], "url": url,
                "game_types": sorted(set(game_types)) if game_types else None,
@@ -128,7 +137,10 @@ class WebhookStore:
                "description": description, "created_at": rfc3339(now_ms),
                "secret": "whsec_" + secrets.token_hex(32),
                "seq": self.r.incr(key_subscription_count())}
-        self.r.hset(key_subscriptions(), sub["id"], orjson.dumps(sub))
+        # counted and written in one script: concurrent creations cannot pass the limit
+        if not self._add(keys=[key_subscriptions()],
+                         args=[sub["id"], orjson.dumps(sub), MAX_SUBSCRIPTIONS]):
+            raise TooManySubscriptions()
         return sub
 
     def get(self, sub_id: str) -> dict | None:

@@ -179,6 +179,35 @@ def test_subscriptions_of_one_millisecond_list_in_the_order_they_were_made(redis
         r.close()
 
 
+def test_the_subscription_limit_holds_under_concurrent_creations(redis_url):
+    from service.webhooks import MAX_SUBSCRIPTIONS, TooManySubscriptions, key_subscriptions
+
+    r = redis.Redis.from_url(redis_url)
+    try:
+        for i in range(MAX_SUBSCRIPTIONS - 5):
+            WebhookStore(r).create(f"https://platform.example/{i}", None, None, None, 0)
+        refused: list[int] = []
+        start = threading.Barrier(8)
+
+        def burst(t: int) -> None:
+            own = WebhookStore(redis.Redis.from_url(redis_url))
+            start.wait()
+            for i in range(5):
+                try:
+                    own.create(f"https://platform.example/{t}/{i}", None, None, None, 0)
+                except TooManySubscriptions:
+                    refused.append(t)
+
+        threads = [threading.Thread(target=burst, args=(t,)) for t in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert r.hlen(key_subscriptions()) == MAX_SUBSCRIPTIONS and len(refused) == 35
+    finally:
+        r.close()
+
+
 def test_webhooks_need_a_platform_key(wc, redis_url, queue_url):
     sub = subscribe(wc, "http://127.0.0.1:9/x")
     _, tokens = new_game(wc)
