@@ -9,19 +9,22 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 
-def _int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    return int(raw) if raw not in (None, "") else default
+def _int(name: str, default: int, least: int = 0) -> int:
+    return env_count(os.environ, name, default, least)
 
 
-def env_count(env: Mapping[str, str], name: str, default: int) -> int:
-    """A non-negative integer setting from ``env`` (``default`` when unset or empty)."""
+def env_count(env: Mapping[str, str], name: str, default: int, least: int = 0) -> int:
+    """An integer setting of at least ``least`` (0) from ``env`` (``default`` when unset or
+    empty); ValueError, naming the setting, for anything else."""
     raw = env.get(name)
     if raw in (None, ""):
         return default
-    value = int(raw)
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0")
+    try:
+        value = int(raw)
+    except ValueError:
+        value = least - 1  # refused below
+    if value < least:
+        raise ValueError(f"{name} must be an integer >= {least}: {raw!r}")
     return value
 
 
@@ -174,10 +177,10 @@ class Config:
             snapshot_every=_int("CARTOUCHE_SNAPSHOT_EVERY", 100),
             cache_size=_int("CARTOUCHE_CACHE_SIZE", 2048),
             max_body_bytes=_int("CARTOUCHE_MAX_BODY_BYTES", 256 * 1024),
-            redis_max_connections=_int("CARTOUCHE_REDIS_MAX_CONNECTIONS", 2000),
+            redis_max_connections=_int("CARTOUCHE_REDIS_MAX_CONNECTIONS", 2000, least=1),
             redis_idle_connections=_int("CARTOUCHE_REDIS_IDLE_CONNECTIONS", 32),
             max_export_bytes=_int("CARTOUCHE_MAX_EXPORT_BYTES", 512 * 1024),
-            verify_seconds=float(os.environ.get("CARTOUCHE_VERIFY_SECONDS") or 2.0),
+            verify_seconds=env_seconds(os.environ, "CARTOUCHE_VERIFY_SECONDS", 2.0),
             verify_concurrency=_int("CARTOUCHE_VERIFY_CONCURRENCY", 2),
             lobby_ttl_s=_int("CARTOUCHE_LOBBY_TTL_S", 3600),
             player_stream_max=_int("CARTOUCHE_PLAYER_STREAM_MAX", 1000),
