@@ -162,13 +162,19 @@ def decode_json(data: bytes):
     than :data:`MAX_DEPTH` raise ``MalformedRequest`` (a clean 400)."""
     try:
         body = orjson.loads(data)
-    except (orjson.JSONDecodeError, RecursionError, UnicodeDecodeError):
+    except (orjson.JSONDecodeError, RecursionError, UnicodeDecodeError) as exc:
+        if str(exc).startswith("depth limit exceeded"):  # orjson's own limit, past 1024
+            raise _too_deep() from None
         raise MalformedRequest("malformed_json", "the body is not valid JSON (or has an "
                                "integer outside 64 bits)") from None
     if (type(body) is dict or type(body) is list) and too_deep(body):
-        raise MalformedRequest("json_too_deep", f"the body nests arrays and objects deeper "
-                               f"than {MAX_DEPTH} levels", {"max_depth": MAX_DEPTH})
+        raise _too_deep()
     return body
+
+
+def _too_deep() -> MalformedRequest:
+    return MalformedRequest("json_too_deep", f"the body nests arrays and objects deeper than "
+                            f"{MAX_DEPTH} levels", {"max_depth": MAX_DEPTH})
 
 
 def lean_action_view(full_view, act):
