@@ -55,6 +55,9 @@ return due
 #: A job in one of these states waits in a queue or in the schedule: the sweep's backstop does not
 #: enqueue it again (:meth:`RqScheduler.resume`). A started one it does, in case its worker died:
 #: the copy waits behind it and does nothing once the original has played.
+#: A clock job due sooner than this is not cancelled when its game moves on (see
+#: ``RqScheduler._cancel_clocks``).
+CANCEL_MARGIN_MS = 10_000
 _WAITING = frozenset(s.value for s in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED))
 
 
@@ -76,7 +79,11 @@ class RqScheduler:
         self.now_ms = now_ms or _wall_clock_ms
         self._claim = connection.register_script(_CLAIM)
 
-    def changed(self, table) -> None:
+    def changed(self, table, previous=None) -> None:
+        """``table`` was written (``previous``: the game as the command found it, if any):
+        the jobs it needs now, and none left of ``previous``'s clock."""
+        if previous is not None and previous.clock:
+            self._cancel_clocks(previous)
         if table.over:
             if table.status == "finished" and table.created["data"].get("rated") and \
                     not table.created["data"].get("tournament"):  # rated when recorded
@@ -128,6 +135,35 @@ class RqScheduler:
             # Never fail the request.
             log.exception("could not schedule jobs for game %s", table.id)
 
+    def _cancel_clocks(self, previous) -> None:
+        """Remove the clock jobs scheduled at ``previous``'s deadlines: they would find the
+        game moved on and do nothing, but wait in RQ's schedule (a job hash each) until then,
+        up to a clock's longest deadline. One due within :data:`CANCEL_MARGIN_MS` is left
+        alone: RQ's scheduler may be handing it to a worker, which may be running it."""
+        now = self.now_ms()
+        ids = [job_id for job_id, at in self._clock_jobs(previous).items()
+               if at > now + CANCEL_MARGIN_MS]
+        if not ids:
+            return
+        try:
+            pipe = self.r.pipeline(transaction=False)
+            pipe.zrem(self.queue.scheduled_job_registry.key, *ids)
+            pipe.delete(*(Job.key_for(job_id) for job_id in ids))
+            pipe.execute()
+        except redis.RedisError:  # left to run and find nothing to do, as before
+            log.exception("could not cancel the clock jobs of game %s", previous.id)
+
+    @staticmethod
+    def _clock_jobs(table) -> dict[str, int]:
+        """The clock job of each awaited seat of ``table`` with a deadline: its id, and the
+        deadline (epoch ms) it runs at."""
+        jobs = {}
+        for seat in table.awaiting():
+            at = clock_mod.deadline(table.clock, table.shell.clock, seat)
+            if at is not None:
+                jobs[f"clock-{table.id}-{table.version}-{seat}"] = at
+        return jobs
+
     def _jobs_of(self, table) -> dict[str, Callable[..., object]]:
         """The jobs a game not over needs now, by job id: each one's enqueue, given its id."""
         jobs: dict[str, Callable[..., object]] = {}
@@ -135,12 +171,11 @@ class RqScheduler:
             if not table.shell.controllers[seat].human:
                 jobs[f"bot-{table.id}-{table.version}-{seat}"] = functools.partial(
                     self._enqueue_bot, table.id, seat, table.version)
-            if table.clock:
-                at = clock_mod.deadline(table.clock, table.shell.clock, seat)
-                if at is not None:
-                    jobs[f"clock-{table.id}-{table.version}-{seat}"] = functools.partial(
-                        _enqueue_at, self.queue, at, "workers.jobs.clock_due", table.id,
-                        table.version, at)
+        if table.clock:
+            for job_id, at in self._clock_jobs(table).items():
+                jobs[job_id] = functools.partial(_enqueue_at, self.queue, at,
+                                                 "workers.jobs.clock_due", table.id,
+                                                 table.version, at)
         return jobs
 
     def _enqueue_bot(self, game_id: str, seat: int, version: int, *, job_id: str) -> None:

@@ -133,7 +133,7 @@ class Appender:
                                              {"state": after, "shell": shell.stored()})
             except StoreError as exc:  # derived data (the store full, say): the command stands
                 log.warning("game %s v%s: snapshot not written: %s", table.id, new.version, exc)
-            self.scheduler.changed(new)
+            self.scheduler.changed(new, previous=table)
             self.bus.notify(new, table.version + 1, envelopes, reads, result.reads,
                             previous=table)
             return Appended(new, table.version + 1, envelopes)

@@ -55,7 +55,7 @@ def rating_types() -> list[str]:
 class NullScheduler:
     """Schedules nothing (tests of the API alone; the RQ scheduler is in service.jobs)."""
 
-    def changed(self, table: Table) -> None:
+    def changed(self, table: Table, previous: Table | None = None) -> None:
         pass
 
     def enqueue_rating(self, game_id: str) -> None:

@@ -312,6 +312,31 @@ def test_a_game_last_written_before_appends_kept_their_time_goes_by_its_last_eve
     assert idle(svc) == [gid] and svc.abort_idle(gid) is True
 
 
+@pytest.mark.parametrize("per_decision_ms,kept", [(3_600_000, False), (5_000, True)])
+def test_a_command_cancels_the_clock_jobs_of_the_version_it_left(redis_url, clock,
+                                                                   per_decision_ms, kept):
+    """They would find the game moved on and do nothing, but wait in RQ's schedule until
+    their deadline (days, for a long clock); one due within seconds may be running: kept."""
+    from service.jobs import RqScheduler
+
+    client = redis.Redis.from_url(redis_url)
+    svc = GameService.configured(Config(redis_url=redis_url), client, now_ms=clock,
+                                 scheduler=RqScheduler(client, now_ms=clock))
+    gid, _ = humans(svc, {"clock": {"per_decision_ms": per_decision_ms}})
+
+    def scheduled() -> list[str]:
+        return sorted(j.decode() for j in client.zrange("rq:scheduled:cartouche-high", 0, -1)
+                      if gid in j.decode())
+
+    before = svc.load(gid).version
+    left = [f"clock-{gid}-{before}-{seat}" for seat in (0, 1)]  # Tides: both seats pick
+    assert scheduled() == left
+    play_one(svc, gid)
+    now = svc.load(gid).version
+    assert scheduled() == sorted((left if kept else []) + [f"clock-{gid}-{now}-1"])
+    assert all(client.exists(f"rq:job:{job_id}") == kept for job_id in left)
+
+
 def test_the_sweep_settles_an_overdue_clock_whose_job_was_lost(redis_url, clock, monkeypatch):
     """No clock job (this service schedules none, as if it was lost): once the seat's time has
     run out, the sweep applies its timeout; before, it does nothing. A game whose clock is
