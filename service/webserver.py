@@ -20,7 +20,7 @@ worker adds it:
   whose chunks are malformed) 400 ``malformed_request``, and the connection is closed, instead
   of a greenlet held for ever or an error the app would answer 500;
 * a request's header block is read up to :data:`MAX_HEADER_BYTES` (64 KiB; gevent alone reads
-  100 lines of 64 KiB each): a larger one is answered 431 and closed;
+  100 lines of 64 KiB each): a larger one is answered 431 ``headers_too_large`` and closed;
 * header lines are read as gunicorn's parser reads them (:func:`read_headers`, in place of
   gevent's, which is the standard library's e-mail parser): a line that is not ``Name: value``
   (a name that is not a token, a space before the colon, no colon), a folded value, a NUL or a
@@ -33,9 +33,11 @@ worker adds it:
   ``int()``'s idea of a number, and lets ``chunked`` override a length: a proxy in front that
   reads the same bytes differently could then pass a second request inside the body);
 * a malformed request (a bad request line, more than 100 header fields, the two above) is
-  answered 400 and closed, and logged as one line of the ``cartouche.http`` logger at INFO
-  that names the kind of fault, never the client's text (it may carry a token), without a
-  traceback (a request line of 8 KiB or more: 414, as gevent answers it);
+  answered 400 ``malformed_request`` and closed, and logged as one line of the
+  ``cartouche.http`` logger at INFO that names the kind of fault, never the client's text (it
+  may carry a token), without a traceback (a request line of 8 KiB or more: 414
+  ``request_line_too_long``, as gevent refuses it); every answer of this server's own is in
+  the API's error shape;
 * gevent's own error lines go to the ``cartouche.http`` logger too (JSON like every other line),
   not as raw text on stderr;
 * gunicorn's per-request access-log call is skipped when there is no gunicorn access log
@@ -65,7 +67,7 @@ import re
 import socket
 
 import gevent
-from gevent.pywsgi import Input
+from gevent.pywsgi import MAX_REQUEST_LINE, Input
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler, PyWSGIServer
 
 from .config import env_seconds
@@ -307,9 +309,13 @@ class Handler(PyWSGIHandler):
     def handle_one_request(self):
         self._reading = gevent.Timeout.start_new(self.read_seconds, RequestTimedOut())
         try:
-            return super().handle_one_request()
+            outcome = super().handle_one_request()
         finally:
             self._reading.close()
+        if isinstance(outcome, tuple) and outcome[0] == "414":  # gevent's own, with no body
+            log.info("request line too long from %s", self.client_address)
+            return "414", REQUEST_LINE_TOO_LONG
+        return outcome
 
     def MessageClass(self, fp, *args):
         return read_headers(fp)
@@ -433,11 +439,14 @@ class Handler(PyWSGIHandler):
             super().log_request()
 
 
-#: the answers to a malformed request (gevent's own, which is not public) and to a header
-#: block over the limit
-BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
-HEADERS_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
-                     b"Content-Length: 0\r\n\r\n")
+#: the answers to a malformed request, to a header block over the limit and to a request line
+#: of gevent's ``MAX_REQUEST_LINE`` or more, in the API's error shape
+_, BAD_REQUEST = _json_answer("400 Bad Request", "malformed_request",
+                              "the request line or a header could not be read")
+_, HEADERS_TOO_LARGE = _json_answer("431 Request Header Fields Too Large", "headers_too_large",
+                                    f"the request's headers are over {MAX_HEADER_BYTES} bytes")
+_, REQUEST_LINE_TOO_LONG = _json_answer("414 URI Too Long", "request_line_too_long",
+                                        f"the request line is {MAX_REQUEST_LINE} bytes or more")
 
 
 class Server(PyWSGIServer):
