@@ -170,14 +170,16 @@ def test_a_header_block_over_64_kib_gets_a_431_and_one_under_it_is_served(server
             sock.sendall(READY.replace(b"\r\n\r\n", b"\r\n" + block + b"\r\n"))
             answer = response_head(sock)
             assert answer.startswith(b"HTTP/1.1 " + status)
-    assert _error(answer) == (b"HTTP/1.1 431 Request Header Fields Too Large", "headers_too_large")  # the API's error shape
+    assert _error(answer) == (b"HTTP/1.1 431 Request Header Fields Too Large",
+                              "headers_too_large")  # the API's error shape
 
 
 def test_a_request_line_of_8_kib_gets_a_414_in_the_api_s_error_shape(server):
     _, port = server
     with _connect(port) as sock:
         sock.sendall(b"GET /readyz?" + b"a" * 8192 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert _error(response_head(sock)) == (b"HTTP/1.1 414 URI Too Long", "request_line_too_long")
+        assert _error(response_head(sock)) == (b"HTTP/1.1 414 URI Too Long",
+                                               "request_line_too_long")
         assert sock.recv(4096) == b""  # and the connection is closed
 
 
