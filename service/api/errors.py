@@ -168,6 +168,7 @@ _HTTP_CODES = {
     406: "not_acceptable",
     413: "body_too_large",
     415: "unsupported_media_type",
+    416: "range_not_satisfiable",
     429: "rate_limited",
 }
 
@@ -210,7 +211,7 @@ def _http_response(exc: HTTPException):
     if status >= 500:
         log.error("HTTP %s: %s", status, exc)
         return error_response(500, "internal_error", "an internal error occurred")
-    headers = {k: v for k, v in exc.get_headers() if k.lower() == "allow"}
+    headers = {k: v for k, v in exc.get_headers() if k.lower() in ("allow", "content-range")}
     return error_response(status, _HTTP_CODES.get(status, "http_error"), exc.name,
                           headers=headers)
 
@@ -233,10 +234,20 @@ def answer(exc: Exception):
     return error_response(500, "internal_error", "an internal error occurred")
 
 
+def _precondition_failed(response):
+    """werkzeug answers a file's failed ``If-Match`` with a 412 that carries the file itself
+    (``Response.make_conditional``): the error instead, as every other refusal."""
+    if response.status_code == 412:
+        return error_response(412, "precondition_failed",
+                              "If-Match names no version of this file")
+    return response
+
+
 def register(app: Flask) -> None:
     """Install :func:`answer` (after the Api: it replaces flask-smorest's HTTP handler)."""
     app.register_error_handler(HTTPException, answer)
     app.register_error_handler(Exception, answer)
+    app.after_request(_precondition_failed)
 
 
 #: The documented 429 and 503 of the routes that write (their ``descriptions``).

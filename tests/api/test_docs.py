@@ -39,3 +39,15 @@ def test_only_the_console_files_are_served_under_docs(client):
         answer = client.get(path)
         assert answer.status_code == 404, path
         assert answer.get_json()["error"]["code"] == "not_found"
+
+
+def test_a_file_asked_for_with_a_range_or_version_it_lacks_gets_the_error_shape(client):
+    for path in ("/docs/swagger-ui/swagger-ui.css", "/viewer/index.html"):
+        whole = client.get(path)
+        assert whole.status_code == 200
+        r = client.get(path, headers={"Range": "bytes=99999999-"})
+        assert r.status_code == 416 and r.get_json()["error"]["code"] == "range_not_satisfiable"
+        assert r.headers["Content-Range"] == f"bytes */{len(whole.data)}"
+        r = client.get(path, headers={"If-Match": '"no-such-version"'})  # not the file itself
+        assert r.status_code == 412 and r.get_json()["error"]["code"] == "precondition_failed"
+        assert client.get(path, headers={"Range": "bytes=0-9"}).data == whole.data[:10]

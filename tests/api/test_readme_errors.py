@@ -35,10 +35,10 @@ RUNTIME = {"SeekEnded": ("service/application/seeks.py", {"seek_matched", "seek_
            "TournamentRefused": ("service/engine/tournament.py",
                                  {"game_recorded", "game_not_in_round"})}
 #: The statuses Werkzeug raises by itself: no route (404), a wrong method (405), a body over
-#: MAX_CONTENT_LENGTH (413). The other rows of ``errors._HTTP_CODES`` would answer an
-#: ``abort(status)``, which nothing in the service calls (checked below); its 400 is shadowed by
-#: ``malformed_json``.
-WERKZEUG = {404, 405, 413}
+#: MAX_CONTENT_LENGTH (413), a static file's range it does not have (416). The other rows of
+#: ``errors._HTTP_CODES`` would answer an ``abort(status)``, which nothing in the service calls
+#: (checked below); its 400 is shadowed by ``malformed_json``.
+WERKZEUG = {404, 405, 413, 416}
 
 
 def _classes() -> dict[str, type[CodedError]]:
