@@ -101,7 +101,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     app.extensions["cartouche_metrics"] = metrics.StoreCollector(client, queue)
     contract.document_games(api)
     ratelimit.register(app, client, ratelimit.RateLimitConfig.from_env())
-    streamcaps.register(app)
+    streamcaps.register(app, redis_connections=config.redis_max_connections)
     webhooks_api.register(app, api, app.extensions["cartouche"], webhook_queue or queue,
                           **(webhook_options or {}))
     docs.register(app, api)

@@ -35,6 +35,7 @@ Configuration (environment, read by :meth:`StreamCapsConfig.from_env`; 0 disable
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections import Counter
@@ -43,6 +44,8 @@ from typing import Callable, Mapping
 
 from ..config import env_count
 from ..engine import CodedError
+
+log = logging.getLogger("cartouche.streams")
 
 #: What a refused client is told to wait: a held stream is released within a keep-alive
 #: period of its client leaving.
@@ -137,9 +140,27 @@ class StreamCaps:
         return give_back
 
 
-def register(app, config: StreamCapsConfig | None = None) -> StreamCaps:
-    """Cap the event streams of ``app`` (``config``: from the environment when None); registering
-    again replaces the caps (for streams opened from then on)."""
-    caps = StreamCaps(config or StreamCapsConfig.from_env())
+def check_pool(config: StreamCapsConfig, redis_connections: int) -> None:
+    """Each game or player a process follows holds one of its hubs' Redis connections
+    (``CARTOUCHE_REDIS_MAX_CONNECTIONS``): a cap on streams the pool cannot serve is refused
+    at start (a stream past the pool would be answered, then end with a logged error). With
+    no cap (0) the operator bounds the streams some other way: it is only said."""
+    if config.per_process >= redis_connections:
+        raise ValueError(f"CARTOUCHE_SSE_MAX_STREAMS ({config.per_process}) must be below "
+                         f"CARTOUCHE_REDIS_MAX_CONNECTIONS ({redis_connections})")
+    if not config.per_process:
+        log.warning("no cap on event streams (CARTOUCHE_SSE_MAX_STREAMS=0): past %d followed "
+                    "games or players a stream fails", redis_connections)
+
+
+def register(app, config: StreamCapsConfig | None = None,
+             redis_connections: int | None = None) -> StreamCaps:
+    """Cap the event streams of ``app`` (``config``: from the environment when None), checked
+    against the Redis connections its hubs may hold (:func:`check_pool`); registering again
+    replaces the caps (for streams opened from then on)."""
+    config = config or StreamCapsConfig.from_env()
+    if redis_connections is not None:
+        check_pool(config, redis_connections)
+    caps = StreamCaps(config)
     app.extensions["cartouche_stream_caps"] = caps
     return caps

@@ -116,3 +116,19 @@ def test_the_defaults_and_the_environment():
         StreamCapsConfig(0, 3, 7)
     with pytest.raises(ValueError):
         StreamCapsConfig.from_env({"CARTOUCHE_SSE_MAX_STREAMS": "-1"})
+
+
+def test_a_cap_on_streams_the_redis_pool_cannot_serve_stops_the_server_at_start(
+        redis_url, monkeypatch):
+    """Each followed game holds one of the hubs' Redis connections: with 6 and a cap of 10,
+    streams 7 to 10 were answered 200, then ended with a logged error."""
+    from service.app import create_app
+    from service.application import NullScheduler
+    from service.config import Config
+
+    monkeypatch.setenv("CARTOUCHE_SSE_MAX_STREAMS", "10")
+    with pytest.raises(ValueError, match="CARTOUCHE_REDIS_MAX_CONNECTIONS"):
+        create_app(Config(redis_url=redis_url, redis_max_connections=6),
+                   scheduler=NullScheduler())
+    monkeypatch.setenv("CARTOUCHE_SSE_MAX_STREAMS", "5")
+    create_app(Config(redis_url=redis_url, redis_max_connections=6), scheduler=NullScheduler())
