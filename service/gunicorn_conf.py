@@ -100,8 +100,11 @@ def _urls(addresses) -> str:
 
 
 def on_starting(server):
+    from service.signing import ensure_stored_key
+
     server.log.error_log.addFilter(_ListeningAddress(_urls(server.cfg.address)))
     _keep_reuse_port_for_tcp(server)
+    ensure_stored_key()
 
 
 def child_exit(server, worker):  # noqa: ARG001 - gunicorn's signature

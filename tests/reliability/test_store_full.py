@@ -220,3 +220,24 @@ def test_a_rematch_refused_by_a_full_store_is_neither_created_nor_linked(client,
     res = client.post(f"/v1/games/{gid}/rematch", headers=auth(tokens[0]))
     assert res.status_code == 201, res.get_json()
     assert client.get(f"/v1/games/{gid}").get_json()["rematch"] == res.get_json()["id"]
+
+
+def test_a_process_started_while_the_store_is_full_signs_exports(small_server, store):
+    """The signing key is kept in the store; a process reads it without writing (a full store
+    refuses every write, even a SET NX of a key it holds). The API's start generates it."""
+    from service.signing import STORED_KEY, ensure_stored_key
+
+    url = small_server.url
+    ensure_stored_key({"REDIS_URL": url})
+    assert store.exists(STORED_KEY)
+    first = create_app(Config(redis_url=url, queue_url=url + "?db=1")).test_client()
+    game = first.post("/v1/games", json=GAME).get_json()
+    assert first.post(f"/v1/games/{game['id']}/abort",
+                      headers=auth(game["seats"][0]["token"])).status_code == 200
+    fill(store)
+    later = create_app(Config(redis_url=url, queue_url=url + "?db=1")).test_client()
+    doc = later.get(f"/v1/games/{game['id']}/export")
+    assert doc.status_code == 200, doc.get_json()
+    keys = later.get("/v1/replays/keys")
+    assert keys.status_code == 200
+    assert doc.get_json()["signature"]["key_id"] == keys.get_json()["keys"][0]["key_id"]
