@@ -198,21 +198,22 @@ def get_game(game_id):
 def get_state(game_id, version):
     """The caller's view as it was at ``version`` (hidden information still hidden).
 
-    409 ``game_not_finished`` for a version of the command that ended a tournament's game
-    whose duplicate deal is still played elsewhere (it holds the end, which that game does
+    409 ``game_not_finished`` for a version from the command that ended a tournament's game
+    whose duplicate deal is still played elsewhere on (it holds the end, which that game does
     not show until then), but to a platform key."""
     if not 1 <= version <= MAX_VERSION:
         raise NotFound.version(version)
     current = load(game_id)
     viewer = caller(current)
-    if version > current.version:
-        raise NotFound.version(version)
     # everything is public once the game is over, unless it is withheld (a duplicate deal
     # still played elsewhere): then each version is served as it was while the game ran, and
-    # none from the command that ended it on, which holds the end, like an export
+    # none from the command that ended it on, which holds the end, like an export (nor is
+    # where its log ends told: every version from there is a 409)
     withheld_from = service().withheld_from(current) if current.over else None
     if withheld_from is not None and version >= withheld_from and viewer != ALL:
         raise GameNotFinished()
+    if version > current.version:
+        raise NotFound.version(version)
     table = load(game_id, version)
     view = service().view(table, viewer)
     if current.over and withheld_from is None:
@@ -232,7 +233,8 @@ def legal_actions(game_id):
     over by a bot, left)."""
     table = load(game_id)
     viewer = caller(table)
-    return {"version": table.version, "seat": viewer if isinstance(viewer, int) else None,
+    return {"version": service().shown_version(table, viewer),
+            "seat": viewer if isinstance(viewer, int) else None,
             "actions": service().legal_actions(table, viewer)}
 
 
@@ -286,7 +288,7 @@ def acted(svc: GameService, game_id: str, body: dict, authorization: str | None,
                    idempotency_key, body_digest(body) if idempotency_key is not None else "",
                    loaded=table, quota=quota, key_scope=key_scope)
     shown_to = viewer if done.seat is None else done.seat
-    return {"version": done.last_version,
+    return {"version": svc.shown_version(done.table, shown_to),
             "events": svc.served_events(done.table, done.envelopes, done.first_version,
                                         shown_to)}
 
@@ -301,8 +303,8 @@ def get_events(query, game_id):
     table = load(game_id)
     viewer = caller(table)
     events, last = service().events(table, viewer, query["after"], query["limit"])
-    return {"type": table.game.type_id, "version": table.version, "events": events,
-            "next_after": last}
+    return {"type": table.game.type_id, "version": service().shown_version(table, viewer),
+            "events": events, "next_after": last}
 
 
 def _seat_caller(game_id: str) -> tuple[Table, int]:

@@ -42,15 +42,16 @@ class Events:
 
 def _end(svc: GameService, current: Table, version: int) -> bytes | None:
     """The end event, for a subscriber at ``version`` of a game that is over there. While the
-    game is withheld (``GameService.withheld_from``) it has no result, and its id is the last
-    version served before the command that ended it: a reader resuming from it once the game
-    is public gets that command's events."""
+    game is withheld (``GameService.withheld_from``) it has no result, and its version and id
+    are the last version served before the command that ended it: a reader resuming from it
+    once the game is public gets that command's events."""
     if not current.over or version < current.version:
         return None
     withheld_from = svc.withheld_from(current)
-    return sse("end", {"status": current.status, "version": current.version,
+    shown = current.version if withheld_from is None else withheld_from - 1
+    return sse("end", {"status": current.status, "version": shown,
                        "result": None if withheld_from is not None else current.result()},
-               current.version if withheld_from is None else withheld_from - 1)
+               shown)
 
 
 class GameSource:

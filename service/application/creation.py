@@ -171,6 +171,8 @@ def new_game(game: Game, envelopes: list[dict], state: dict | None, shell: Shell
             {k: v for k, v in created["options"].items() if k != "setup"}).decode()
     if created_by is not None:
         meta["created_by"] = created_by
+    if created.get("tournament"):  # what the list reads to ask whether the game is withheld
+        meta["tournament"] = created["tournament"]
     return NewGame(game_id, game, meta, seed.hex(), envelopes, state, shell, now, {
         "id": game_id,
         "version": len(envelopes),

@@ -121,7 +121,7 @@ class GameService:
         self.signer = signer
         self._exports = Exports(store, self._loader, self._creation, self.now_ms, signer,
                                 self.withheld)
-        self._reads = Reads(store, self.now_ms, self.withheld_from)
+        self._reads = Reads(store, self.now_ms, self.withheld_from, self._loader.load)
         #: games over whose deal was found complete (they stay so)
         self._revealed: Memo[bool] = Memo(cache_size)
         #: withheld games: the first version of the command that ended each (it never moves)
@@ -385,6 +385,9 @@ class GameService:
     def events(self, table: Table, viewer: Viewer, after: int,
                limit: int) -> tuple[list[dict], int]:
         return self._reads.events(table, viewer, after, limit)
+
+    def shown_version(self, table: Table, viewer: Viewer) -> int:
+        return self._reads.shown_version(table, viewer)
 
     def legal_actions(self, table: Table, viewer: Viewer) -> list[dict]:
         return self._reads.legal_actions(table, viewer)

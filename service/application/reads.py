@@ -11,6 +11,7 @@ import orjson
 from .. import clock as clock_mod
 from ..engine import ALL, Viewer, visible
 from ..replay import SHELL_EVENTS
+from ..store.archive import OVER
 from ..store.events import EventStore
 from ..timestamps import rfc3339
 from .model import Table, unfilled
@@ -40,6 +41,15 @@ class Reads:
     #: elsewhere): the first version not served (the command that ended it), its earlier
     #: events served as while it ran; None for any other game
     withheld_from: Callable[[Table], int | None] = lambda table: None
+    #: a game loaded by id (the list loads a tournament's games over, to ask the above)
+    load: Callable[[str], Table] | None = None
+
+    def shown_version(self, table: Table, viewer: Viewer) -> int:
+        """The game's version as ``viewer`` is told it: for a withheld game, but to a platform
+        key, the last version before the command that ended it (how many events that command
+        appended depends on what it revealed)."""
+        withheld_from = self.withheld_from(table) if table.over else None
+        return table.version if withheld_from is None or viewer == ALL else withheld_from - 1
 
     def served_events(self, table: Table, envelopes: Sequence[dict], first_version: int,
                       viewer: Viewer) -> list[dict]:
@@ -113,7 +123,7 @@ class Reads:
             "id": table.id,
             "type": game.type_id,
             "status": table.status,
-            "version": table.version,
+            "version": self.shown_version(table, viewer),
             "created_at": table.created.get("at"),
             "players": [_seat(i, p, table.shell.controllers[i].shown)
                         for i, p in enumerate(table.players)],
@@ -156,9 +166,11 @@ class Reads:
             meta = self.store.meta(game_id)
             if meta is None:
                 continue
+            version = int(meta["version"])
+            if meta.get("tournament") and meta["status"] in OVER and self.load is not None:
+                version = self.shown_version(self.load(game_id), None)  # the list is public
             entry = {"id": game_id, "type": meta["type"], "status": meta["status"],
-                     "version": int(meta["version"]),
-                     "created_at": rfc3339(int(meta["created_ms"]))}
+                     "version": version, "created_at": rfc3339(int(meta["created_ms"]))}
             if "seats" in meta:  # a table: who sits, what is open, on what options
                 seats = orjson.loads(meta["seats"])
                 entry["open_seats"] = sum(1 for p in seats if unfilled(p))

@@ -12,7 +12,7 @@ from service.engine.tournament import Tournament
 from service.store import keys
 from service.store.tournaments import TournamentStore
 
-from .helpers import error, player
+from .helpers import auth, error, player
 from .test_stream import parse
 
 #: These tests play and advance everything in this process, in databases no worker's sweep
@@ -159,14 +159,21 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
         return [client.get(f"/v1/players/{p}").get_json()["stats"].get("diamant")
                 for p in ids]
 
-    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
+    people = [player(client, n) for n in ("Ada", "Bob", "Cy")]
+    ids = [p["id"] for p in people]
     tid = (shown := create(client, ids, duplicate=True, rounds=1, rated=True))["id"]
     games = shown["rounds"][0]["games"]
     done, running = games[0]["id"], [g["id"] for g in games[1:]]
     playing = svc.load(done)
     while_running = client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"]
     viewed = client.get(f"/v1/games/{done}").get_json()
-    finish(svc, done)
+    tokens = {p["id"]: p["token"] for p in people}
+    while not (table := svc.load(done)).over:  # played by its players, the last action too
+        token = tokens[table.players[table.awaiting()[0]]["player"]]
+        act = client.get(f"/v1/games/{done}/legal-actions", headers=auth(token)).get_json()
+        answer = client.post(f"/v1/games/{done}/actions", headers=auth(token),
+                             json={"action": act["actions"][0]})
+        assert answer.status_code == 201, answer.get_json()
     final = svc.load(done)
     assert final.over and not svc.load(running[0]).over
     # a past state is served as it was (it held the deal's secrets, as a final state would);
@@ -175,13 +182,24 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     ended_at = max(v for v in range(1, final.version + 1)
                    if "cmd" in svc.store.read(done, v - 1, v)[0].envelope)
     assert client.get(f"/v1/games/{done}/states/{ended_at - 1}").status_code == 200
-    for version in (ended_at, final.version):
+    for version in (ended_at, final.version, final.version + 1):  # (where the log ends: untold)
         r = client.get(f"/v1/games/{done}/states/{version}")
         assert r.status_code == 409 and error(r)["code"] == "game_not_finished"
+    # nor is its version: how many events the ending appended depends on what it revealed
+    assert final.version > ended_at
+    assert answer.get_json() == {"version": ended_at - 1, "events": []}
+    assert client.get(f"/v1/games/{done}").get_json()["version"] == ended_at - 1
+    assert {g["id"]: g["version"] for g in client.get("/v1/games?per_page=100").get_json()[
+        "games"]}[done] == ended_at - 1
+    for token in (None, tokens[ids[0]]):
+        assert client.get(f"/v1/games/{done}/legal-actions",
+                          headers=auth(token)).get_json()["version"] == ended_at - 1
+        assert client.get(f"/v1/games/{done}/events",
+                          headers=auth(token)).get_json()["version"] == ended_at - 1
     streamed = client.get(f"/v1/games/{done}/events/stream", buffered=True).get_data(as_text=True)
     messages = [m for m in parse(streamed.split("\n")) if m[0] != "comment"]
     assert messages[-1][0] == "end" and messages[-1][2]["result"] is None
-    assert messages[-1][1] == ended_at - 1  # a reader resuming there later gets the end
+    assert messages[-1][1] == messages[-1][2]["version"] == ended_at - 1  # resumed there
     page = client.get(f"/v1/games/{done}/events?limit=1000").get_json()
     assert page["next_after"] == ended_at - 1  # paging on finds that command once public
     for log in (page["events"], [m[2] for m in messages[:-1]]):
