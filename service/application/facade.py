@@ -121,7 +121,8 @@ class GameService:
         self.signer = signer
         self._exports = Exports(store, self._loader, self._creation, self.now_ms, signer,
                                 self.withheld)
-        self._reads = Reads(store, self.now_ms, self.withheld_from, self._loader.load)
+        self._reads = Reads(store, self.now_ms, self.withheld_from, self._loader.load,
+                            self.withheld_among)
         #: games over whose deal was found complete (they stay so)
         self._revealed: Memo[bool] = Memo(cache_size)
         #: withheld games: the first version of the command that ended each (it never moves)
@@ -272,6 +273,15 @@ class GameService:
             return True
         self._revealed.put(table.id, True)
         return False
+
+    def withheld_among(self, games: dict[str, str]) -> set[str]:
+        """Of ``games`` (over, each with its tournament's id), those :meth:`withheld`: each
+        tournament read once."""
+        out: set[str] = set()
+        for tid in set(games.values()):
+            out |= {g for g in self.tournaments.withheld_games(tid)
+                    if games.get(g) == tid and not self._revealed.get(g)}
+        return out
 
     def withheld_from(self, table: Table) -> int | None:
         """The first version of ``table`` not served while it is :meth:`withheld` (None: it is

@@ -41,8 +41,11 @@ class Reads:
     #: elsewhere): the first version not served (the command that ended it), its earlier
     #: events served as while it ran; None for any other game
     withheld_from: Callable[[Table], int | None] = lambda table: None
-    #: a game loaded by id (the list loads a tournament's games over, to ask the above)
+    #: a game loaded by id (the list loads a withheld game, to ask the above)
     load: Callable[[str], Table] | None = None
+    #: of the games over of a page of the list (by id, with their tournament's), those
+    #: withheld (``GameService.withheld_among``)
+    withheld_among: Callable[[dict[str, str]], set[str]] = lambda games: set()
 
     def shown_version(self, table: Table, viewer: Viewer) -> int:
         """The game's version as ``viewer`` is told it: for a withheld game, but to a platform
@@ -161,14 +164,18 @@ class Reads:
     def list_games(self, game_type: str | None, status: str | None, page: int,
                    per_page: int) -> dict:
         ids, total = self.store.list_ids(game_type, status, (page - 1) * per_page, per_page)
+        metas = {game_id: self.store.meta(game_id) for game_id in ids}
+        withheld = self.withheld_among({game_id: meta["tournament"]
+                                        for game_id, meta in metas.items()
+                                        if meta and meta.get("tournament")
+                                        and meta["status"] in OVER})
         games = []
-        for game_id in ids:
-            meta = self.store.meta(game_id)
+        for game_id, meta in metas.items():
             if meta is None:
                 continue
             version = int(meta["version"])
-            if meta.get("tournament") and meta["status"] in OVER and self.load is not None:
-                version = self.shown_version(self.load(game_id), None)  # the list is public
+            if game_id in withheld and self.load is not None:  # (the list is public)
+                version = self.shown_version(self.load(game_id), None)
             entry = {"id": game_id, "type": meta["type"], "status": meta["status"],
                      "version": version, "created_at": rfc3339(int(meta["created_ms"]))}
             if "seats" in meta:  # a table: who sits, what is open, on what options

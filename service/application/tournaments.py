@@ -154,6 +154,20 @@ class Tournaments:
         return any(self.loader.store.meta_field(g, "status") not in OVER
                    for g in siblings)
 
+    def withheld_games(self, tid: str) -> set[str]:
+        """The games over of ``tid``'s duplicate deals that another game of their deal is still
+        being played in (the last round's: a round is paired once every game before is over):
+        :meth:`deal_running` for all of them at once."""
+        found = self.store.events(tid) if _ID.fullmatch(tid) else []
+        if not found or not found[0]["data"].get("duplicate"):
+            return set()
+        rounds = Tournament.of(found).rounds
+        games = rounds[-1]["games"] if rounds else []
+        over = {g["id"] for g in games
+                if self.loader.store.meta_field(g["id"], "status") in OVER}
+        running_deals = {g["deal"] for g in games if g["id"] not in over}
+        return {g["id"] for g in games if g["id"] in over and g["deal"] in running_deals}
+
     def events(self, tid: str) -> list[dict]:
         found = self.store.events(tid) if _ID.fullmatch(tid) else []
         if not found:

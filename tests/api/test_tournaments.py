@@ -263,6 +263,9 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     assert len(finishes) == 9 and sum(f["result"] is not None for f in finishes) == 3
     view = client.get(f"/v1/games/{done}").get_json()
     assert view["state"] is not None and view["result"] is not None
+    assert view["version"] == final.version
+    assert {g["id"]: g["version"] for g in client.get("/v1/games?per_page=100").get_json()[
+        "games"]}[done] == final.version
     public = client.get(f"/v1/games/{done}/events?limit=1000").get_json()["events"]
     resumed = client.get(f"/v1/games/{done}/events/stream", buffered=True,
                          headers={"Last-Event-ID": str(ended_at - 1)}).get_data(as_text=True)
