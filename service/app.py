@@ -51,7 +51,10 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
                webhook_options: dict | None = None, ops: OpsConfig | None = None) -> Flask:
     config = config or Config.from_env()
     ops = ops or OpsConfig.from_env()
-    app = fastpaths.LeanFlask(__name__)  # Flask without per-request work the API never needs
+    # Flask without per-request work the API never needs, and without its implicit /static
+    # route: the viewer's and the console's files are served by their own routes, with their
+    # headers (api.viewer.send_static)
+    app = fastpaths.LeanFlask(__name__, static_folder=None)
     _observe(app, ops)  # first: its hooks see every request, whatever the others answer
     app.json = api_pkg.OrjsonProvider(app)
     app.config.update(API_SETTINGS)

@@ -216,6 +216,12 @@ def _http_response(exc: HTTPException):
                           headers=headers)
 
 
+def precondition_failed():
+    """A static file asked for with an ``If-Match`` naming none of its versions (werkzeug's
+    own 412 carries the file itself)."""
+    return error_response(412, "precondition_failed", "If-Match names no version of this file")
+
+
 def answer(exc: Exception):
     """The error handler: every exception a request raises ends here."""
     if isinstance(exc, CodedError):
@@ -234,20 +240,10 @@ def answer(exc: Exception):
     return error_response(500, "internal_error", "an internal error occurred")
 
 
-def _precondition_failed(response):
-    """werkzeug answers a file's failed ``If-Match`` with a 412 that carries the file itself
-    (``Response.make_conditional``): the error instead, as every other refusal."""
-    if response.status_code == 412:
-        return error_response(412, "precondition_failed",
-                              "If-Match names no version of this file")
-    return response
-
-
 def register(app: Flask) -> None:
     """Install :func:`answer` (after the Api: it replaces flask-smorest's HTTP handler)."""
     app.register_error_handler(HTTPException, answer)
     app.register_error_handler(Exception, answer)
-    app.after_request(_precondition_failed)
 
 
 #: The documented 429 and 503 of the routes that write (their ``descriptions``).

@@ -14,6 +14,7 @@ from pathlib import Path
 from flask import Flask, jsonify, send_from_directory
 
 from ..games import GAMES
+from .errors import precondition_failed
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static" / "viewer"
 
@@ -32,6 +33,8 @@ def send_static(directory: Path, filename: str, csp: str = CSP, max_age: int = 0
     and the page's Content Security Policy ``csp`` (the API console's pages use it too)."""
     mimetype = MIMETYPES.get(Path(filename).suffix.lower())
     resp = send_from_directory(directory, filename, mimetype=mimetype, max_age=max_age)
+    if resp.status_code == 412:
+        return precondition_failed()
     if mimetype and mimetype.startswith("text/"):
         resp.headers["Content-Type"] = f"{mimetype}; charset=utf-8"
     resp.headers["X-Content-Type-Options"] = "nosniff"

@@ -51,3 +51,6 @@ def test_a_file_asked_for_with_a_range_or_version_it_lacks_gets_the_error_shape(
         r = client.get(path, headers={"If-Match": '"no-such-version"'})  # not the file itself
         assert r.status_code == 412 and r.get_json()["error"]["code"] == "precondition_failed"
         assert client.get(path, headers={"Range": "bytes=0-9"}).data == whole.data[:10]
+    # the files are served by those routes only, with their headers (Flask's implicit /static
+    # route served them without their Content Security Policy)
+    assert client.get("/static/viewer/index.html").status_code == 404
