@@ -36,6 +36,7 @@ from typing import Any
 import orjson
 import redis
 
+from .config import env_count
 from .timestamps import rfc3339
 from .engine import ALL, CodedError
 
@@ -48,6 +49,10 @@ MAX_SUBSCRIPTIONS = 100
 LOG_SIZE = 100
 LOCK_MS = 30_000
 OUTBOX_TTL_S = 7 * 24 * 3600
+#: The most deliveries waiting for one subscription and game (CARTOUCHE_WEBHOOK_PENDING_MAX):
+#: past it, the oldest are dropped (a receiver that is down for long sees the gap in
+#: ``first_version``, as after an abandoned delivery).
+PENDING_MAX = 1000
 #: Deliveries one job sends before it hands over to a fresh job (other jobs get a turn).
 BATCH = 20
 USER_AGENT = "Cartouche-Webhooks/1"
@@ -192,7 +197,8 @@ class Listener:
     """
 
     def __init__(self, service, queue_connection: redis.Redis, *, retry_base_s: float = 1.0,
-                 max_attempts: int = 8, timeout_s: float = TIMEOUT_S) -> None:
+                 max_attempts: int = 8, timeout_s: float = TIMEOUT_S,
+                 pending_max: int = PENDING_MAX) -> None:
         from rq import Queue
 
         self.service = service
@@ -201,6 +207,7 @@ class Listener:
         self.retry_base_s = retry_base_s
         self.max_attempts = max_attempts
         self.timeout_s = timeout_s
+        self.pending_max = pending_max
 
     def reads_after_append(self) -> list[tuple]:
         """The subscriptions are read in the append's own round trip (GameService), after the
@@ -235,6 +242,7 @@ class Listener:
                 outbox = key_outbox(sub["id"], table.id)
                 pipe = self.store.r.pipeline(transaction=False)
                 pipe.zadd(outbox, {orjson.dumps(item): first_version})
+                pipe.zremrangebyrank(outbox, 0, -self.pending_max - 1)  # the oldest past it
                 pipe.expire(outbox, OUTBOX_TTL_S)
                 pipe.execute()
                 self.queue.enqueue(JOB, sub["id"], table.id, result_ttl=60,
@@ -249,10 +257,12 @@ def attach(service, queue_connection: redis.Redis, **options: Any) -> Listener:
     """Add the webhook listener to ``service`` (the API's and the worker's GameService).
 
     Options default from the environment: CARTOUCHE_WEBHOOK_RETRY_BASE_S (1),
-    CARTOUCHE_WEBHOOK_MAX_ATTEMPTS (8).
+    CARTOUCHE_WEBHOOK_MAX_ATTEMPTS (8), CARTOUCHE_WEBHOOK_PENDING_MAX (:data:`PENDING_MAX`).
     """
     options.setdefault("retry_base_s", env_float("CARTOUCHE_WEBHOOK_RETRY_BASE_S", 1.0))
     options.setdefault("max_attempts", int(env_float("CARTOUCHE_WEBHOOK_MAX_ATTEMPTS", 8)))
+    options.setdefault("pending_max", env_count(os.environ, "CARTOUCHE_WEBHOOK_PENDING_MAX",
+                                                PENDING_MAX, least=1))
     for existing in service.listeners:
         if isinstance(existing, Listener):
             return existing

@@ -397,6 +397,30 @@ def test_a_deleted_subscription_stops_its_retries(wc, receiver, worker):
     assert not r.keys("cartouche:webhooks:outbox:*")
 
 
+def test_the_deliveries_waiting_for_a_receiver_are_bounded(wc, whapp, redis_url):
+    """A receiver down for long: each game keeps its newest ``pending_max`` deliveries for
+    it, the oldest dropped (the receiver sees the gap in ``first_version``)."""
+    from service.webhooks import key_outbox
+
+    listener = whapp.extensions["cartouche"].listeners[-1]
+    listener.pending_max = 3
+    sub = subscribe(wc, "http://127.0.0.1:9/down")
+    gid, tokens = new_game(wc)  # its creation: one delivery
+    for seat in range(3):
+        assert act(wc, gid, tokens[seat], "continue").status_code == 201
+    for seat in range(3):
+        if act(wc, gid, tokens[seat], "continue").status_code != 201:
+            break
+    r = redis.Redis.from_url(redis_url)
+    waiting = [json.loads(raw)["delivery"]
+               for raw in r.zrange(key_outbox(sub["id"], gid), 0, -1)]
+    r.close()
+    last = wc.get(f"/v1/games/{gid}").get_json()["version"]
+    assert len(waiting) == 3 and waiting[-1]["last_version"] == last
+    assert waiting[0]["first_version"] > 1  # the creation's, the oldest, was dropped
+    assert [d["first_version"] for d in waiting] == sorted(d["first_version"] for d in waiting)
+
+
 def test_a_delivery_is_abandoned_after_max_attempts_and_the_next_one_goes(wc, whapp, worker):
     listener = whapp.extensions["cartouche"].listeners[-1]
     listener.max_attempts = 2
