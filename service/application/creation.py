@@ -68,8 +68,11 @@ def check_seat_count(game: Game, n: int, low: int | None = None) -> None:
 
 def check_bot_level(game: Game, level: str, details: dict) -> None:
     """InvalidRequest ``bot_level_unavailable`` unless ``game`` has bots of ``level``."""
-    from ..engine.bots import available
+    from ..engine.bots import LEVELS, available
 
+    if level not in LEVELS:
+        raise InvalidRequest("bot_level_unavailable", f"no bot level {level[:64]!r} (levels: "
+                             f"{', '.join(LEVELS)})", details)
     if not available(game, level):
         raise InvalidRequest("bot_level_unavailable", f"no {level} bot for {game.name} yet",
                              details)

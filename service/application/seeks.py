@@ -136,6 +136,8 @@ class Seeks:
             raise InvalidRequest("invalid_player_count", "seats: the least count comes first",
                                  {"min": low, "max": high})
         options = {"rated": True, **options}
+        if fill_with_bots is not None:  # (the pools below are named with the bots' level)
+            check_bot_level(game, fill_with_bots["level"], {"option": "fill_with_bots.level"})
         pools, rating_types = {}, {}
         for n in range(low, high + 1):
             check_seat_count(game, n, MIN_SEATS)
@@ -144,17 +146,17 @@ class Seeks:
             settings = Settings.of(game, seated, options, table=False)
             pools[n] = pool_name(game.type_id, n, settings)
             rating_types[str(n)] = game.rating_type(settings.options)
-        if rating_range is not None and rating_range[0] > rating_range[1]:
+        if rating_range is not None and (len(rating_range) != 2
+                                         or rating_range[0] > rating_range[1]):
             raise InvalidRequest("invalid_rating_range", "rating_range is [low, high]",
                                  {"rating_range": list(rating_range)})
         now = self.now_ms()
         fill_ms = None
         if fill_with_bots is not None:
-            check_bot_level(game, fill_with_bots["level"], {"option": "fill_with_bots.level"})
-            if fill_with_bots["after_s"] >= self.limits.ttl_s:
-                raise InvalidRequest("invalid_fill_with_bots", "fill_with_bots.after_s must "
-                                     "be shorter than a seek's life",
-                                     {"max_after_s": self.limits.ttl_s - 1})
+            if not 0 <= fill_with_bots["after_s"] < self.limits.ttl_s:
+                raise InvalidRequest("invalid_fill_with_bots", "fill_with_bots.after_s is from "
+                                     "0 to less than a seek's life",
+                                     {"min_after_s": 0, "max_after_s": self.limits.ttl_s - 1})
             fill_ms = now + fill_with_bots["after_s"] * 1000
         seek = Seek(f"s-{secrets.token_hex(8)}", player, game.type_id, now,
                     now + self.limits.ttl_s * 1000, fill_ms, pools,

@@ -134,7 +134,9 @@ class ErrorSchema(Strict):
 
 
 class BotSchema(Strict):
-    level = fields.String(required=True, validate=validate.OneOf(BOT_LEVELS))
+    # another level is the service's 422 ``bot_level_unavailable``
+    level = fields.String(required=True, validate=validate.Length(1, 64),
+                          metadata={"enum": list(BOT_LEVELS)})
     budget_ms = JsonInteger(validate=validate.Range(1, 60_000))
 
 
@@ -640,10 +642,14 @@ class SeatCount(fields.Field):
 
 
 class FillWithBotsSchema(Strict):
-    after_s = JsonInteger(required=True, validate=validate.Range(0, 86_400), metadata={
-        "description": "seconds the seek waits for players before bots fill it"})
-    level = fields.String(required=True, validate=validate.OneOf(BOT_LEVELS), metadata={
-        "description": "the built-in bot player that takes the other seats (`bot-<level>`)"})
+    # out of range, or another level: the service's 422 (``invalid_fill_with_bots``,
+    # ``bot_level_unavailable``)
+    after_s = JsonInteger(required=True, metadata={
+        "description": "seconds the seek waits for players before bots fill it (shorter than "
+                       "a seek's life, `CARTOUCHE_SEEK_TTL_S`)", "minimum": 0})
+    level = fields.String(required=True, validate=validate.Length(1, 64), metadata={
+        "description": "the built-in bot player that takes the other seats (`bot-<level>`)",
+        "enum": list(BOT_LEVELS)})
 
 
 class CreateSeekSchema(Strict):
@@ -655,9 +661,11 @@ class CreateSeekSchema(Strict):
                        "true); seeks are matched only with seeks of the same options"})
     rating_range = fields.List(
         fields.Float(allow_nan=False, validate=validate.Range(-1e6, 1e6)),
-        validate=validate.Length(2, 2), metadata={
+        validate=validate.Length(max=16), metadata={
             "description": "[low, high]: the ordinals (mu - 3 sigma, in the game's rating "
-                           "type; 0 for an unrated player) of the players this seek accepts"})
+                           "type; 0 for an unrated player) of the players this seek accepts "
+                           "(another shape: 422 `invalid_rating_range`)",
+            "minItems": 2, "maxItems": 2})
     fill_with_bots = fields.Nested(FillWithBotsSchema, metadata={
         "description": "still unmatched after `after_s`, the seek takes bot seats up to its "
                        "least seat count and starts"})

@@ -13,12 +13,16 @@ class CreateTournamentSchema(Strict):
     options = fields.Dict(keys=fields.String(), load_default=dict, metadata={
         "description": "game options (see GET /v1/game-types) and `clock`, as for a "
                        "creation; every game of the tournament is created with them"})
-    format = fields.String(required=True, validate=validate.OneOf(["round_robin", "swiss"]))
+    # the values the contract declares; any other is the service's 422 (``invalid_format``,
+    # ``invalid_participant_count``), as the README's table says
+    format = fields.String(required=True, validate=validate.Length(1, 64),
+                           metadata={"enum": ["round_robin", "swiss"]})
     rounds = JsonInteger(metadata={"description": "Swiss: the number of rounds"})
     seats_per_game = JsonInteger(required=True)
     participants = fields.List(fields.String(validate=validate.Length(1, 64)),
-                               required=True, validate=validate.Length(2, 1000),
-                               metadata={"description": "player ids (bots: `bot-<level>`)"})
+                               required=True, validate=validate.Length(max=1000),
+                               metadata={"description": "player ids (bots: `bot-<level>`)",
+                                         "minItems": 2})
     duplicate = JsonBoolean(load_default=False, metadata={
         "description": "every deal (one seed) played once per seat rotation by its group"})
     rated = JsonBoolean(load_default=False)

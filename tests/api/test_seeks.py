@@ -82,9 +82,12 @@ def test_open_read_list_and_cancel(client):
       "fill_with_bots": {"after_s": 5, "level": "random"}}, 422, "invalid_options"),
     ({"type": "diamant", "seats": [3, 4, 5]}, 400, "invalid_request"),
     ({"type": "diamant", "seats": "3"}, 400, "invalid_request"),
-    ({"type": "diamant", "seats": 3, "rating_range": [1]}, 400, "invalid_request"),
-    ({"type": "diamant", "seats": 3, "fill_with_bots": {"after_s": 5, "level": "god"}}, 400,
-     "invalid_request"),
+    # a shape or a value the contract declares out of range: the README table's 422 and code
+    ({"type": "diamant", "seats": 3, "rating_range": [1]}, 422, "invalid_rating_range"),
+    ({"type": "diamant", "seats": 3, "fill_with_bots": {"after_s": 5, "level": "god"}}, 422,
+     "bot_level_unavailable"),
+    ({"type": "diamant", "seats": 3, "fill_with_bots": {"after_s": -1, "level": "random"}},
+     422, "invalid_fill_with_bots"),
 ])
 def test_every_refusal_at_opening(client, body, status, code):
     ada = player(client)

@@ -288,6 +288,8 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     ({"seats_per_game": 9}, 422, "invalid_player_count"),
     ({"rounds": 0}, 422, "invalid_rounds"),
     ({"format": "swiss", "rounds": None}, 400, "invalid_request"),
+    ({"format": "knockout"}, 422, "invalid_format"),
+    ({"participants": ["bot-random"]}, 422, "invalid_participant_count"),
     ({"duplicate": "yes"}, 400, "invalid_request"),  # true or false, as every flag
     ({"rated": 1}, 400, "invalid_request"),
     ({"options": {"colour": "red"}}, 422, "invalid_options"),
