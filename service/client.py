@@ -277,9 +277,15 @@ class ApiError(Exception):
     def __str__(self) -> str:
         head = f"{self.status} {self.code}" if self.status else self.code
         extra = ""
-        reason = self.details.get("code") if isinstance(self.details, dict) else None
+        details = self.details if isinstance(self.details, dict) else {}
+        reason = details.get("code")
         if reason and reason != self.code:
             extra = f" ({reason})"
+        fields = details.get("fields")
+        if isinstance(fields, dict) and fields:  # which fields the schema refused, and why
+            said = "; ".join(f"{name}: {' '.join(map(str, why)) if isinstance(why, list) else why}"
+                             for name, why in list(fields.items())[:5])
+            extra += f" ({said[:300]})"
         return f"{head}: {self.message}{extra}"
 
 

@@ -620,11 +620,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--key", action="append", default=[], help="a server's Ed25519 "
                         "public key (PEM file or base64): the export must be signed by it")
     args = parser.parse_args(argv)
-    keys = [signing.read_public_key(k) for k in args.key]
-    with open(args.export) as fh:
-        outcome = verify(json.load(fh), keys or None)
+    try:
+        keys = [signing.read_public_key(k) for k in args.key]
+    except ValueError as exc:
+        return _cannot(f"--key: not an Ed25519 public key (a PEM file or base64): {exc}")
+    try:
+        with open(args.export, "rb") as fh:
+            doc = json.load(fh)
+    except OSError as exc:
+        return _cannot(f"{args.export}: {exc.strerror or exc}")
+    except ValueError as exc:
+        return _cannot(f"{args.export}: not JSON ({exc})")
+    outcome = verify(doc, keys or None)
     print(json.dumps(outcome, indent=2))
     return 0 if outcome["valid"] else 1
+
+
+def _cannot(message: str) -> int:
+    """A check that could not start: one line on stderr and exit status 1, as ``cartouche
+    verify`` answers it."""
+    print(f"error: {message}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.table import Table
 from rich.text import Text
@@ -57,13 +55,16 @@ def tournament() -> None:
 def create(c, name, game_type, fmt, rounds, seats, participants, duplicate, rated,
            options) -> None:
     """Create a tournament; its first round is paired at once."""
+    from . import _json_object
+
     body = {"name": name, "type": game_type, "format": fmt, "seats_per_game": seats,
             "participants": list(participants), "duplicate": duplicate, "rated": rated,
-            "options": json.loads(options)}
+            "options": _json_object(options, "--options")}
     if rounds is not None:
         body["rounds"] = rounds
     shown = c.api.create_tournament(body)
-    c.console.print(Text(f"tournament {shown['id']}: {shown['rounds_total']} rounds",
+    total = shown["rounds_total"]
+    c.console.print(Text(f"tournament {shown['id']}: {total} round{'' if total == 1 else 's'}",
                          style="bold"))
     c.console.print(rounds_table(shown))
 

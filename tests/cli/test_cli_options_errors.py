@@ -150,3 +150,36 @@ def test_head_reads_the_first_line_and_the_rest_is_dropped_quietly(export):
     _, err = proc.communicate(b"n\n" * 100 + b"q\n", timeout=60)
     assert first == b"Replay of local (diamant), 92 events.\n"
     assert err == b"" and proc.returncode == 1
+
+
+def test_the_offline_verifier_says_what_stopped_it_in_one_line(tmp_path, export, capsys):
+    """``python -m service.replay verify`` (README) as ``cartouche verify``: a missing file,
+    one that is not JSON or a key that is none is one line on stderr and exit status 1."""
+    from service.replay import main as replay_main
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": }')
+    for args, words in ((["verify", str(tmp_path / "nope.json")], "No such file"),
+                        (["verify", str(bad)], "not JSON"),
+                        (["verify", export, "--key", "AAAA"], "--key: not an Ed25519")):
+        assert replay_main(args) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and words in err and err.count("\n") == 1, err
+        assert "Traceback" not in err
+
+
+def test_an_api_error_names_the_fields_the_schema_refused():
+    from service.client import ApiError
+
+    exc = ApiError("invalid_request", "the request does not match the schema",
+                   {"fields": {"seed": ["String does not match expected pattern."]}}, 400)
+    assert str(exc) == ("400 invalid_request: the request does not match the schema "
+                        "(seed: String does not match expected pattern.)")
+
+
+def test_tournament_options_that_are_not_json_name_the_option():
+    line = one_error_line(cli("--url", "http://127.0.0.1:9", "tournament", "create", "X",
+                              "--type", "diamant", "--seats", "3", "--participant", "bot-random",
+                              "--options", '{"clock":'))
+    assert line == ("error: invalid_options: --options takes a JSON object, e.g. "
+                    "'{\"turn_limit\": 6}'")
