@@ -13,7 +13,7 @@ def test_create_watch_and_show_a_tournament_of_bots(live_url, worker):
               "--type", "tides-of-time", "--format", "round_robin", "--seats", "2",
               "--participant", "bot-random", "--participant", "bot-heuristic")
     assert out.returncode == 0, out.stderr
-    tid = re.search(r"tournament (t-[0-9a-f]{16}): 1 rounds", out.stdout)[1]
+    tid = re.search(r"tournament (t-[0-9a-f]{16}): 1 round\b", out.stdout)[1]
     watched = run("--url", live_url, "--no-color", "tournament", "watch", tid, timeout=60)
     assert watched.returncode == 0, watched.stderr
     assert "ranks" in watched.stdout and "Standings" in watched.stdout

@@ -72,7 +72,8 @@ def event_text(ev: dict, names: list[str]) -> str | None:
         return (f"{who_} moves from {d.get('from')} to {d.get('to')} along {d.get('path')}, "
                 f"paying {_some(d.get('cards'), 'card')}")
     if kind == "EventDrawn":
-        return f"{who_} draws the event {d.get('card')} at {d.get('space')}"
+        where = f" at {d['space']}" if d.get("space") is not None else ""
+        return f"{who_} draws the event {d.get('card')}{where}"
     if kind == "EventDiscarded":
         return f"The event {d.get('card')} is discarded"
     if kind == "DecisionPending":
@@ -113,10 +114,11 @@ def event_text(ev: dict, names: list[str]) -> str | None:
 
 
 def draw(s: dict, names: list[str], you: int | None) -> list:
+    deck = s.get("movement_deck_count")  # (none in the solo game)
     out: list[Any] = [Text(f"{s.get('variant')} · round {s.get('round')} · turn "
                            f"{s.get('turn')} · bag {s.get('bag_count')} · gods left "
-                           f"{s.get('god_deck_count')} · movement deck "
-                           f"{s.get('movement_deck_count')}")]
+                           f"{s.get('god_deck_count')}"
+                           + (f" · movement deck {deck}" if deck is not None else ""))]
     market = multiset(s.get("market") or {})
     out.append(Text(f"market: {market or 'empty'}"))
     if s.get("event_card"):
