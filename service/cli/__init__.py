@@ -648,8 +648,9 @@ def verify(c: Ctx, export_file: str, keys: tuple[str, ...], as_json: bool) -> No
         c.console.print(Text(f"valid: {outcome['details'].get('checked')} events of {what} "
                              f"re-derived and replayed; {signed}", style="bold green"))
     else:
-        c.console.print(Text(f"INVALID at version {outcome['version']}: {outcome['reason']} "
-                             f"{render.compact(outcome['details'], 300)}", style="bold red"))
+        where = f" at version {outcome['version']}" if outcome.get("version") else ""
+        details = f" {render.compact(outcome['details'], 300)}" if outcome.get("details") else ""
+        c.console.print(Text(f"INVALID{where}: {outcome['reason']}{details}", style="bold red"))
     sys.exit(0 if outcome["valid"] else 1)
 
 

@@ -183,3 +183,11 @@ def test_tournament_options_that_are_not_json_name_the_option():
                               "--options", '{"clock":'))
     assert line == ("error: invalid_options: --options takes a JSON object, e.g. "
                     "'{\"turn_limit\": 6}'")
+
+
+def test_an_export_refused_before_any_event_is_named_without_a_version(export):
+    key = "A" * 43 + "="  # a well-formed key nobody signed this export with
+    out = cli("verify", export, "--key", key)
+    assert out.returncode == 1
+    line = out.stdout.strip()
+    assert line.startswith("INVALID: ") and "None" not in line and "{}" not in line, line
