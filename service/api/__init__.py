@@ -68,8 +68,10 @@ class OrjsonProvider(JSONProvider):
 #: What the HTTP server (``service/webserver.py``) answers before any route sees a request:
 #: documented on every operation, 408 on those that take a body.
 SERVER_ANSWERS = {
-    "414": "the request line is 8 KiB or more (the HTTP server's answer, no body)",
-    "431": "the header block is over 64 KiB (the HTTP server's answer, no body)",
+    "414": "`request_line_too_long`: the request line is 8 KiB or more (the HTTP server's "
+           "answer; the connection is closed)",
+    "431": "`headers_too_large`: the header block is over 64 KiB (the HTTP server's answer; "
+           "the connection is closed)",
 }
 BODY_TIMED_OUT = ("`request_timeout`: the body did not arrive within the server's deadline "
                   "(`WEB_BODY_TIMEOUT`); the connection is closed")
@@ -83,7 +85,10 @@ class ServerAnswers(BasePlugin):
         for operation in (operations or {}).values():
             responses = operation.setdefault("responses", {})
             for status, description in SERVER_ANSWERS.items():
-                responses.setdefault(status, {"description": description})
+                responses.setdefault(status, {
+                    "description": description,
+                    "content": {"application/json": {
+                        "schema": {"$ref": "#/components/schemas/Error"}}}})
             if "requestBody" in operation:
                 responses.setdefault("408", {
                     "description": BODY_TIMED_OUT,

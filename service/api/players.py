@@ -109,8 +109,8 @@ STREAM_ID_OR_EMPTY = f"^({STREAM_ID.pattern})?$"
         "type": "object",
         "description": "each message's data: invitation {game_id, type, from}, game_start "
                        "{game_id, seat, type}, your_turn {game_id, seat, version, deadline_at}, "
-                       "game_finish {game_id, status, result: null while a duplicate deal "
-                       "is still played}, gap {after, oldest}"}}}}},
+                       "game_finish {game_id, status, result} (a duplicate deal's games: "
+                       "once the deal is recorded), gap {after, oldest}"}}}}},
     parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
                  "schema": {"type": "string", "pattern": STREAM_ID_OR_EMPTY},
                  "description": "resume after this notice (the last `id:` received; empty: "

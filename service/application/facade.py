@@ -26,7 +26,7 @@ from .loading import Loader
 from .errors import NotFound
 from .model import Appended, Table
 from .observer import Observer
-from .notices import PlayerNotices, count_finished
+from .notices import PlayerNotices, count_finished, tell_finished
 from .players import Players
 from .ratings import Ratings, shown
 from .reads import Reads
@@ -104,7 +104,7 @@ class GameService:
         self._identity = Identity(platform_key_digests, self.players)
         self._loader = Loader(store, cache_size)
         self._bus = ListenerBus()
-        self._bus.listeners.append(PlayerNotices(self.player_store, self.withheld))
+        self._bus.listeners.append(PlayerNotices(self.player_store, self.of_duplicate_deal))
         self.ratings = Ratings(rating_store or RatingStore(store.r), self.player_store,
                                rating_types)
         appender = Appender(store, self._loader, self._bus, self.scheduler, self.now_ms,
@@ -140,6 +140,8 @@ class GameService:
         batch = self.player_store.batch()
         for table in tables:
             count_finished(batch, table)
+            if self.of_duplicate_deal(table):
+                tell_finished(batch, table)
         batch.send()
         for table in tables:
             if table.status == "finished" and table.created["data"].get("rated"):
@@ -273,6 +275,12 @@ class GameService:
             return True
         self._revealed.put(table.id, True)
         return False
+
+    def of_duplicate_deal(self, table: Table) -> bool:
+        """``table`` is a game of a tournament that plays duplicate deals: its end is told to
+        its players with the deal's (``notices.tell_finished``)."""
+        tid = table.created["data"].get("tournament")
+        return tid is not None and self.tournaments.duplicate(tid)
 
     def withheld_among(self, games: dict[str, str]) -> set[str]:
         """Of ``games`` (over, each with its tournament's id), those :meth:`withheld`: each

@@ -9,9 +9,10 @@ games and counts per rating type (``Game.rating_type``: the game type, or a mode
   creation, or with the join that filled the last seat);
 - ``your_turn {"game_id", "seat", "version", "deadline_at"}``: once per decision: the seat is
   awaited after a command and was not before it, or it has just acted and is awaited again;
-- ``game_finish {"game_id", "status", "result"}``: the game ended (or was aborted); ``result``
-  null while the game is withheld (a tournament's duplicate deal still played elsewhere:
-  ``GameService.withheld``).
+- ``game_finish {"game_id", "status", "result"}``: the game ended (or was aborted); for a game
+  of a tournament's duplicate deal, once the tournament records the deal, every rotation over
+  (:func:`tell_finished`, called by ``Tournaments.advance``): a rotation's result would tell
+  the seats still playing the deal how it goes.
 
 Built-in bot players get no notifications (the server plays them) but are counted. A game of a
 tournament is counted when the tournament records it (:func:`count_finished`, called by
@@ -60,6 +61,15 @@ def count_finished(out: Batch, table: Table) -> None:
             seat in winners for seat, held in holders.items() if held == player))
 
 
+def tell_finished(out: Batch, table: Table) -> None:
+    """Tell the players of ``table`` (over) it ended, with its result."""
+    holders = {p["player"] for p in table.players if p.get("player")}
+    invited = {p["invited"] for p in table.players if p.get("invited")}
+    for player in holders | invited:
+        PlayerNotices._tell(out, player, "game_finish", {
+            "game_id": table.id, "status": table.status, "result": table.result()})
+
+
 def _has_accounts(table: Table) -> bool:
     """Whether a seat of ``table`` is held by, or reserved for, a player account."""
     for p in table.players:
@@ -72,10 +82,11 @@ class PlayerNotices:
     wants_previous = True
 
     def __init__(self, store: PlayerStore,
-                 withheld: Callable[[Table], bool] = lambda table: False) -> None:
+                 of_duplicate_deal: Callable[[Table], bool] = lambda table: False) -> None:
         self.store = store
-        #: a game over whose result must stay hidden a while (``GameService.withheld``)
-        self.withheld = withheld
+        #: a game of a tournament's duplicate deal, whose end is told once the deal is over
+        #: (``GameService.of_duplicate_deal``)
+        self.of_duplicate_deal = of_duplicate_deal
 
     def __call__(self, table: Table, first_version: int, envelopes: list[dict],
                  previous: Table | None = None) -> None:
@@ -128,11 +139,10 @@ class PlayerNotices:
             if not table.created["data"].get("tournament"):  # else counted when recorded
                 count_finished(out, table)
             invited = [p["invited"] for p in table.players if p.get("invited")]
-            shown = None if self.withheld(table) else table.result()
             for player in {*holders.values(), *invited}:
                 out.remove_game(player, table.id)
-                self._tell(out, player, "game_finish",
-                           {"game_id": table.id, "status": table.status, "result": shown})
+            if not self.of_duplicate_deal(table):  # else told when recorded
+                tell_finished(out, table)
 
     @staticmethod
     def _tell(out: Batch, player: str, kind: str, data: dict) -> None:

@@ -154,6 +154,11 @@ class Tournaments:
         return any(self.loader.store.meta_field(g, "status") not in OVER
                    for g in siblings)
 
+    def duplicate(self, tid: str) -> bool:
+        """Whether ``tid`` plays duplicate deals (its creation event alone is read)."""
+        first = self.store.read(tid, 0, count=1) if _ID.fullmatch(tid) else []
+        return bool(first and first[0][1]["data"].get("duplicate"))
+
     def withheld_games(self, tid: str) -> set[str]:
         """The games over of ``tid``'s duplicate deals that another game of their deal is still
         being played in (the last round's: a round is paired once every game before is over):

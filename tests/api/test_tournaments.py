@@ -215,11 +215,11 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
     log = platform.get(f"/v1/games/{done}/events?limit=1000",
                        headers={"Authorization": "Bearer pk"}).get_json()["events"]
     assert log[-1]["version"] == final.version and log[-1]["type"] == "GameEnded"
-    # its players are told it ended, not how (the result holds the deal)
+    # its players are told nothing of it yet (its result holds the deal)
     finishes = [n.data for pid in ids
                 for n in svc.player_store.notices_after(pid, "0-0", 1000)
                 if n.type == "game_finish"]
-    assert len(finishes) == 3 and all(f["result"] is None for f in finishes)
+    assert finishes == []
     # nor their profiles' counts and ratings (a win there would say who won it), which the
     # game's end leaves to the tournament's record of the whole deal
     assert counts() == [None] * 3
@@ -259,8 +259,10 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
         viewed["state"]  # every secret of it public now
     finishes = [n.data for pid in ids
                 for n in svc.player_store.notices_after(pid, "0-0", 1000)
-                if n.type == "game_finish"]
-    assert len(finishes) == 9 and sum(f["result"] is not None for f in finishes) == 3
+                if n.type == "game_finish"]  # each rotation's, with its result, once
+    assert sorted((f["game_id"], f["status"]) for f in finishes) == sorted(
+        (g["id"], "finished") for g in games for _ in ids)
+    assert all(f["result"] == svc.load(f["game_id"]).result() for f in finishes)
     view = client.get(f"/v1/games/{done}").get_json()
     assert view["state"] is not None and view["result"] is not None
     assert view["version"] == final.version
