@@ -81,4 +81,4 @@ def test_unknown_bot_levels_are_refused(client):
                 assert r.get_json()["error"]["code"] == "bot_level_unavailable"
     r = client.post("/v1/games", json={"type": "diamant",
                                        "players": [{"name": "b", "bot": {"level": "god"}}] * 3})
-    assert r.status_code == 400
+    assert r.status_code == 422 and r.get_json()["error"]["code"] == "bot_level_unavailable"
