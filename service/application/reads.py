@@ -136,9 +136,11 @@ class Reads:
             "seed_commitment": created["seed_commitment"],
             "setup": created["setup"],
             "awaiting": [{"seat": s, "deadline_at": deadline(s)} for s in table.awaiting()],
+            # (a withheld game's banks would tell how long its ending decisions took)
             "clock": None if not clock else {
                 "remaining_ms": (clock_mod.remaining(clock, clock_state, now)
-                                 if clock_state is not None else None),
+                                 if clock_state is not None and
+                                 not (withheld and viewer != ALL) else None),
                 "per_decision_ms": clock["per_decision_ms"],
                 "increment_ms": clock["increment_ms"], "timeout": clock["timeout"]},
             # over (finished or aborted), every secret is public, as in the events and the
