@@ -68,6 +68,9 @@ MIN_SEATS = 2
 UNTRIED_GRACE_MS = 10_000
 #: The seconds a client is told to wait when the server holds as many seeks as it may.
 RETRY_FULL_S = 5
+#: Seeks past their time a full server expires before it refuses a new one (their jobs and
+#: the sweep expire the rest).
+EXPIRE_AT_ONCE = 100
 _ID = re.compile(r"s-[0-9a-f]{16}")
 #: The seat order of matched games comes from the operating system's secret randomness.
 _SEATS = secrets.SystemRandom()
@@ -167,6 +170,10 @@ class Seeks:
             charge(len(orjson.dumps(seek.request)) + sum(map(len, pools.values()))
                    + len(seek.id) + len(player))
         opened = self.store.open(seek, self.limits.per_player, self.limits.total)
+        if opened in (Opened.PLAYER_FULL, Opened.FULL) and self._expire_due(
+                player if opened is Opened.PLAYER_FULL else None):
+            # seeks past their time still counted (their jobs and the sweep had not run)
+            opened = self.store.open(seek, self.limits.per_player, self.limits.total)
         if opened is Opened.PLAYER_FULL:
             raise TooManySeeks(self.limits.per_player)
         if opened is Opened.FULL:
@@ -183,10 +190,22 @@ class Seeks:
         return shown(seek)
 
     def get(self, seek_id: str) -> Seek:
+        """The seek, expired first if it is still waiting past its time (as its job or the
+        sweep would expire it: they may not have run yet)."""
         found = self.store.get(seek_id) if _ID.fullmatch(seek_id) else None
         if found is None:
             raise NotFound("seek_not_found", f"no seek {seek_id!r}")
+        if found.status == WAITING and found.expires_ms <= self.now_ms() and \
+                self.expire(seek_id):
+            found = self.store.get(seek_id) or found
         return found
+
+    def _expire_due(self, player: str | None) -> bool:
+        """Expire the waiting seeks past their time (``player``'s, or the oldest due on the
+        server); whether any was."""
+        due = (self.store.of_player(player, self.limits.per_player) if player is not None
+               else self.expiring(EXPIRE_AT_ONCE))
+        return sum(self.expire(seek_id) for seek_id in due) > 0
 
     def show(self, seek_id: str) -> dict:
         return shown(self.get(seek_id))

@@ -313,6 +313,24 @@ def test_expiry_ends_a_seek_and_an_expired_seek_is_never_matched(fake):
     assert seek(client, ada)["status"] == "matched"  # with Bob's, still waiting
 
 
+def test_a_seek_past_its_time_reads_expired_and_counts_no_more(fake):
+    """Before its job or the sweep has run: a read answers it expired, and a new seek of its
+    player, or on a full server, is not refused for it."""
+    client, _, clock = fake
+    ada, bob, cy, dan = (player(client, n) for n in ("Ada", "Bob", "Cy", "Dan"))
+    ids = [seek(client, ada, type_="diamant", seats=3)["id"] for _ in range(3)]
+    bobs = [seek(client, bob, type_="papyrus", seats=n)["id"] for n in (2, 3)]  # 5: full
+    clock.t += 60_000
+    # Ada holds 3 (her most), all past their time
+    assert seek(client, ada, type_="diamant", seats=3)["status"] == "waiting"  # not 409
+    seek(client, cy, type_="diamant", seats=4)
+    seek(client, cy, type_="diamant", seats=5)  # 5 again, Bob's 2 past their time
+    assert seek(client, dan, type_="papyrus", seats=4)["status"] == "waiting"  # not 503
+    assert client.get(f"/v1/seeks/{bobs[0]}").get_json()["status"] == "expired"
+    r = client.delete(f"/v1/seeks/{ids[1]}", headers=auth(ada["token"]))
+    assert r.status_code == 409 and error(r)["code"] == "seek_expired"
+
+
 def test_the_sweep_matches_what_a_dead_request_left(fake, monkeypatch):
     """Two requests die between writing their seeks and matching them: the seeks stay
     untried; the sweep leaves them to their requests for a while, then matches them."""
