@@ -33,6 +33,11 @@ def _seat(seat: int, entry: dict, controller: str) -> dict:
     return out
 
 
+def _shown_version(table: Table, viewer: Viewer, withheld_from: int | None) -> int:
+    """:meth:`Reads.shown_version`, the game's ``withheld_from`` given."""
+    return table.version if withheld_from is None or viewer == ALL else withheld_from - 1
+
+
 @dataclass(eq=False)
 class Reads:
     store: EventStore
@@ -51,8 +56,7 @@ class Reads:
         """The game's version as ``viewer`` is told it: for a withheld game, but to a platform
         key, the last version before the command that ended it (how many events that command
         appended depends on what it revealed)."""
-        withheld_from = self.withheld_from(table) if table.over else None
-        return table.version if withheld_from is None or viewer == ALL else withheld_from - 1
+        return _shown_version(table, viewer, self.withheld_from(table) if table.over else None)
 
     def served_events(self, table: Table, envelopes: Sequence[dict], first_version: int,
                       viewer: Viewer) -> list[dict]:
@@ -93,7 +97,7 @@ class Reads:
         are read up to the command that ended it, so a reader paging on finds that command
         once the game is no longer withheld)."""
         withheld_from = self.withheld_from(table) if table.over else None
-        upto = table.version if withheld_from is None or viewer == ALL else withheld_from - 1
+        upto = _shown_version(table, viewer, withheld_from)
         stored = self.store.read(table.id, after, upto, count=limit)
         if not stored:
             return [], after
@@ -106,7 +110,8 @@ class Reads:
         over = table.over
         # a game over that is withheld shows neither its final state nor its result (both
         # reveal everything) until the rest of its deal is over
-        withheld = over and self.withheld_from(table) is not None
+        withheld_from = self.withheld_from(table) if over else None
+        withheld = withheld_from is not None
         created = table.created["data"]
         clock, clock_state = table.clock, table.shell.clock
         now = self.now_ms() if now_ms is None else now_ms
@@ -126,7 +131,7 @@ class Reads:
             "id": table.id,
             "type": game.type_id,
             "status": table.status,
-            "version": self.shown_version(table, viewer),
+            "version": _shown_version(table, viewer, withheld_from),
             "created_at": table.created.get("at"),
             "players": [_seat(i, p, table.shell.controllers[i].shown)
                         for i, p in enumerate(table.players)],

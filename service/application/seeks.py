@@ -195,8 +195,9 @@ class Seeks:
         found = self.store.get(seek_id) if _ID.fullmatch(seek_id) else None
         if found is None:
             raise NotFound("seek_not_found", f"no seek {seek_id!r}")
-        if found.status == WAITING and found.expires_ms <= self.now_ms() and \
-                self.expire(seek_id):
+        now = self.now_ms()
+        if found.status == WAITING and found.expires_ms <= now and \
+                self.store.settle([found], EXPIRED, now).ok:
             found = self.store.get(seek_id) or found
         return found
 
