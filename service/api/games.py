@@ -30,7 +30,7 @@ ERRORS = {400: "invalid request", 401: "bad token", 403: "this caller may not do
                "`details.expected` or `details.reason`) or `invalid_clock`. Also "
                "`invalid_player_count`, `unknown_game_type`, `bot_level_unavailable`, "
                "`player_not_found` (`details.seat`), "
-               "`not_a_command_boundary`, `idempotency_key_reused`",
+               "`not_a_command_boundary`, `fork_too_long`, `idempotency_key_reused`",
           429: LIMITED_DOC,
           503: STORE_DOC}
 

@@ -55,6 +55,11 @@ class Exports:
             raise GameNotFinished()
         if not 1 <= at <= parent.version:
             raise NotFound.version(at)
+        cap = self.creation.max_events
+        if cap and at > cap - 1:
+            raise InvalidRequest("fork_too_long",
+                                 f"version {at} is past this server's cap of {cap} events a "
+                                 "game", {"version": at, "max_events": cap})
         stored = self.store.read(game_id, 0, min(at + 1, parent.version))
         boundary = (at == parent.version or at == parent.meta["created_version"]
                     or "cmd" in stored[at].envelope)

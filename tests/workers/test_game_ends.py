@@ -18,6 +18,7 @@ import redis
 from service.app import create_app
 from service.application import GameService
 from service.application.commands import body_digest
+from service.application.errors import InvalidRequest
 from service.application.players import PLATFORM
 from service.config import Config
 from service.engine import NotYourTurn
@@ -162,6 +163,30 @@ def test_verification_rejects_an_event_limit_abort_the_cap_did_not_require(redis
     old["events"].append(doc["events"][-1])
     old["status"] = "aborted"
     assert verify(old)["reason"] == "event_limit_not_reached"
+
+
+def test_a_fork_past_this_servers_cap_is_refused_and_one_within_it_verifies(redis_url, clock):
+    """A fork records this server's cap, not its parent's: one at a version past ``cap - 1``
+    would be born over its cap, and aborted by its first command, so it is refused instead."""
+    svc = service(redis_url, clock, max_events_per_game=10 * CAP)
+    gid, _ = humans(svc)
+    while svc.load(gid).version < CAP + 5:
+        play_one(svc, gid)
+    ends = [s.version - 1 for s in svc.store.read(gid, 0) if "cmd" in s.envelope]  # boundaries
+    small = service(redis_url, clock, max_events_per_game=CAP)
+    past = min(v for v in ends if v > CAP - 1)
+    with pytest.raises(InvalidRequest) as refused:
+        small.fork(gid, past)
+    assert refused.value.code == "fork_too_long" and \
+        refused.value.details == {"version": past, "max_events": CAP}
+    within = max(v for v in ends if v <= CAP - 1)
+    fork = small.fork(gid, within)
+    assert svc.load(fork["id"]).created["data"]["max_events"] == CAP
+    with pytest.raises(NotYourTurn):  # played on to its own cap, and aborted there
+        for _ in range(CAP):
+            play_one(small, fork["id"])
+    assert small.load(fork["id"]).status == "aborted"
+    assert verify(small.export(fork["id"]))["valid"]
 
 
 def test_bots_stop_at_the_cap(redis_url, clock):
