@@ -343,7 +343,8 @@ player_token = click.option(
 @click.option("--variant", default=None, help="a variant id from the catalog")
 @click.option("--options", "raw_options", default=None, metavar="JSON",
               help='game options as a JSON object, e.g. \'{"turn_limit": 6}\'')
-@click.option("--name", default=os.environ.get("USER") or "You", help="your name (with bots)")
+@click.option("--name", default=os.environ.get("USER") or "Player",
+              help="your name (with bots)")
 @click.option("--seed", default=None, help="hex seed (makes the game predictable)")
 @player_token
 @click.pass_obj
