@@ -48,6 +48,10 @@ TIMEOUT_S = 5.0
 MAX_SUBSCRIPTIONS = 100
 LOG_SIZE = 100
 LOCK_MS = 30_000
+#: How long a queued delivery job stands for the later deliveries of its (subscription, game):
+#: past it (a job lost before it started, a queue more than this far behind) the next
+#: delivery queues a job again.
+QUEUED_MS = 60_000
 OUTBOX_TTL_S = 7 * 24 * 3600
 #: The most deliveries waiting for one subscription and game (CARTOUCHE_WEBHOOK_PENDING_MAX):
 #: past it, the oldest are dropped (a receiver that is down for long sees the gap in
@@ -84,6 +88,13 @@ def key_head(sub_id: str, game_id: str) -> str:
 
 def key_lock(sub_id: str, game_id: str) -> str:
     return f"{PREFIX}:lock:{sub_id}:{game_id}"
+
+
+def key_queued(sub_id: str, game_id: str) -> str:
+    """Set while a delivery job of (subscription, game) waits in the queue, for QUEUED_MS at
+    most: the listener queues no second one meanwhile (the job, once started, sends every
+    pending delivery, those added while it waited included)."""
+    return f"{PREFIX}:queued:{sub_id}:{game_id}"
 
 
 def env_float(name: str, default: float) -> float:
@@ -244,9 +255,15 @@ class Listener:
                 pipe.zadd(outbox, {orjson.dumps(item): first_version})
                 pipe.zremrangebyrank(outbox, 0, -self.pending_max - 1)  # the oldest past it
                 pipe.expire(outbox, OUTBOX_TTL_S)
-                pipe.execute()
-                self.queue.enqueue(JOB, sub["id"], table.id, result_ttl=60,
-                                   failure_ttl=24 * 3600, job_timeout=600)
+                pipe.set(key_queued(sub["id"], table.id), 1, nx=True, px=QUEUED_MS)
+                if not pipe.execute()[-1]:
+                    continue  # a job is waiting in the queue: it sends this one too
+                try:
+                    self.queue.enqueue(JOB, sub["id"], table.id, result_ttl=60,
+                                       failure_ttl=24 * 3600, job_timeout=600)
+                except Exception:
+                    self.store.r.delete(key_queued(sub["id"], table.id))
+                    raise
             except Exception:
                 log.exception("webhooks: could not queue delivery of %s v%s-%s to %s",
                               table.id, first_version, first_version + len(envelopes) - 1,
@@ -309,6 +326,7 @@ def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = F
     waiting for its retry alone. Returns what happened (for logs and tests).
     """
     store = WebhookStore(client)
+    client.delete(key_queued(sub_id, game_id))  # deliveries from now on queue a job again
     token = uuid.uuid4().hex
     lock, outbox, head = key_lock(sub_id, game_id), key_outbox(sub_id, game_id), \
         key_head(sub_id, game_id)

@@ -421,6 +421,36 @@ def test_the_deliveries_waiting_for_a_receiver_are_bounded(wc, whapp, redis_url)
     assert [d["first_version"] for d in waiting] == sorted(d["first_version"] for d in waiting)
 
 
+@pytest.mark.unswept
+def test_one_delivery_job_waits_in_the_queue_per_subscription_and_game(redis_url, queue_url,
+                                                                      receiver):
+    """No worker serves these queues: the commands of a game queue one delivery job for a
+    subscription, not one each; that job sends them all, and a command after it started
+    queues the next."""
+    from rq import Queue
+
+    from service.webhooks import QUEUE, drain
+
+    config = Config(redis_url=redis_url, queue_url=queue_url,
+                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
+    queues = redis.Redis.from_url(queue_url)
+    client = create_app(config, scheduler=NullScheduler(), webhook_queue=queues).test_client()
+    sub = subscribe(client, receiver.url + "/one")
+    gid, tokens = new_game(client)
+    for seat in range(3):
+        assert act(client, gid, tokens[seat], "continue").status_code == 201
+    queue = Queue(QUEUE, connection=queues)
+    assert queue.job_ids and [j.args for j in queue.jobs] == [(sub["id"], gid)]
+    store = redis.Redis.from_url(redis_url)
+    assert drain(store, queue, sub["id"], gid) == "empty"
+    sent = receiver.at("/one")
+    assert [json.loads(r["body"])["first_version"] for r in sent] == [1, 4, 5, 6]
+    queue.empty()
+    assert act(client, gid, tokens[0], "continue").status_code == 201
+    assert [j.args for j in queue.jobs] == [(sub["id"], gid)]
+    store.close()
+
+
 def test_a_delivery_is_abandoned_after_max_attempts_and_the_next_one_goes(wc, whapp, worker):
     listener = whapp.extensions["cartouche"].listeners[-1]
     listener.max_attempts = 2
