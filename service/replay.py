@@ -216,7 +216,8 @@ def _verify(doc: Any, tick: Callable[[], None]) -> int:
         raise Divergence(0, "not_an_export", {"format": FORMAT})
     unknown = sorted(set(doc) - EXPORT_FIELDS)
     if unknown:
-        raise Divergence(0, "unknown_field", fields_detail(unknown[0][:64], "not a field of the format"))
+        raise Divergence(0, "unknown_field",
+                         fields_detail(unknown[0][:64], "not a field of the format"))
     game = GAMES.get(doc.get("type"))
     if game is None:
         raise Divergence(0, "unknown_game_type")

@@ -46,7 +46,8 @@ def verify_tournament(doc: dict, keys: Sequence[Any] | None,
 def _verify(doc: dict, keys, tick, verify_game) -> int:
     unknown = sorted(set(doc) - FIELDS)
     if unknown:
-        raise Refused(None, "unknown_field", fields_detail(unknown[0][:64], "not a field of the format"))
+        raise Refused(None, "unknown_field",
+                      fields_detail(unknown[0][:64], "not a field of the format"))
     games = {}
     for g in doc["games"]:
         verdict = verify_game(g, keys, tick)

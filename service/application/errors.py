@@ -121,7 +121,8 @@ class IdempotencyKeyReused(CodedError):
                          "this Idempotency-Key was used with another body")
 
 
-__all__ = ["CannotAbort", "CannotRematch", "CodedError", "InvalidSeat", "SeatUnavailable", "DeadlinePassed", "Forbidden", "GameNotFinished",
+__all__ = ["CannotAbort", "CannotRematch", "CodedError", "InvalidSeat", "SeatUnavailable",
+           "DeadlinePassed", "Forbidden", "GameNotFinished",
            "IdempotencyKeyReused", "IllegalAction", "InvalidOptions", "InvalidRequest",
            "InvalidToken", "NotFound", "NotYourTurn", "SeatNotHuman", "SeekEnded", "SeeksFull",
            "TooManySeeks", "TournamentsFull", "VersionConflict"]

@@ -70,7 +70,8 @@ class Exports:
         table = self.loader.load(game_id, at)
         if table.state is None:
             raise InvalidRequest("game_not_started",
-                                 f"version {at} is before the table's game started", {"version": at})
+                                 f"version {at} is before the table's game started",
+                                 {"version": at})
         seed = secrets.token_bytes(32)
         now = self.now_ms()
         created = dict(parent.created)

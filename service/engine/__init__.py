@@ -3,8 +3,8 @@ actions, forced moves), the public RNG and replay."""
 
 from .fold import clone, evolve, fold, visible
 from .game import (ALL, Action, CodedError, Event, Game, IllegalAction, InvalidOptions, State,
-                   Viewer, competition_ranks, event, fields_detail, illegal, is_int, redact, require, sees,
-                   standard_result)
+                   Viewer, competition_ranks, event, fields_detail, illegal, is_int, redact,
+                   require, sees, standard_result)
 from .outcome import Outcome
 from .rng import Rng, commitment
 from .runner import NotYourTurn, command, forced_moves, forfeit, forfeit_result, start

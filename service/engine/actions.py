@@ -1,8 +1,8 @@
 """Malformed actions: one vocabulary of error codes for every game.
 
 A refused action is HTTP 422 ``illegal_action`` with the reason in ``details.code``
-(docs/design/api.md, "Errors"). Whatever the game, a malformed action gets one of these codes, checked in this order
-(the first failing check decides):
+(docs/design/api.md, "Errors"). Whatever the game, a malformed action gets one of these codes,
+checked in this order (the first failing check decides):
 
 * ``malformed_action``: the action is not a JSON object, or has no string ``type``;
 * ``unknown_action``: ``type`` is not one of the game's action types (``details.allowed``);

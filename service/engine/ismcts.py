@@ -47,8 +47,9 @@ reply) instead of trying each once.
 
 Reward (documented choice): the observer's share of the win at the end of the game — ``1/k`` when
 the observer is one of ``k`` winners, else ``0``. The game's
-:class:`~service.engine.bots.BotHooks` may cap the simulation depth (``cuts_simulations``): ``horizon(state) -> key`` (the simulation stops as soon as the key differs
-from its value at the start of the iteration, e.g. Diamant: the round number) and
+:class:`~service.engine.bots.BotHooks` may cap the simulation depth (``cuts_simulations``):
+``horizon(state) -> key`` (the simulation stops as soon as the key differs from its value at
+the start of the iteration, e.g. Diamant: the round number) and
 ``evaluate(game, state, seat) -> float in [0, 1]`` (the estimated win share at such a cut-off).
 Without it every simulated game is played to its end. ``for_simulation(state) -> state`` may drop
 parts of a determinization that only feed views and result details (e.g. Tides' per-round

@@ -258,7 +258,8 @@ class EventSchema(Strict):
     at = Timestamp(required=True, allow_none=True)
     seat = JsonInteger(required=True, allow_none=True)
     data = fields.Dict(required=True)
-    forced = JsonBoolean(metadata={"description": "played by the engine: the seat had one legal action"})
+    forced = JsonBoolean(metadata={
+        "description": "played by the engine: the seat had one legal action"})
     timeout = JsonBoolean(metadata={"description": "played for the seat when its clock ran out"})
 
 

@@ -208,7 +208,8 @@ class EventStore:
         return results
 
     def append(self, game_id: str, expected: int, envelopes: Iterable[dict], *,
-               status: str | None = None, meta: dict[str, str] | None = None, idempotency: tuple[str, str] | None = None,
+               status: str | None = None, meta: dict[str, str] | None = None,
+               idempotency: tuple[str, str] | None = None,
                reads: Sequence[tuple[str, str]] = (), quota: Quota | None = None,
                listing: tuple[str, int] | None = None) -> AppendResult:
         """Append iff the stream is at ``expected``.
@@ -265,7 +266,8 @@ class EventStore:
         if status:
             fields["status"] = status
         args = [*(quota.args() if quota is not None else NO_QUOTA_ARGS), expected,
-                len(fields), *(x for kv in fields.items() for x in kv), idempotency[1] if idempotency else "", IDEMPOTENCY_TTL_SECONDS,
+                len(fields), *(x for kv in fields.items() for x in kv),
+                idempotency[1] if idempotency else "", IDEMPOTENCY_TTL_SECONDS,
                 len(index_keys), game_id, listing[1] if listed else 0,
                 len(fused_reads), *(cmd for cmd, _ in fused_reads),
                 *payloads]

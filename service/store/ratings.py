@@ -88,7 +88,8 @@ class RatingStore:
     def is_rated(self, rating_type: str, game_id: str) -> bool:
         return bool(self.r.hexists(_key(rating_type, "rated"), game_id))
 
-    def updates(self, rating_type: str, after: str = "-", count: int = 1000) -> list[tuple[str, dict]]:
+    def updates(self, rating_type: str, after: str = "-",
+                count: int = 1000) -> list[tuple[str, dict]]:
         """Ledger entries after stream id ``after`` (``"-"``: from the first), oldest first."""
         start = after if after == "-" else f"({after}"
         rows = self.r.xrange(ledger(rating_type), start, "+", count=count)

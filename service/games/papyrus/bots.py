@@ -332,7 +332,8 @@ def _standard_turn(me: _Me, legal: list[dict], plans) -> dict:
     best = None
     for pid, opts in moves.items():
         node = board.nodes[dest[pid]]
-        if node["kind"] == "pyramid" and node["god"] in me.gods and _spelled(me.holder, node["god"]):
+        if node["kind"] == "pyramid" and node["god"] in me.gods \
+                and _spelled(me.holder, node["god"]):
             key = (_worth(me, node["god"]), pid)
             if best is None or key > best[0]:
                 best = (key, _cheapest(me, opts))

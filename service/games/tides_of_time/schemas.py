@@ -146,7 +146,8 @@ STATE = closed(
      "strict_zero_ties", "setup"],
     phase={"type": "string", "enum": [SETUP, DRAFT, RELIC, SCORED, GAME_OVER],
            "description": "SETUP: before the first deal (only the state at version 1, "
-                          "between the creation and the deal of one command); DRAFT: both pick a card (hidden, simultaneous); RELIC: after rounds "
+                          "between the creation and the deal of one command); DRAFT: both pick a "
+                          "card (hidden, simultaneous); RELIC: after rounds "
                           "1-2 both keep one card played this round and remove another; "
                           "SCORED: round 3 scored, the game not yet ended (only the state "
                           "between those two events of one command); GAME_OVER after round 3"},
