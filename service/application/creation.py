@@ -95,7 +95,7 @@ class Settings(NamedTuple):
            table: bool) -> Settings:
         """``options`` checked for ``players`` (their number is what the games look at);
         InvalidRequest ``invalid_options`` with the game's or the clock's code in
-        ``details.code``. ``rated`` defaults to ``table``."""
+        ``details.code``. ``rated`` defaults to ``table``, but for a solo game."""
         options = dict(options)
         on_decline = options.pop("on_decline", _ABSENT)
         if on_decline is not _ABSENT and (not table or on_decline not in ON_DECLINE):
@@ -103,7 +103,7 @@ class Settings(NamedTuple):
                                  "tables with an invited seat",
                                  {"code": "invalid_option", "option": "on_decline",
                                   "expected": list(ON_DECLINE)})
-        rated = options.pop("rated", table)
+        rated = options.pop("rated", table and len(players) > 1)
         if not isinstance(rated, bool) or (rated and len(players) < 2):
             raise InvalidRequest("invalid_options", "rated is true or false, and solo games "
                                  "are never rated", {"code": "invalid_option", "option": "rated"})

@@ -143,6 +143,13 @@ def test_games_that_are_not_rated(client, svc):
     r = client.post("/v1/games", json={"type": "scarabya", "options": {"rated": True},
                                        "players": [{"name": "Solo"}]})
     assert r.status_code == 422 and error(r)["details"]["option"] == "rated"
+    # a solo table (an open or a reserved seat) is not rated by default, as tables are
+    for seat in ({"open": True}, {"player": ada["id"]}):
+        solo = table(client, ada, [seat], type_="scarabya")
+        assert client.get(f"/v1/games/{solo['id']}").get_json()["status"] in (
+            "waiting", "active")  # its creator's own reserved seat starts it
+        created = client.get(f"/v1/games/{solo['id']}/events").get_json()["events"][0]
+        assert "rated" not in created["data"]
     assert svc.ratings.store.updates("tides-of-time") == []
 
 
