@@ -225,15 +225,28 @@ class Seeks:
         return shown(seek)
 
     def waiting(self, game_type: str | None, offset: int, limit: int) -> dict:
-        """The waiting seeks (of ``game_type``, or all), newest first."""
+        """The waiting seeks (of ``game_type``, or all), newest first: those past their time
+        are expired first (up to :data:`EXPIRE_AT_ONCE` of the server's; one still on the
+        page is expired there and left out)."""
+        self._expire_due(None)
         ids, total = self.store.waiting(game_type, offset, limit)
-        return {"seeks": [shown(s) for s in self.store.get_many(ids) if s is not None],
-                "total": total}
+        found = [s for s in self.store.get_many(ids) if s is not None]
+        live = self._live(found)
+        return {"seeks": [shown(s) for s in live], "total": total - (len(found) - len(live))}
 
     def of_player(self, player: str) -> list[dict]:
-        """The player's waiting seeks, newest first."""
+        """The player's waiting seeks, newest first (those past their time expired)."""
         ids = self.store.of_player(player, self.limits.per_player)
-        return [shown(s) for s in self.store.get_many(ids) if s is not None]
+        return [shown(s) for s in self._live([s for s in self.store.get_many(ids) if s])]
+
+    def _live(self, seeks: list[Seek]) -> list[Seek]:
+        """``seeks`` less those waiting past their time, which are expired on the way (as
+        :meth:`get` does: their job or the sweep may not have run yet)."""
+        now = self.now_ms()
+        due = [s for s in seeks if s.status == WAITING and s.expires_ms <= now]
+        for seek in due:
+            self.store.settle([seek], EXPIRED, now)
+        return [s for s in seeks if s not in due]
 
     # -- matching -------------------------------------------------------------------------
     def first_match(self, seek_id: str) -> Seek:

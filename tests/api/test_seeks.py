@@ -331,6 +331,23 @@ def test_a_seek_past_its_time_reads_expired_and_counts_no_more(fake):
     assert r.status_code == 409 and error(r)["code"] == "seek_expired"
 
 
+def test_listings_leave_out_the_seeks_past_their_time(fake):
+    """Before their job or the sweep has run, the listings of a type and of a player show
+    none of the seeks past their time, and count none; the seeks read expired."""
+    client, _, clock = fake
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    old = [seek(client, ada, type_="diamant", seats=3)["id"] for _ in range(2)]
+    clock.t += 30_000
+    new = seek(client, bob, type_="diamant", seats=4)["id"]
+    clock.t += 30_000  # Ada's two are past their time, Bob's is not
+    listed = client.get("/v1/seeks?type=diamant").get_json()
+    assert [s["id"] for s in listed["seeks"]] == [new] and listed["total"] == 1
+    assert client.get("/v1/players/me", headers=auth(ada["token"])).get_json()["seeks"] == []
+    assert [s["id"] for s in client.get("/v1/players/me", headers=auth(bob["token"]))
+            .get_json()["seeks"]] == [new]
+    assert [client.get(f"/v1/seeks/{i}").get_json()["status"] for i in old] == ["expired"] * 2
+
+
 def test_the_sweep_matches_what_a_dead_request_left(fake, monkeypatch):
     """Two requests die between writing their seeks and matching them: the seeks stay
     untried; the sweep leaves them to their requests for a while, then matches them."""
