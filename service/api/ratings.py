@@ -21,4 +21,5 @@ ERRORS = {400: "invalid request", 404: "`unknown_rating_type`", 503: "store unav
 def leaderboard(query, rating_type):
     """Players by ordinal (``mu - 3 sigma``, OpenSkill Plackett-Luce), with the players who
     have fewer than ``min_games`` rated games listed apart as provisional."""
-    return service().leaderboard(rating_type, query["offset"], query["limit"])
+    return service().leaderboard(rating_type, query["offset"], query["limit"],
+                                 query["provisional_offset"])

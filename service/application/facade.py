@@ -221,9 +221,10 @@ class GameService:
         """Rate a finished game (once: the rating job; ``Ratings.rate``)."""
         return self.ratings.rate(self._loader.load(game_id))
 
-    def leaderboard(self, rating_type: str, offset: int, limit: int) -> dict:
+    def leaderboard(self, rating_type: str, offset: int, limit: int,
+                    provisional_offset: int = 0) -> dict:
         return self.ratings.leaderboard(rating_type, offset, limit,
-                                        self.player_store.get_many)
+                                        self.player_store.get_many, provisional_offset)
 
     def player_games(self, player_id: str, limit: int = 100) -> list[dict]:
         """The tables and games a player is in, newest first (``limit`` at most): ``{"id",

@@ -125,7 +125,10 @@ class Ratings:
                 for raw in self.store.current(rating_type, players)]
 
     def leaderboard(self, rating_type: str, offset: int, limit: int,
-                    names: Callable[[list[str]], list[dict | None]]) -> dict:
+                    names: Callable[[list[str]], list[dict | None]],
+                    provisional_offset: int = 0) -> dict:
+        """``limit`` established players from ``offset`` and ``limit`` provisional ones from
+        ``provisional_offset``, each list ranked from its own first."""
         if rating_type not in self.rating_types():
             raise NotFound("unknown_rating_type", f"no ratings of type {rating_type!r}",
                            {"known": self.rating_types()})
@@ -138,9 +141,11 @@ class Ratings:
                     for i, (s, p) in enumerate(zip(standings, profiles))]
 
         board, total = self.store.board(rating_type, offset, limit)
-        provisional, ptotal = self.store.board(rating_type, 0, limit, provisional=True)
+        provisional, ptotal = self.store.board(rating_type, provisional_offset, limit,
+                                               provisional=True)
         return {"type": rating_type, "players": rows(board, offset + 1), "total": total,
-                "provisional": rows(provisional, 1), "provisional_total": ptotal,
+                "provisional": rows(provisional, provisional_offset + 1),
+                "provisional_total": ptotal,
                 "min_games": self.store.min_games}
 
     def rebuild(self, rating_type: str) -> dict[str, dict]:

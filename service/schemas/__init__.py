@@ -593,6 +593,10 @@ class RematchSchema(Strict):
 class LeaderboardQuerySchema(Query):
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 100))
     offset = fields.Integer(load_default=0, validate=validate.Range(0, 1_000_000))
+    provisional_offset = fields.Integer(
+        load_default=0, validate=validate.Range(0, 1_000_000),
+        metadata={"description": "where the `provisional` list starts (`offset` pages "
+                                 "`players`)"})
 
 
 class StandingSchema(Strict):
@@ -609,10 +613,12 @@ class StandingSchema(Strict):
 class LeaderboardSchema(Strict):
     type = fields.String(required=True)
     players = fields.List(fields.Nested(StandingSchema), required=True, metadata={
-        "description": "players with at least `min_games` rated games, best ordinal first"})
+        "description": "players with at least `min_games` rated games, best ordinal first "
+                       "(equal ordinals: by id, descending), `limit` of them from `offset`"})
     total = JsonInteger(required=True)
     provisional = fields.List(fields.Nested(StandingSchema), required=True, metadata={
-        "description": "players with fewer rated games (the best `limit` of them)"})
+        "description": "players with fewer rated games, in the same order, `limit` of them "
+                       "from `provisional_offset`"})
     provisional_total = JsonInteger(required=True)
     min_games = JsonInteger(required=True)
 

@@ -119,6 +119,26 @@ def test_many_games_replay_bit_for_bit_and_leave_the_provisional_list(client, sv
     assert [p["rank"] for p in board["players"]] == list(range(1, len(board["players"]) + 1))
 
 
+def test_the_provisional_list_pages_on_its_own(client, svc):
+    """``provisional_offset`` pages the provisional players as ``offset`` pages the others:
+    every one of them is reachable, ranked in one order across the pages."""
+    players = [player(client, f"Q{i}") for i in range(6)]
+    for i in range(0, 6, 2):
+        gid, _ = rated_game(client, players[i:i + 2])
+        assert svc.rate(gid) is not None
+    pages = [client.get(f"/v1/leaderboards/tides-of-time?limit=2&provisional_offset={at}")
+             .get_json() for at in (0, 2, 4, 6)]
+    rows = [row for page in pages for row in page["provisional"]]
+    assert [len(page["provisional"]) for page in pages] == [2, 2, 2, 0]
+    assert {r["id"] for r in rows} == {p["id"] for p in players}
+    assert [r["rank"] for r in rows] == [1, 2, 3, 4, 5, 6]
+    assert [(r["ordinal"], r["id"]) for r in rows] == sorted(
+        ((r["ordinal"], r["id"]) for r in rows), reverse=True)
+    assert all(page["provisional_total"] == 6 and page["players"] == [] for page in pages)
+    r = client.get("/v1/leaderboards/tides-of-time?provisional_offset=-1")
+    assert r.status_code == 400
+
+
 def test_games_that_are_not_rated(client, svc):
     ada = player(client, "Ada")
     # a plain creation is unrated by default
