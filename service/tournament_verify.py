@@ -1,23 +1,27 @@
 """Offline verification of a tournament's export (``GET /v1/tournaments/{id}/export``), as
-``service.replay.verify`` does a game's: every game's export verified on its own (its signature
-too, given keys); the tournament's events decided again by the pure ``engine.tournament`` — each
-round's pairing, each game recorded, the end — against the games: each game of a round names
+``service.replay.verify`` does a game's: given keys, the export's signature first, then every
+game's export verified on its own (its signature too); the tournament's events decided again
+by the pure ``engine.tournament`` — each round's pairing, each game recorded, the end — against
+the games: each game of a round names
 the tournament and the round in its creation event and seats the paired participants in order,
 with the tournament's type and options; the games of a deal of a duplicate tournament share one
 seed; each recorded result is the game's own; and the standings, the final event's and the
-export's, are what the results give. Not proven: the participants' ratings at creation (the
-last tie-break and the Swiss order before any points), which the server read from its store.
+export's, are what the results give. Not proven by re-deriving, only by the signature: the
+participants' ratings at creation (the last tie-break and the Swiss order before any points),
+which the server read from its store, its name and times, and the order it recorded a round's
+games in.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from . import signing
 from .engine.game import CodedError, fields_detail
 from .engine.tournament import Tournament
 
 FORMAT = "cartouche-tournament"
-FIELDS = frozenset({"format", "id", "events", "standings", "games"})
+FIELDS = frozenset({"format", "id", "events", "standings", "games", "signature"})
 
 
 class Refused(Exception):
@@ -48,6 +52,10 @@ def _verify(doc: dict, keys, tick, verify_game) -> int:
     if unknown:
         raise Refused(None, "unknown_field",
                       fields_detail(unknown[0][:64], "not a field of the format"))
+    if keys is not None:
+        refused = signing.check(doc, keys)
+        if refused is not None:
+            raise Refused(None, refused)
     games = {}
     for g in doc["games"]:
         verdict = verify_game(g, keys, tick)

@@ -15,7 +15,7 @@ from ..schemas import tournaments as s
 from ..store.events import StreamFollower
 from ..store.tournaments import read_blocking
 from ..timestamps import rfc3339
-from . import Blueprint
+from . import Blueprint, json_response
 from .errors import STORE_DOC, alt_errors
 from .games import _require_creator, service
 from .hub import sse
@@ -110,9 +110,10 @@ def get_tournament(tid):
 @alt_errors(blp, ERRORS, 404, 409, 503)
 @blp.doc(operationId="exportTournament")
 def export_tournament(tid):
-    """A finished tournament: its events, its standings and every game's export; verified by
-    ``POST /v1/replays/verify`` and ``cartouche verify``."""
-    return service().tournaments.export(tid)
+    """A finished tournament: its events, its standings and every game's export, signed as a
+    game's export is; verified by ``POST /v1/replays/verify`` and ``cartouche verify``."""
+    # the bytes signed, not dumped again by the schema (which would write 6 points as 6.0)
+    return json_response(service().export_tournament(tid))
 
 
 # -- the live stream -------------------------------------------------------------------------

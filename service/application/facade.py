@@ -390,6 +390,13 @@ class GameService:
     def export(self, game_id: str) -> dict:
         return self._exports.export(game_id)
 
+    def export_tournament(self, tid: str) -> dict:
+        """A finished tournament's export (``Tournaments.export``), signed as a game's is:
+        the signature proves what re-deriving its events cannot (its name, its times, the
+        participants' ratings at its creation, the order it recorded a round's games in)."""
+        doc = self.tournaments.export(tid)
+        return self.signer.sign(doc) if self.signer is not None else doc
+
     def fork(self, game_id: str, at: int, charge: Callable[[int], None] | None = None) -> dict:
         return self._exports.fork(game_id, at, charge)
 

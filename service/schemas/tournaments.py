@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from . import GAME_TYPES, ExportSchema, JsonBoolean, JsonInteger, Strict, Text
+from . import (GAME_TYPES, ExportSchema, JsonBoolean, JsonInteger, SignatureSchema, Strict,
+               Text)
 
 
 class CreateTournamentSchema(Strict):
@@ -77,3 +78,6 @@ class TournamentExportSchema(Strict):
     standings = fields.List(fields.Nested(TournamentStandingSchema), required=True)
     games = fields.List(fields.Nested(ExportSchema), required=True, metadata={
         "description": "every game's export, as GET /v1/games/{id}/export serves it"})
+    signature = fields.Nested(SignatureSchema, metadata={
+        "description": "the server's Ed25519 signature of the whole export (keys: GET "
+                       "/v1/replays/keys), as a game's export has"})

@@ -377,9 +377,13 @@ def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
     assert verdict["valid"] is True, verdict
     assert verdict["details"]["signature"] == "valid" and verdict["details"]["games"] == 3
 
-    def tampered(change):
+    def tampered(change, signed=True):
+        """The verdict on ``doc`` changed, signed again by the server's key unless
+        ``signed`` is False: what re-deriving it finds, or what its signature says."""
         bad = copy.deepcopy(doc)
         change(bad)
+        if signed and "signature" in bad:
+            bad = svc.signer.sign(bad)
         return client.post("/v1/replays/verify", json=bad).get_json()
 
     recorded = next(i for i, e in enumerate(doc["events"]) if e["type"] == "GameRecorded")
@@ -392,6 +396,20 @@ def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
         seated = paired["games"][0]["seats"]
         paired["byes"], seated[0] = [seated[0]], paired["byes"][0]
 
+    def records_swapped(d):  # the same results, recorded in another order
+        d["events"][recorded], d["events"][recorded + 1] = \
+            d["events"][recorded + 1], d["events"][recorded]
+
+    assert doc["events"][recorded + 1]["type"] == "GameRecorded"
+    assert doc["signature"]["alg"] == "Ed25519"
+    for change, reason in [  # what only the signature proves
+        (records_swapped, "signature_invalid"),
+        (lambda d: d["events"][0]["data"].update(name="another"), "signature_invalid"),
+        (lambda d: d.pop("signature"), "not_signed"),
+    ]:
+        verdict = tampered(change, signed=False)
+        assert verdict["valid"] is False and verdict["reason"] == reason, verdict
+    assert tampered(records_swapped)["valid"] is True  # re-deriving cannot tell
     for change, reason in [
         (other_ranks, "result_differs"),
         (lambda d: d["standings"].reverse(), "standings_differ"),
@@ -407,7 +425,7 @@ def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
     good.write_text(json.dumps(doc))
     broken = copy.deepcopy(doc)
     broken["standings"].reverse()
-    bad.write_text(json.dumps(broken))
+    bad.write_text(json.dumps(svc.signer.sign(broken)))
     out = run("verify", str(good))
     assert out.returncode == 0
     assert f"of tournament {doc['id']} ({len(doc['games'])} games, every pairing" in out.stdout
