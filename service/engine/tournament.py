@@ -33,7 +33,11 @@ count, one bye per round); with more, every group of ``seats_per_game`` particip
 once, each round the earliest unplayed groups that share nobody. Swiss: participants ordered by
 points, rating, id; byes to the lowest ranked who have had the fewest; then each table takes the
 first participant left and the first others that meet nobody at the table again, backtracking
-(:data:`SEARCH_BUDGET` steps) before accepting the fewest rematches.
+(:data:`SEARCH_BUDGET` steps). When that finds no pairing, a Swiss created with ``"rematches":
+"fewest"`` (every one since it was recorded) takes the pairing with the fewest rematches a
+branch and bound finds in as many steps, the earliest in that order among equals; one created
+before takes a greedy pass's (each table the first left and those adding the fewest rematches
+to it), as it was paired then.
 """
 
 from __future__ import annotations
@@ -281,6 +285,8 @@ class Tournament:
         groups = _pair(left, self.k, met, strict=True)
         if groups is None:
             groups = _pair(left, self.k, met, strict=False)
+            if self.config.get("rematches") == "fewest":
+                groups = _fewest_rematches(left, self.k, met, groups)
         return groups, [p for p in order if p in byes]
 
     def next_round(self, game_ids: Sequence[Sequence[str]]) -> list[Event]:
@@ -359,10 +365,13 @@ def created(name: str, game_type: str, options: dict, fmt: str, rounds: int | No
     type, options, seat count and limits."""
     if fmt == "round_robin":
         rounds = len(round_robin_schedule([p["player"] for p in participants], seats_per_game))
-    return event("TournamentCreated", {
-        "name": name, "type": game_type, "options": options, "format": fmt, "rounds": rounds,
-        "seats_per_game": seats_per_game, "participants": [dict(p) for p in participants],
-        "duplicate": duplicate, "rated": rated})
+    data = {"name": name, "type": game_type, "options": options, "format": fmt,
+            "rounds": rounds, "seats_per_game": seats_per_game,
+            "participants": [dict(p) for p in participants], "duplicate": duplicate,
+            "rated": rated}
+    if fmt == "swiss":
+        data["rematches"] = "fewest"  # how its rounds are paired when some rematch is forced
+    return event("TournamentCreated", data)
 
 
 def _ids_by_deal(games: Sequence[dict]) -> list[list[str]]:
@@ -415,3 +424,37 @@ def _pair(players: list[str], k: int, met: set[frozenset[str]],
         return fill(left[1:], [left[0]])
 
     return search(list(players))
+
+
+def _rematches(groups: Sequence[Sequence[str]], met: set[frozenset[str]]) -> int:
+    return sum(frozenset(pair) in met for g in groups for pair in itertools.combinations(g, 2))
+
+
+def _fewest_rematches(players: list[str], k: int, met: set[frozenset[str]],
+                      start: list[list[str]]) -> list[list[str]]:
+    """Tables of ``k`` from ``players`` with fewer rematches than ``start`` if a branch and
+    bound finds some in :data:`SEARCH_BUDGET` steps (each table the first one left and others
+    in order, a partial pairing dropped as soon as it has as many rematches as the best so
+    far); the best found, ``start`` if none is better. Deterministic: verification pairs
+    again."""
+    best = [start, _rematches(start, met)]
+    budget = [SEARCH_BUDGET]
+
+    def fill(left: list[str], group: list[str], done: list[list[str]], cost: int) -> None:
+        if len(group) == k:
+            done = [*done, group]
+            if not left:
+                best[:] = [done, cost]
+                return
+            group, left = [left[0]], left[1:]
+        for i, p in enumerate(left):
+            budget[0] -= 1
+            if budget[0] < 0:
+                return
+            added = cost + sum(frozenset((p, g)) in met for g in group)
+            if added < best[1]:
+                fill(left[:i] + left[i + 1:], group + [p], done, added)
+
+    if best[1]:
+        fill(players[1:], [players[0]], [], 0)
+    return best[0]

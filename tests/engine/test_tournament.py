@@ -142,6 +142,58 @@ def test_swiss_of_nine_with_byes():
     assert [s["tiebreak"] for s in got] == [float(buchholz[p]) for p in expected]
 
 
+def _partitions(players, k):
+    if not players:
+        yield []
+        return
+    first, rest = players[0], players[1:]
+    for others in itertools.combinations(rest, k - 1):
+        left = [p for p in rest if p not in others]
+        for tail in _partitions(left, k):
+            yield [[first, *others], *tail]
+
+
+def _rematches(groups, met):
+    return sum(frozenset(pair) in met for g in groups for pair in itertools.combinations(g, 2))
+
+
+@pytest.mark.parametrize("n,k", [(6, 3), (7, 3), (9, 3), (8, 4)])
+def test_a_swiss_forced_to_rematch_takes_the_fewest_rematches(n, k):
+    """Over seeded random results, every round of a Swiss of ``k`` seats a table pairs with
+    the fewest rematched pairs any pairing of its participants has (by brute force); a Swiss
+    created before ``rematches: fewest`` was recorded pairs as it did then."""
+    import random
+
+    players = [chr(ord("a") + i) for i in range(n)]
+    forced = extra_before = 0
+    for seed in range(12):
+        rnd = random.Random(seed)
+        events = make(players, [rnd.random() for _ in players], "swiss", rounds=5, k=k)
+        assert events[0]["data"]["rematches"] == "fewest"
+        old = [{**events[0], "data": {**events[0]["data"]}}]
+        del old[0]["data"]["rematches"]
+        for log in (events, old):
+            t = play(log, lambda seats: rnd.sample(range(1, len(seats) + 1), len(seats)))
+            assert t.finished
+        for log, fewest in ((events, True), (old, False)):
+            t = Tournament.of(log[:1])
+            for ev in log[1:]:
+                if ev["type"] == "RoundPaired":
+                    met = t.met()
+                    seated = [p for p in players if p not in ev["data"]["byes"]]
+                    least = min(_rematches(g, met) for g in _partitions(seated, k))
+                    got = _rematches([g["seats"] for g in ev["data"]["games"]], met)
+                    forced += fewest and least > 0
+                    if fewest:
+                        assert got == least, (seed, ev["data"]["number"])
+                    else:
+                        extra_before += got > least
+                t.apply(ev)
+    assert forced > 0  # the rounds where a rematch could not be avoided were met
+    if (n, k) == (6, 3):
+        assert extra_before > 0  # where the greedy pass took more
+
+
 def test_swiss_byes_go_to_the_lowest_ranked():
     events = make(list("abc"), [3, 2, 1], "swiss", rounds=2)
     t = Tournament.of(events)
