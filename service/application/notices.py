@@ -9,6 +9,7 @@ games and counts per rating type (``Game.rating_type``: the game type, or a mode
   creation, or with the join that filled the last seat);
 - ``your_turn {"game_id", "seat", "version", "deadline_at"}``: once per decision: the seat is
   awaited after a command and was not before it, or it has just acted and is awaited again;
+  in version order per seat (``Batch.notify_turn``: a late listener's older one is dropped);
 - ``game_finish {"game_id", "status", "result"}``: the game ended (or was aborted); for a game
   of a tournament's duplicate deal, once the tournament records the deal, every rotation over
   (:func:`tell_finished`, called by ``Tournaments.advance``): a rotation's result would tell
@@ -131,16 +132,21 @@ class PlayerNotices:
         acted = cmd.get("seat") if "action" in cmd else None
         for seat in table.awaiting_humans():
             player = holders.get(seat)
-            if player is not None and (seat not in before or seat == acted):
-                self._tell(out, player, "your_turn",
-                           {"game_id": table.id, "seat": seat, "version": table.version,
-                            "deadline_at": _deadline(table, seat)})
+            if player is not None and (seat not in before or seat == acted) and \
+                    bot_level(player) is None:
+                out.notify_turn(player, table.id, seat, table.version,
+                                {"game_id": table.id, "seat": seat, "version": table.version,
+                                 "deadline_at": _deadline(table, seat)})
         if table.over and (previous is None or not previous.over):
             if not table.created["data"].get("tournament"):  # else counted when recorded
                 count_finished(out, table)
             invited = [p["invited"] for p in table.players if p.get("invited")]
             for player in {*holders.values(), *invited}:
                 out.remove_game(player, table.id)
+            for player in set(holders.values()):
+                if bot_level(player) is None:
+                    out.forget_turns(player, table.id,
+                                     [s for s, p in holders.items() if p == player])
             if not self.of_duplicate_deal(table):  # else told when recorded
                 tell_finished(out, table)
 

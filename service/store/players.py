@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import orjson
 import redis
+from redis.exceptions import NoScriptError
 
 from . import connect
 
@@ -46,6 +47,16 @@ def stream(player_id: str) -> str:
     return f"{PREFIX}:{{p:{player_id}}}:events"
 
 
+def turns(player_id: str) -> str:
+    """Hash: ``<game id>:<seat>`` -> the version of the last ``your_turn`` written for it."""
+    return f"{PREFIX}:{{p:{player_id}}}:turns"
+
+
+#: How long a player's ``turns`` hash outlives its last write (its fields are deleted when
+#: their game ends; this bounds those of games that never told it).
+TURNS_TTL_MS = 30 * 24 * 3600 * 1000
+
+
 def by_token(digest: str) -> str:
     return f"{PREFIX}:player-token:{digest}"
 
@@ -71,6 +82,19 @@ class NoticePage:
     #: The oldest notification still kept if the stream had dropped older ones by then
     #: (``MAXLEN``: more entries added than kept); None while it has dropped none.
     oldest: str | None
+
+
+#: A ``your_turn`` notification unless one of a later version was written for the same game
+#: and seat (two commands' listeners may run out of order: the later one's is the current
+#: decision). KEYS[1] the stream, KEYS[2] the player's ``turns``; ARGV: the field, the
+#: version, the stream's MAXLEN, the data, the hash's TTL in ms. The entry's id, or nil.
+_TURN = """
+local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+if tonumber(ARGV[2]) < last then return false end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', 't', 'your_turn', 'd', ARGV[4])
+"""
 
 
 def _notices(rows) -> list[StoredNotice]:
@@ -102,6 +126,7 @@ class PlayerStore:
         self.stream_max = stream_max
         self.games_max = games_max
         self._page = connect.script(client, _PAGE)
+        self._turn = connect.script(client, _TURN)
 
     # -- profiles -------------------------------------------------------------------------
     def create(self, player_id: str, fields: dict[str, str], token_digest: str | None,
@@ -225,6 +250,8 @@ class Batch:
         self.store = store
         self._pipe = None
         self.size = 0
+        #: the pipeline's index of each ``your_turn`` script call: its keys and arguments
+        self._turns: dict[int, tuple[list, list]] = {}
 
     @property
     def pipe(self):
@@ -236,6 +263,22 @@ class Batch:
     def notify(self, player_id: str, kind: str, data: dict) -> None:
         self.pipe.xadd(stream(player_id), {"t": kind, "d": orjson.dumps(data)},
                        maxlen=self.store.stream_max, approximate=True)
+        self.size += 1
+
+    def notify_turn(self, player_id: str, game_id: str, seat: int, version: int,
+                    data: dict) -> None:
+        """A ``your_turn`` notification, unless the listener of a later command of the game
+        has written one for this seat already (:data:`_TURN`)."""
+        keys = [stream(player_id), turns(player_id)]
+        args = [f"{game_id}:{seat}", version, self.store.stream_max, orjson.dumps(data),
+                TURNS_TTL_MS]
+        self._turns[len(self.pipe)] = keys, args
+        self.pipe.execute_command(*connect.evalsha(self.store._turn, keys, args))
+        self.size += 1
+
+    def forget_turns(self, player_id: str, game_id: str, seats: list[int]) -> None:
+        """The game is over: its seats' last ``your_turn`` versions are no longer needed."""
+        self.pipe.hdel(turns(player_id), *(f"{game_id}:{seat}" for seat in seats))
         self.size += 1
 
     def add_game(self, player_id: str, game_id: str, created_ms: int) -> None:
@@ -254,7 +297,17 @@ class Batch:
         self.size += 1
 
     def send(self) -> list:
-        """Send what was collected; the replies, in order."""
-        replies = self.pipe.execute() if self.size else []
-        self.size = 0
+        """Send what was collected; the replies, in order (the first error raised). A
+        ``your_turn`` the server answered ``NOSCRIPT`` (restarted, flushed) is sent again on
+        its own, loading the script."""
+        if not self.size:
+            return []
+        replies = self.pipe.execute(raise_on_error=False)
+        for at, (keys, args) in self._turns.items():
+            if isinstance(replies[at], NoScriptError):
+                replies[at] = self.store._turn(keys=keys, args=args)
+        self.size, self._turns = 0, {}
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
         return replies

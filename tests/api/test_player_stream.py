@@ -275,6 +275,60 @@ def test_no_turn_is_told_for_a_seat_its_player_no_longer_plays(redis_url, queue_
     assert turns(bob) == turns(cy) == [first, second, third]
 
 
+def test_a_late_listener_tells_no_turn_older_than_one_told(redis_url, queue_url, monkeypatch):
+    """One command's notices are written after those of the next commands (its thread was
+    slow): its ``your_turn``, for decisions taken since, is not written after the newer ones;
+    the game's end deletes the versions the seats' turns were told at."""
+    from service.application import NullScheduler
+    from service.application.notices import PlayerNotices
+    from service.application.players import PLATFORM
+    from service.store.players import turns as turns_key
+
+    svc = create_app(Config(redis_url=redis_url, queue_url=queue_url),
+                     scheduler=NullScheduler()).extensions["cartouche"]
+    ada, bob, cy = (svc.players.create(name, "human") for name in ("Ada", "Bob", "Cy"))
+    gid = svc.create("diamant", [{"player": p["id"]} for p in (ada, bob, cy)], {}, None,
+                     creator=PLATFORM)["id"]
+    first = svc.load(gid).version
+    late, told = [], PlayerNotices.__call__
+
+    def slow(self, table, *args, **kwargs):
+        if not late and table.version > first and len(table.awaiting()) == 3:
+            late.append(lambda: told(self, table, *args, **kwargs))  # written later
+            return None
+        return told(self, table, *args, **kwargs)
+
+    def turns(player):
+        return [n.data["version"] for n in svc.player_store.notices_after(player["id"], "0-0",
+                                                                           100)
+                if n.type == "your_turn"]
+
+    def step():
+        """Every seat goes on; the last decision deals the next card: every seat awaited."""
+        for seat in (0, 1, 2):
+            svc.act(gid, seat, {"type": "decide", "choice": "continue"}, None, None, None)
+        assert svc.load(gid).awaiting() == [0, 1, 2]
+        return svc.load(gid).version
+
+    monkeypatch.setattr(PlayerNotices, "__call__", slow)
+    step()  # its your_turn notices are held back
+    latest = step()
+    late[0]()  # and written now
+    for p in (ada, bob, cy):
+        assert turns(p) == [first, latest]  # before: [first, latest, the held-back version]
+    r = redis.Redis.from_url(redis_url)
+    assert r.hgetall(turns_key(ada["id"])) == {f"{gid}:0".encode(): str(latest).encode()}
+    while not (table := svc.load(gid)).over:
+        for seat in table.awaiting():
+            action = table.game.legal_actions(table.state, seat)[0]
+            svc.act(gid, seat, action, None, None, None)
+            table = svc.load(gid)
+            if table.over:
+                break
+    assert not any(r.exists(turns_key(p["id"])) for p in (ada, bob, cy))
+    r.close()
+
+
 # -- resuming, errors ---------------------------------------------------------------------------
 def stored(redis_url, player_id):
     """The player's whole stream as Redis keeps it: (kind, id, data)."""
