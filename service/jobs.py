@@ -97,23 +97,16 @@ class RqScheduler:
 
     def resume(self, tables) -> None:
         """The sweep's backstop for games not over: the jobs :meth:`changed` schedules for
-        them, each unless it already waits in a queue or in the schedule (the states of all in
-        one round trip). A game waiting for a busy worker is thus not queued again at every
-        sweep of every worker: however long the backlog, a turn has one job waiting, two while
-        it runs."""
+        them, each unless it already waits in a queue or in the schedule (:meth:`_waiting`).
+        A game waiting for a busy worker is thus not queued again at every sweep of every
+        worker: however long the backlog, a turn has one job waiting, two while it runs."""
         todo: dict[str, Callable[..., object]] = {}
         for table in tables:
             if not table.over:
                 todo.update(self._jobs_of(table))
         try:
-            if todo:
-                # the states alone (the field Job.set_status writes), not the whole jobs
-                pipe = self.r.pipeline(transaction=False)
-                for job_id in todo:
-                    pipe.hget(Job.key_for(job_id), "status")
-                for job_id, status in zip(list(todo), pipe.execute()):
-                    if status is not None and status.decode() in _WAITING:
-                        del todo[job_id]
+            for job_id in self._waiting(list(todo)):
+                del todo[job_id]
         except redis.RedisError:
             log.exception("could not read the states of %d jobs", len(todo))
             return
@@ -122,6 +115,40 @@ class RqScheduler:
                 enqueue(job_id=job_id)
             except redis.RedisError:
                 log.exception("could not schedule job %s", job_id)
+
+    def _waiting(self, job_ids: list[str]) -> list[str]:
+        """The jobs of :attr:`queue` among ``job_ids`` that wait where a worker will find
+        them: queued and in the queue (or a worker's intermediate list), scheduled and in the
+        schedule, or deferred. A job's status alone is not enough: a store that lost its
+        last writes (``kill -9``), or a worker killed as it took the job, can leave a job
+        "queued" in no list, which no worker would ever run. Two round trips: the states
+        (the field ``Job.set_status`` writes), then where the queued and scheduled ones are."""
+        if not job_ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for job_id in job_ids:
+            pipe.hget(Job.key_for(job_id), "status")
+        states = [(job_id, s.decode()) for job_id, s in zip(job_ids, pipe.execute())
+                  if s is not None and s.decode() in _WAITING]
+        pipe = self.r.pipeline(transaction=False)
+        for job_id, status in states:
+            if status == JobStatus.QUEUED.value:
+                pipe.lpos(self.queue.key, job_id)
+                pipe.lpos(self.queue.intermediate_queue_key, job_id)
+            elif status == JobStatus.SCHEDULED.value:
+                pipe.zscore(self.queue.scheduled_job_registry.key, job_id)
+        found = iter(pipe.execute() if len(pipe) else [])
+        waiting = []
+        for job_id, status in states:
+            if status == JobStatus.QUEUED.value:
+                listed = [next(found), next(found)]
+            elif status == JobStatus.SCHEDULED.value:
+                listed = [next(found)]
+            else:
+                listed = [True]
+            if any(x is not None for x in listed):
+                waiting.append(job_id)
+        return waiting
 
     def _turn_jobs(self, table) -> None:
         """A bot job for each awaited seat a bot plays, a clock job at each awaited seat's

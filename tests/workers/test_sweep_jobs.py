@@ -49,6 +49,16 @@ def test_the_sweep_queues_a_waiting_bot_turn_once_and_a_lost_or_started_one_agai
     jobs.sweep()
     assert sorted(queue.job_ids) == turns
     assert Job.fetch(turns[1], connection=queue.connection).get_status() == JobStatus.QUEUED
+    # one still "queued" but in no list (a store that lost its last writes): queued again
+    queue.connection.lrem(queue.key, 0, turns[0])
+    assert Job.fetch(turns[0], connection=queue.connection).get_status() == JobStatus.QUEUED
+    jobs.sweep()
+    assert sorted(queue.job_ids) == turns
+    # one a worker has just taken (its intermediate list, still "queued"): left alone
+    queue.connection.lmove(queue.key, queue.intermediate_queue_key, "LEFT", "RIGHT")
+    taken = queue.connection.lrange(queue.intermediate_queue_key, 0, -1)[0].decode()
+    jobs.sweep()
+    assert sorted([*queue.job_ids, taken]) == turns
 
 
 def test_the_sweep_queues_the_jobs_of_a_game_another_process_moved_on(
