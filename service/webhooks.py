@@ -52,6 +52,9 @@ LOCK_MS = 30_000
 #: past it (a job lost before it started, a queue more than this far behind) the next
 #: delivery queues a job again.
 QUEUED_MS = 60_000
+#: How long an outbox with deliveries may see no job before the sweep queues one (its job
+#: lost with a worker killed, or with the store's last writes): :func:`stale`.
+STALE_MS = 300_000
 OUTBOX_TTL_S = 7 * 24 * 3600
 #: The most deliveries waiting for one subscription and game (CARTOUCHE_WEBHOOK_PENDING_MAX):
 #: past it, the oldest are dropped (a receiver that is down for long sees the gap in
@@ -88,6 +91,13 @@ def key_head(sub_id: str, game_id: str) -> str:
 
 def key_lock(sub_id: str, game_id: str) -> str:
     return f"{PREFIX}:lock:{sub_id}:{game_id}"
+
+
+def key_pending() -> str:
+    """Sorted set: ``<subscription id> <game id>`` of every outbox that may hold deliveries,
+    scored by when the sweep is to look at it (:func:`stale`): :data:`STALE_MS` after its
+    last delivery was added or its job ran. Removed once a job found the outbox empty."""
+    return f"{PREFIX}:pending"
 
 
 def key_queued(sub_id: str, game_id: str) -> str:
@@ -255,6 +265,7 @@ class Listener:
                 pipe.zadd(outbox, {orjson.dumps(item): first_version})
                 pipe.zremrangebyrank(outbox, 0, -self.pending_max - 1)  # the oldest past it
                 pipe.expire(outbox, OUTBOX_TTL_S)
+                pipe.zadd(key_pending(), {f"{sub['id']} {table.id}": _ms() + STALE_MS})
                 pipe.set(key_queued(sub["id"], table.id), 1, nx=True, px=QUEUED_MS)
                 if not pipe.execute()[-1]:
                     continue  # a job is waiting in the queue: it sends this one too
@@ -318,6 +329,27 @@ return 0
 """
 
 
+def _ms() -> int:
+    return int(time.time() * 1000)
+
+
+def stale(client: redis.Redis, queue, limit: int) -> int:
+    """The sweep's backstop: queue a delivery job (a retry's, so that a head waiting for its
+    next attempt waits on) for each outbox no job has looked at in :data:`STALE_MS`, at most
+    ``limit``, each put off :data:`STALE_MS` again (jobs queued twice are harmless: a lock
+    serializes them). How many it queued."""
+    now = _ms()
+    due = client.zrangebyscore(key_pending(), "-inf", now, start=0, num=limit)
+    if not due:
+        return 0
+    client.zadd(key_pending(), {member: now + STALE_MS for member in due}, xx=True)
+    for member in due:
+        sub_id, game_id = member.decode().split(" ", 1)
+        queue.enqueue(JOB, sub_id, game_id, True, result_ttl=60, failure_ttl=24 * 3600,
+                      job_timeout=600)
+    return len(due)
+
+
 def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = False) -> str:
     """Send the pending deliveries of (subscription, game) in version order.
 
@@ -341,6 +373,12 @@ def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = F
                                     head)
         finally:
             client.eval(_RELEASE, 1, lock, token)
+        if outcome in ("empty", "gone"):
+            client.zrem(key_pending(), f"{sub_id} {game_id}")
+            if outcome == "empty" and client.zcard(outbox):  # one came meanwhile
+                client.zadd(key_pending(), {f"{sub_id} {game_id}": _ms() + STALE_MS})
+        else:
+            client.zadd(key_pending(), {f"{sub_id} {game_id}": _ms() + STALE_MS}, xx=True)
         if outcome != "empty" or not client.zcard(outbox):
             return outcome
         retry = False

@@ -136,7 +136,8 @@ def sweep(limit: int = 10_000, games: int = SWEEP_GAMES) -> int:
     Then expire the tables waiting past their time (the oldest first); expire the seeks past
     their time, fill the ones whose bots are due, and match the ones whose opening request
     died before it tried (at most ``limit`` of each); archive the games over whose archive is
-    due (``sweep_max`` of the scheduler at most); rebuild the game index by type and status
+    due (``sweep_max`` of the scheduler at most); queue a delivery job for each webhook outbox
+    no job has looked at for a while (``webhooks.stale``); rebuild the game index by type and status
     if it disagrees with the others (``EventStore.repair_type_status_index``). Idempotent,
     like every job here; returns how many games, tables and seeks it looked at."""
     from service import metrics
@@ -164,12 +165,30 @@ def sweep(limit: int = 10_000, games: int = SWEEP_GAMES) -> int:
     todo.append((svc.tournaments.running(limit), tournament_advance))
     for ids, work in todo:
         _each(ids, work)
+    redelivered = _redeliver(svc, limit)
     try:
         if svc.store.repair_type_status_index():
             log.info("the game index by type and status was rebuilt")
     except Exception:
         log.exception("the game index by type and status could not be checked or rebuilt")
-    return len(page) + len(overdue) + sum(len(ids) for ids, _ in todo)
+    return len(page) + len(overdue) + sum(len(ids) for ids, _ in todo) + redelivered
+
+
+def _redeliver(svc, limit: int) -> int:
+    """A delivery job for each webhook outbox no job has looked at for a while
+    (``webhooks.stale``); how many were queued."""
+    from rq import Queue
+
+    from service import webhooks
+
+    queues = getattr(svc.scheduler, "r", None)  # None: a scheduler without queues (tests)
+    if queues is None:
+        return 0
+    try:
+        return webhooks.stale(svc.store.r, Queue(webhooks.QUEUE, connection=queues), limit)
+    except Exception:
+        log.exception("the webhook outboxes could not be swept")
+        return 0
 
 
 def sweep_window(every_s: float, games: int = SWEEP_GAMES) -> int:

@@ -451,6 +451,61 @@ def test_one_delivery_job_waits_in_the_queue_per_subscription_and_game(redis_url
     store.close()
 
 
+@pytest.mark.unswept
+def test_the_sweep_queues_the_job_of_an_outbox_whose_job_was_lost(redis_url, queue_url, receiver,
+                                                                   monkeypatch):
+    """A game's delivery job is lost (a worker killed with it) and the game ends within the
+    time its job stands for the later deliveries: once the outbox has seen no job for
+    ``STALE_MS``, a sweep queues one, which sends them all; the drained outbox is no longer
+    swept."""
+    from rq import Queue
+
+    from service import webhooks
+    from workers import jobs
+
+    config = Config(redis_url=redis_url, queue_url=queue_url,
+                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
+    queues = redis.Redis.from_url(queue_url)
+    app = create_app(config, webhook_queue=queues)
+    client = app.test_client()
+    monkeypatch.setattr(jobs, "_service", app.extensions["cartouche"])
+    sub = subscribe(client, receiver.url + "/lost")
+    gid, tokens = new_game(client)
+    queue = Queue(webhooks.QUEUE, connection=queues)
+    queue.empty()  # the delivery job lost
+    while client.get(f"/v1/games/{gid}").get_json()["status"] == "active":
+        for token in tokens:
+            legal = client.get(f"/v1/games/{gid}/legal-actions",
+                               headers=auth(token)).get_json().get("actions")
+            if legal:
+                client.post(f"/v1/games/{gid}/actions", json={"action": legal[0]},
+                            headers=auth(token))
+    assert queue.jobs == []  # the lost job stood for every later delivery
+    jobs.sweep()
+    assert queue.jobs == []  # not yet: the outbox is not stale
+    later = webhooks._ms() + webhooks.STALE_MS + 1
+    monkeypatch.setattr(webhooks, "_ms", lambda: later)
+    jobs.sweep()
+    assert [j.args for j in queue.jobs] == [(sub["id"], gid, True)]
+    store = redis.Redis.from_url(redis_url)
+    queue.empty()
+    outcome = webhooks.drain(store, queue, sub["id"], gid, True)  # the job, run here
+    while outcome == "continued":  # a job sends 20, then hands over to a fresh one
+        assert [j.args for j in queue.jobs] == [(sub["id"], gid)]
+        queue.empty()
+        outcome = webhooks.drain(store, queue, sub["id"], gid)
+    assert outcome == "empty"
+    last = client.get(f"/v1/games/{gid}").get_json()["version"]
+    sent = [json.loads(r["body"]) for r in receiver.at("/lost")]
+    assert sent[0]["first_version"] == 1 and sent[-1]["last_version"] == last
+    assert all(a["last_version"] + 1 == b["first_version"] for a, b in zip(sent, sent[1:]))
+    queue.empty()
+    monkeypatch.setattr(webhooks, "_ms", lambda: later + 2 * webhooks.STALE_MS)
+    jobs.sweep()
+    assert queue.jobs == [] and store.zcard(webhooks.key_pending()) == 0
+    store.close()
+
+
 def test_a_delivery_is_abandoned_after_max_attempts_and_the_next_one_goes(wc, whapp, worker):
     listener = whapp.extensions["cartouche"].listeners[-1]
     listener.max_attempts = 2
