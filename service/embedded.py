@@ -29,10 +29,16 @@ def default_binary() -> str:
     return str(get_binary_path())
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
+def killed_with_parent() -> None:
+    """Have the kernel kill this process when the thread that forked it ends (on Linux:
+    ``PR_SET_PDEATHSIG``; elsewhere nothing), however the parent ends (``kill -9``)."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    killed_with_parent()
     os.setpgrp()  # Ctrl-C in the terminal reaches the parent only; it stops us in order
 
 

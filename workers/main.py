@@ -31,7 +31,7 @@ import redis
 from rq import Queue, SimpleWorker
 from rq.command import send_command
 
-from service import logs
+from service import embedded, logs
 from service.config import env_count
 from service.jobs import QUEUES
 
@@ -240,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         return Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn, name=name)
 
     _take_stop_signals()  # until RQ's loop has its own handlers
+    _children_die_with_the_worker()
     current = Current(make_worker())
     if not args.burst:  # every worker sweeps: a killed worker must not take the backstop along
         start_sweeper(float(os.environ.get("CARTOUCHE_SWEEP_SECONDS", "5")), sweep_games)
@@ -250,6 +251,21 @@ def main(argv: list[str] | None = None) -> int:
              " with the scheduler" if args.with_scheduler else "")
     return run(current, make_worker, conn, with_scheduler=args.with_scheduler, burst=args.burst,
                logging_level=os.environ.get("CARTOUCHE_RQ_LOG_LEVEL", "WARNING").upper())
+
+
+def _children_die_with_the_worker() -> None:
+    """The processes this worker forks (RQ's scheduler, from the main thread or the watch's,
+    which live as long as the process) are killed when it dies: after a ``kill -9`` nothing
+    would stop its scheduler, which would hold the scheduler's locks, outside whatever
+    supervises the worker. One forked as the worker died exits at once."""
+    worker = os.getpid()
+
+    def in_child() -> None:
+        embedded.killed_with_parent()
+        if os.getppid() != worker:
+            os._exit(1)
+
+    os.register_at_fork(after_in_child=in_child)
 
 
 #: the longest wait (seconds) between two tries to start the work loop again

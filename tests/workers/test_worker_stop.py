@@ -19,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 import redis
 
 from tests.conftest import PRIVATE_QUEUE_DB, ROOT
@@ -200,3 +201,54 @@ def test_a_stop_that_reaches_the_scheduler_before_its_own_handlers_stops_it_clea
         assert out[state]["exitcode"] == 0, out
         assert out[state]["locks_left"] == 0, out
         assert out[state]["seconds"] < 5, out
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_worker_killed_with_sigkill_takes_its_scheduler_along(redis_server):
+    """Nothing stops the scheduler of a worker killed -9 (a supervisor restarts the worker
+    only): the kernel kills it with the worker, and its locks expire for the next one."""
+    import time
+
+    url = redis_server.url.rsplit("/", 1)[0] + f"/{PRIVATE_QUEUE_DB}"
+    env = dict(os.environ, REDIS_URL=url, QUEUE_URL=url, CARTOUCHE_SWEEP_SECONDS="60")
+    worker = subprocess.Popen([sys.executable, "-m", "workers.main", "--with-scheduler"],
+                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not (scheduler := _children(worker.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(scheduler) == 1, "the worker started no scheduler process"
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.wait(10)
+        deadline = time.monotonic() + 5
+        while _alive(scheduler[0]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(scheduler[0]), "the scheduler outlived its worker"
+    finally:
+        try:
+            os.killpg(worker.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        redis.Redis.from_url(url).flushdb()
