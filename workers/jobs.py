@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 import time
 
+import redis
+
 log = logging.getLogger("cartouche.jobs")
 
 _service = None
@@ -117,10 +119,12 @@ SWEEP_GAMES = 2000
 
 def _each(ids: list[str], work) -> None:
     """``work(id)`` for every id; one broken game or seek must not stop the sweep of the
-    others."""
+    others. The store failing (a restart; a cluster's node) is told in one line."""
     for one in ids:
         try:
             work(one)
+        except redis.RedisError as exc:
+            log.warning("sweep of %s: the store failed (%s)", one, type(exc).__name__)
         except Exception:
             log.exception("sweep failed for %s", one)
 

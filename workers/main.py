@@ -155,7 +155,9 @@ def start_sweeper(every_s: float, games: int) -> None:
             time.sleep(every_s)
             try:
                 jobs.sweep_window(every_s, games)
-            except Exception:  # the store may be down for a while: try again next time
+            except redis.RedisError as exc:  # the store down for a while: try again next time
+                jobs.log.warning("sweep stopped: the store failed (%s)", type(exc).__name__)
+            except Exception:
                 jobs.log.exception("sweep failed")
 
     threading.Thread(target=loop, name="cartouche-sweep", daemon=True).start()

@@ -38,10 +38,15 @@ from collections import deque
 from typing import Any, Iterator, NamedTuple, Protocol, Sequence
 
 import orjson
+import redis
 
 from ..engine import Viewer
 
 log = logging.getLogger("cartouche.sse")
+
+#: What a store that is down or restarting raises under a stream (its client's errors, and
+#: the sockets' own).
+STORE_ERRORS = (redis.RedisError, OSError)
 
 #: Stream entries per read (catch-up ``XRANGE`` and the hub's ``XREAD``).
 BATCH = 200
@@ -214,6 +219,9 @@ class Hub:
                     if end is not None:
                         self._close_all(ENDED, end)
                         return
+        except STORE_ERRORS as exc:  # the store restarting: expected, told in one line
+            log.warning("SSE hub of %s %s lost the store (%s); its subscribers reconnect",
+                        source.kind, self.key, type(exc).__name__)
         except Exception:
             log.exception("SSE hub of %s %s failed; its subscribers reconnect", source.kind,
                           self.key)
@@ -293,7 +301,18 @@ class Hubs:
 
 def follow(hubs: Hubs, key: str, viewer: Viewer, after: Position) -> Iterator[bytes]:
     """The SSE body for one subscriber: every entry after ``after`` once and in order, as
-    ``viewer`` may see it, keep-alive comments, then the end event if the stream ends."""
+    ``viewer`` may see it, keep-alive comments, then the end event if the stream ends. The
+    store failing on the way (restarting, say) ends the body cleanly, logged in one line: the
+    client resumes from the last ``id:`` it got (the ``retry:`` given first), as after any
+    cut. The response has started, so it can no longer be a 503."""
+    try:
+        yield from _follow(hubs, key, viewer, after)
+    except STORE_ERRORS as exc:
+        log.warning("SSE stream of %s %s lost the store (%s); the client resumes",
+                    hubs.source.kind, key, type(exc).__name__)
+
+
+def _follow(hubs: Hubs, key: str, viewer: Viewer, after: Position) -> Iterator[bytes]:
     source = hubs.source
     keepalive_due = hubs.keepalive - hubs.tick  # what the hub's sweep wakes us for
     yield b"retry: 2000\n\n"

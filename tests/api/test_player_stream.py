@@ -329,6 +329,30 @@ def test_a_late_listener_tells_no_turn_older_than_one_told(redis_url, queue_url,
     r.close()
 
 
+def test_a_store_failing_under_a_stream_ends_its_body_cleanly_in_one_log_line(client,
+                                                                          monkeypatch, caplog):
+    """The response has started (200) when the store fails under it, a restart say: the body
+    ends after what it sent (the client resumes from its last id), and the log says so in one
+    WARNING line, no traceback."""
+    import logging
+
+    from service.api.sources import NoticeSource
+
+    ada = client.post("/v1/players", json={"name": "Ada"}).get_json()
+
+    def down(self, *args, **kwargs):
+        raise redis.ConnectionError("Connection closed by server.")
+
+    monkeypatch.setattr(NoticeSource, "read", down)
+    with caplog.at_level(logging.WARNING, logger="cartouche.sse"):
+        r = client.get(STREAM, headers=auth(ada["token"]), buffered=False)
+        assert r.status_code == 200
+        assert b"".join(r.response) == b"retry: 2000\n\n"
+    lost = [rec for rec in caplog.records if rec.name == "cartouche.sse"]
+    assert [rec.levelname for rec in lost] == ["WARNING"] and lost[0].exc_info is None
+    assert "ConnectionError" in lost[0].getMessage()
+
+
 # -- resuming, errors ---------------------------------------------------------------------------
 def stored(redis_url, player_id):
     """The player's whole stream as Redis keeps it: (kind, id, data)."""
