@@ -18,9 +18,11 @@ from typing import Any, Callable, Sequence
 
 from . import signing
 from .engine.game import CodedError, fields_detail
-from .engine.tournament import Tournament
+from .engine.tournament import Tournament, quitters_last
 
 FORMAT = "cartouche-tournament"
+#: A game's events by which a seat leaves it (its player resigned, or forfeited on time).
+QUITTING = frozenset({"SeatResigned", "SeatForfeited"})
 FIELDS = frozenset({"format", "id", "events", "standings", "games", "signature"})
 
 
@@ -80,6 +82,9 @@ def _verify(doc: dict, keys, tick, verify_game) -> int:
         elif ev["type"] == "GameRecorded":
             game = games[ev["data"]["id"]]
             ranks = game["result"]["ranks"] if game["status"] == "finished" else None
+            if ranks is not None and t.config.get("quitters") == "last":
+                ranks = quitters_last(ranks, sorted({e["seat"] for e in game["events"]
+                                                     if e["type"] in QUITTING}))
             if ranks != ev["data"]["ranks"]:
                 raise Refused(index, "result_differs", {"game": game["id"],
                                                         "expected": ranks,

@@ -18,6 +18,7 @@ from typing import Callable
 import orjson
 from openskill.models import PlackettLuce
 
+from ..engine.tournament import quitters_last
 from ..store.players import PlayerStore
 from ..store.ratings import RatingStore, Recorded, Standing
 from .errors import NotFound
@@ -51,15 +52,9 @@ def updated(before: list[dict], ranks: list[int]) -> list[dict]:
 
 def final_ranks(table: Table) -> list[int]:
     """The rules' ranks, with every seat that resigned or forfeited ranked last."""
-    ranks = list(table.result()["ranks"])
     started = Shell.initial({**table.created["data"], "players": table.players}).controllers
     quit_ = [s for s, c in enumerate(table.shell.controllers) if c != started[s]]
-    if quit_:
-        last = max(r for s, r in enumerate(ranks) if s not in quit_) + 1 \
-            if len(quit_) < len(ranks) else 1
-        for s in quit_:
-            ranks[s] = last
-    return ranks
+    return quitters_last(table.result()["ranks"], quit_)
 
 
 def rated_players(table: Table) -> list[str] | None:

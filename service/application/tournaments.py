@@ -35,7 +35,7 @@ from .errors import GameNotFinished, InvalidRequest, NotFound, TournamentsFull
 from .loading import Loader
 from .model import Table
 from .players import PLATFORM, Players, bot_level, bot_name
-from .ratings import Ratings
+from .ratings import Ratings, final_ranks
 
 log = logging.getLogger("cartouche.application")
 
@@ -254,8 +254,11 @@ class Tournaments:
             tables: list[Table] = []
             for game_id in t.recordable(over):
                 table = over[game_id]
-                result = table.result() if table and table.status == "finished" else None
-                for ev in t.record(game_id, result["ranks"] if result else None):
+                ranks = None
+                if table is not None and table.status == "finished":
+                    ranks = final_ranks(table) if t.config.get("quitters") == "last" \
+                        else table.result()["ranks"]
+                for ev in t.record(game_id, ranks):
                     t.apply(ev)
                     new.append(ev)
                 if table is not None:

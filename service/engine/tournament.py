@@ -59,6 +59,19 @@ class TournamentRefused(CodedError):
     ``game_recorded``, ``pairing_differs``, ``not_a_tournament_event``."""
 
 
+def quitters_last(ranks: Sequence[int], quit_seats: Collection[int]) -> list[int]:
+    """``ranks`` with every seat of ``quit_seats`` (it resigned or forfeited) ranked last,
+    together, below every seat that played on: a bot that won a seat its player left does
+    not win it for that player (ratings, and a tournament created with ``"quitters":
+    "last"``)."""
+    if not quit_seats:
+        return list(ranks)
+    stayed = [r for s, r in enumerate(ranks) if s not in quit_seats]
+    # the others ranked again among themselves (1 + how many did better), the quitters after
+    return [1 + sum(o < r for o in stayed) if s not in quit_seats else len(stayed) + 1
+            for s, r in enumerate(ranks)]
+
+
 def game_points(ranks: Sequence[int] | None) -> list[Fraction]:
     """Each seat's points: places ``1..n`` worth ``n-1..0``, tied seats share their places."""
     if ranks is None:
@@ -371,6 +384,7 @@ def created(name: str, game_type: str, options: dict, fmt: str, rounds: int | No
             "rated": rated}
     if fmt == "swiss":
         data["rematches"] = "fewest"  # how its rounds are paired when some rematch is forced
+    data["quitters"] = "last"  # a game's seat that resigned or forfeited scores as last
     return event("TournamentCreated", data)
 
 

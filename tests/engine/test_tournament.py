@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from service.engine.tournament import (Tournament, TournamentRefused, created, game_points,
-                                       round_robin_schedule)
+                                       quitters_last, round_robin_schedule)
 
 
 def make(players, ratings, fmt="round_robin", rounds=None, k=2, duplicate=False):
@@ -47,6 +47,21 @@ def test_game_points_from_ranks():
     assert game_points([2, 1, 3]) == [1, 2, 0]
     assert game_points([1, 1, 3, 4]) == [Fraction(5, 2), Fraction(5, 2), 1, 0]
     assert game_points([1, 1, 1]) == [1, 1, 1]
+
+
+@pytest.mark.parametrize("ranks,quit_,expected", [
+    ([3, 1, 2], [1], [2, 3, 1]),
+    ([1, 2, 3], [0, 1], [2, 2, 1]),
+    ([2, 2, 1], [2], [1, 1, 3]),
+    ([1, 2], [0, 1], [1, 1]),
+    ([1, 2, 2, 4], [0], [4, 1, 1, 3]),
+    ([2, 1], [], [2, 1]),
+])
+def test_quitters_rank_last_and_the_others_are_ranked_again(ranks, quit_, expected):
+    got = quitters_last(ranks, quit_)
+    assert got == expected
+    n = len(ranks)
+    assert sum(game_points(got)) == n * (n - 1) // 2  # places 1..n, every point given once
 
 
 # the round robin of six, its results chosen by hand: "=" a draw, else the winner
