@@ -30,6 +30,7 @@ from ..store.players import Batch, PlayerStore
 from ..timestamps import rfc3339
 from .model import Table
 from .players import bot_level
+from .ratings import quit_seats
 
 
 def served_notice(kind: str, data: dict) -> dict:
@@ -51,12 +52,14 @@ def _deadline(table: Table, seat: int) -> str | None:
 
 def count_finished(out: Batch, table: Table) -> None:
     """Count a finished game in its players' profiles: one game for each player (holding one
-    seat or several), a win for a player holding a winning seat."""
+    seat or several), a win for a player holding a winning seat it did not resign or
+    forfeit."""
     if table.status != "finished":
         return
     winners = set((table.result() or {}).get("winners", ()))
     counted_as = table.game.rating_type(table.created["data"]["options"])
     holders = {i: p["player"] for i, p in enumerate(table.players) if p.get("player")}
+    winners -= set(quit_seats(table))  # a bot that won a seat its player left
     for player in set(holders.values()):
         out.count_finish(player, counted_as, any(
             seat in winners for seat, held in holders.items() if held == player))

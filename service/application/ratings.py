@@ -50,11 +50,16 @@ def updated(before: list[dict], ranks: list[int]) -> list[dict]:
             for team, b in zip(out, before)]
 
 
+def quit_seats(table: Table) -> list[int]:
+    """The seats that resigned or forfeited: their controller is no longer the one they
+    started with."""
+    started = Shell.initial({**table.created["data"], "players": table.players}).controllers
+    return [s for s, c in enumerate(table.shell.controllers) if c != started[s]]
+
+
 def final_ranks(table: Table) -> list[int]:
     """The rules' ranks, with every seat that resigned or forfeited ranked last."""
-    started = Shell.initial({**table.created["data"], "players": table.players}).controllers
-    quit_ = [s for s, c in enumerate(table.shell.controllers) if c != started[s]]
-    return quitters_last(table.result()["ranks"], quit_)
+    return quitters_last(table.result()["ranks"], quit_seats(table))
 
 
 def rated_players(table: Table) -> list[str] | None:

@@ -460,6 +460,9 @@ def test_a_seat_that_resigned_scores_as_last_whatever_its_bot_did(client, svc):
                 if e["type"] == "GameRecorded"}
     assert recorded == {gid: quitters_last(ranks, [0]) for gid, ranks in rules.items()}
     assert all(r[0] > max(r[1:]) for r in recorded.values())
+    for g in t["rounds"][0]["games"]:  # nor does its profile count the bot's win
+        stats = client.get(f"/v1/players/{g['seats'][0]}").get_json()["stats"]["diamant"]
+        assert stats["games"] == 1 and stats["wins"] == 0
     doc = client.get(f"/v1/tournaments/{t['id']}/export").get_json()
     assert client.post("/v1/replays/verify", json=doc).get_json()["valid"] is True
     # the heuristic bot beat a random player (the rules' ranks differ) in 12 of 12 games
