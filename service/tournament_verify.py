@@ -5,7 +5,8 @@ by the pure ``engine.tournament`` — each round's pairing, each game recorded, 
 the games: each game of a round names
 the tournament and the round in its creation event and seats the paired participants in order,
 with the tournament's type and options; the games of a deal of a duplicate tournament share one
-seed; each recorded result is the game's own; and the standings, the final event's and the
+seed; each recorded result is the game's own (its resigned and forfeited seats last where
+the tournament says ``quitters: "last"``); and the standings, the final event's and the
 export's, are what the results give. Not proven by re-deriving, only by the signature: the
 participants' ratings at creation (the last tie-break and the Swiss order before any points),
 which the server read from its store, its name and times, and the order it recorded a round's

@@ -7,9 +7,12 @@ played in come from the caller.
 Events:
 
 - ``TournamentCreated {"name", "type", "options", "format", "rounds", "seats_per_game",
-  "participants": [{"player", "name", "rating"}], "duplicate", "rated"}`` — ``rating`` is the
-  participant's ordinal when the tournament was created (the last tie-break, and the Swiss order
-  before any points); ``rounds`` is the round robin's schedule length or the Swiss's count;
+  "participants": [{"player", "name", "rating"}], "duplicate", "rated", "quitters",
+  "rematches"}`` — ``rating`` is the participant's ordinal when the tournament was created (the
+  last tie-break, and the Swiss order before any points); ``rounds`` is the round robin's
+  schedule length or the Swiss's count; ``quitters: "last"``: a game's recorded ranks put a
+  seat that resigned or forfeited last (:func:`quitters_last`; absent, in tournaments created
+  before it: the rules' ranks); ``rematches: "fewest"`` (a Swiss): see the pairing below;
 - ``RoundPaired {"number", "games": [{"id", "seats": [player ids], "deal"}], "byes": [ids]}``
   — the games of a deal (``deal`` numbers the groups of the round) are one group of players;
   with ``duplicate`` the group plays one game per seat rotation, every one with the same seed
