@@ -38,15 +38,15 @@ from collections import deque
 from typing import Any, Iterator, NamedTuple, Protocol, Sequence
 
 import orjson
-import redis
 
 from ..engine import Viewer
+from ..store.errors import StoreError
 
 log = logging.getLogger("cartouche.sse")
 
 #: What a store that is down or restarting raises under a stream (its client's errors, and
 #: the sockets' own).
-STORE_ERRORS = (redis.RedisError, OSError)
+STORE_ERRORS = (StoreError, OSError)
 
 #: Stream entries per read (catch-up ``XRANGE`` and the hub's ``XREAD``).
 BATCH = 200
