@@ -196,10 +196,22 @@ class Seeks:
         if found is None:
             raise NotFound("seek_not_found", f"no seek {seek_id!r}")
         now = self.now_ms()
-        if found.status == WAITING and found.expires_ms <= now and \
-                self.store.settle([found], EXPIRED, now).ok:
-            found = self.store.get(seek_id) or found
+        if found.status == WAITING and found.expires_ms <= now:
+            return self._expired(found, now)
         return found
+
+    def _expired(self, seek: Seek, now: int) -> Seek:
+        """``seek``, waiting past its time, expired (or as another process ended it
+        meanwhile). A full store refuses the write: the seek reads expired all the same, and
+        its job or the sweep writes it once there is room."""
+        try:
+            self.store.settle([seek], EXPIRED, now)
+        except StoreError as exc:
+            if not is_full(exc):
+                raise
+            return dataclasses.replace(seek, status=EXPIRED, ended_ms=now)
+        return self.store.get(seek.id) or dataclasses.replace(seek, status=EXPIRED,
+                                                              ended_ms=now)
 
     def _expire_due(self, player: str | None) -> bool:
         """Expire the waiting seeks past their time (``player``'s, or the oldest due on the
@@ -228,7 +240,11 @@ class Seeks:
         """The waiting seeks (of ``game_type``, or all), newest first: those past their time
         are expired first (up to :data:`EXPIRE_AT_ONCE` of the server's; one still on the
         page is expired there and left out)."""
-        self._expire_due(None)
+        try:
+            self._expire_due(None)
+        except StoreError as exc:  # a full store: the page below leaves them out all the same
+            if not is_full(exc):
+                raise
         ids, total = self.store.waiting(game_type, offset, limit)
         found = [s for s in self.store.get_many(ids) if s is not None]
         live = self._live(found)
@@ -245,7 +261,7 @@ class Seeks:
         now = self.now_ms()
         due = [s for s in seeks if s.status == WAITING and s.expires_ms <= now]
         for seek in due:
-            self.store.settle([seek], EXPIRED, now)
+            self._expired(seek, now)
         return [s for s in seeks if s not in due]
 
     # -- matching -------------------------------------------------------------------------

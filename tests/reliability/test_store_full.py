@@ -133,6 +133,33 @@ def _created(res, before: set[str], store: redis.Redis) -> bool:
     return False
 
 
+def test_seeks_past_their_time_read_expired_on_a_full_store(small_server, store):
+    """Expiring a seek as it is read is a write, which a full store refuses: the reads answer
+    all the same, the seek expired and out of the listings; the write comes once there is
+    room."""
+    from service.application import NullScheduler
+    from tests.conftest import InjectedClock
+
+    clock = InjectedClock()
+    client = create_app(Config(redis_url=small_server.url, seek_ttl_s=60),
+                        scheduler=NullScheduler(), now_ms=clock).test_client()
+    ada = client.post("/v1/players", json={"name": "ada", "kind": "human"}).get_json()
+    r = client.post("/v1/seeks", json={"type": "diamant", "seats": 3}, headers=auth(ada["token"]))
+    assert r.status_code == 201, r.get_json()
+    sid = r.get_json()["id"]
+    assert fill(store) > 0
+    clock.t += 61_000
+    listed = client.get("/v1/seeks?type=diamant")
+    assert listed.status_code == 200 and listed.get_json() == {"seeks": [], "total": 0}
+    me = client.get("/v1/players/me", headers=auth(ada["token"]))
+    assert me.status_code == 200 and me.get_json()["seeks"] == []
+    one = client.get(f"/v1/seeks/{sid}")
+    assert one.status_code == 200 and one.get_json()["status"] == "expired"
+    free(store)
+    assert client.get(f"/v1/seeks/{sid}").get_json()["status"] == "expired"
+    assert client.get("/v1/seeks?type=diamant").get_json()["total"] == 0
+
+
 def test_a_creation_that_starts_under_the_limit_is_stored_and_listed_whole(client, store):
     """The limit is set just above what the server holds: the creation's one script runs (a
     script that has started may finish past the limit) and lists the game as it writes it,
