@@ -72,6 +72,9 @@ def _verify(doc: dict, keys, tick, verify_game) -> int:
     used: set[str] = set()
     seeds: dict[tuple[int, int], str] = {}
     for index, ev in enumerate(events[1:], start=2):
+        if ev["type"] == "TournamentFinished" and t.ends() and \
+                ev["data"] != {"standings": t.standings()}:
+            raise Refused(index, "standings_differ", {"expected": t.standings()})
         try:
             t.check(ev)
         except CodedError as exc:

@@ -178,6 +178,10 @@ class Tournament:
         now = self.current()
         return now is None or all(g["id"] in self.results for g in now["games"])
 
+    def ends(self) -> bool:
+        """The last round's last game is recorded: ``TournamentFinished`` is what comes next."""
+        return self.round_over() and len(self.rounds) >= self.total_rounds
+
     def pending(self) -> list[str]:
         """The ids of the current round's games not recorded yet."""
         now = self.current()
@@ -334,7 +338,7 @@ class Tournament:
         after = Tournament.of([])
         after.__dict__.update({**self.__dict__, "results": dict(self.results)})
         after.apply(events[0])
-        if after.round_over() and len(after.rounds) >= after.total_rounds:
+        if after.ends():
             events.append(event("TournamentFinished", {"standings": after.standings()}))
         return events
 
@@ -348,7 +352,7 @@ class Tournament:
         elif kind == "GameRecorded":
             expected = self.record(data["id"], data["ranks"])[:1]
         elif kind == "TournamentFinished":
-            if self.round_over() and len(self.rounds) >= self.total_rounds:
+            if self.ends():
                 expected = [event("TournamentFinished", {"standings": self.standings()})]
             else:
                 expected = []

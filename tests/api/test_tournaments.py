@@ -420,6 +420,7 @@ def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
     for change, reason in [
         (other_ranks, "result_differs"),
         (lambda d: d["standings"].reverse(), "standings_differ"),
+        (lambda d: d["events"][-1]["data"]["standings"].reverse(), "standings_differ"),
         (bye_to_another, "pairing_differs"),
         (lambda d: d["games"].pop(), "game_missing"),
         (lambda d: d["games"][0]["events"][0]["data"].update(round=2), "game_invalid"),
