@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 from . import signing
 from .engine.game import CodedError, fields_detail
-from .engine.tournament import Tournament, quitters_last
+from .engine.tournament import Tournament
 
 FORMAT = "cartouche-tournament"
 #: A game's events by which a seat leaves it (its player resigned, or forfeited on time).
@@ -86,9 +86,9 @@ def _verify(doc: dict, keys, tick, verify_game) -> int:
         elif ev["type"] == "GameRecorded":
             game = games[ev["data"]["id"]]
             ranks = game["result"]["ranks"] if game["status"] == "finished" else None
-            if ranks is not None and t.config.get("quitters") == "last":
-                ranks = quitters_last(ranks, sorted({e["seat"] for e in game["events"]
-                                                     if e["type"] in QUITTING}))
+            if ranks is not None:
+                ranks = t.game_ranks(ranks, {e["seat"] for e in game["events"]
+                                             if e["type"] in QUITTING})
             if ranks != ev["data"]["ranks"]:
                 raise Refused(index, "result_differs", {"game": game["id"],
                                                         "expected": ranks,

@@ -35,7 +35,7 @@ from .errors import GameNotFinished, InvalidRequest, NotFound, TournamentsFull
 from .loading import Loader
 from .model import Table
 from .players import PLATFORM, Players, bot_level, bot_name
-from .ratings import Ratings, final_ranks
+from .ratings import Ratings, quit_seats
 
 log = logging.getLogger("cartouche.application")
 
@@ -256,8 +256,7 @@ class Tournaments:
                 table = over[game_id]
                 ranks = None
                 if table is not None and table.status == "finished":
-                    ranks = final_ranks(table) if t.config.get("quitters") == "last" \
-                        else table.result()["ranks"]
+                    ranks = t.game_ranks(table.result()["ranks"], quit_seats(table))
                 for ev in t.record(game_id, ranks):
                     t.apply(ev)
                     new.append(ev)

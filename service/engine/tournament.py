@@ -178,6 +178,14 @@ class Tournament:
         now = self.current()
         return now is None or all(g["id"] in self.results for g in now["games"])
 
+    def game_ranks(self, ranks: Sequence[int], quit_seats: Collection[int]) -> list[int]:
+        """A finished game's ranks as this tournament records them: the rules' ``ranks``,
+        with ``quit_seats`` (resigned or forfeited) last where it was created with
+        ``"quitters": "last"``."""
+        if self.config.get("quitters") == "last":
+            return quitters_last(ranks, quit_seats)
+        return list(ranks)
+
     def ends(self) -> bool:
         """The last round's last game is recorded: ``TournamentFinished`` is what comes next."""
         return self.round_over() and len(self.rounds) >= self.total_rounds
