@@ -204,14 +204,15 @@ class Seeks:
         """``seek``, waiting past its time, expired (or as another process ended it
         meanwhile). A full store refuses the write: the seek reads expired all the same, and
         its job or the sweep writes it once there is room."""
+        expired = dataclasses.replace(seek, status=EXPIRED, ended_ms=now)
         try:
-            self.store.settle([seek], EXPIRED, now)
+            if self.store.settle([seek], EXPIRED, now).ok:
+                return expired
         except StoreError as exc:
             if not is_full(exc):
                 raise
-            return dataclasses.replace(seek, status=EXPIRED, ended_ms=now)
-        return self.store.get(seek.id) or dataclasses.replace(seek, status=EXPIRED,
-                                                              ended_ms=now)
+            return expired
+        return self.store.get(seek.id) or expired
 
     def _expire_due(self, player: str | None) -> bool:
         """Expire the waiting seeks past their time (``player``'s, or the oldest due on the
