@@ -31,6 +31,7 @@ from rq import Queue, Retry
 from rq.job import Job, JobStatus
 
 from . import clock as clock_mod
+from .store import due
 
 log = logging.getLogger("cartouche.jobs")
 
@@ -42,15 +43,6 @@ QUEUES = (BOT_QUEUE, DEFAULT_QUEUE)
 ARCHIVE_DUE = "cartouche:archive:due"
 #: A sweep's claim on a due archive: no other sweep takes the game for this long.
 ARCHIVE_LEASE_MS = 60_000
-
-#: Up to ARGV[2] members of KEYS[1] scored at most ARGV[1] (now), oldest first, each re-scored
-#: to ARGV[3] (now + lease) in the same step: two sweeps never claim the same game.
-_CLAIM = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[3], id) end
-return due
-"""
-
 
 #: A job in one of these states waits in a queue or in the schedule: the sweep's backstop does not
 #: enqueue it again (:meth:`RqScheduler.resume`). A started one it does, in case its worker died:
@@ -77,7 +69,6 @@ class RqScheduler:
         self.archive_after_s = archive_after_s
         self.sweep_max = sweep_max
         self.now_ms = now_ms or _wall_clock_ms
-        self._claim = connection.register_script(_CLAIM)
 
     def changed(self, table, previous=None) -> None:
         """``table`` was written (``previous``: the game as the command found it, if any):
@@ -257,10 +248,7 @@ class RqScheduler:
     def claim_archives(self) -> list[str]:
         """The games whose archive is due, oldest first, ``sweep_max`` at most, each claimed
         for ``ARCHIVE_LEASE_MS`` (it comes due again then unless :meth:`archived` removed it)."""
-        now = self.now_ms()
-        return [i.decode() for i in self._claim(keys=[ARCHIVE_DUE],
-                                                args=[now, self.sweep_max,
-                                                      now + ARCHIVE_LEASE_MS])]
+        return due.claim(self.r, ARCHIVE_DUE, self.now_ms(), self.sweep_max, ARCHIVE_LEASE_MS)
 
     def archived(self, game_id: str) -> None:
         """The game's archive is done (or there is nothing to archive): out of the due set."""

@@ -39,6 +39,7 @@ import redis
 from .config import env_count
 from .timestamps import rfc3339
 from .engine import ALL, CodedError
+from .store import due
 
 log = logging.getLogger("cartouche.webhooks")
 
@@ -336,18 +337,14 @@ def _ms() -> int:
 def stale(client: redis.Redis, queue, limit: int) -> int:
     """The sweep's backstop: queue a delivery job (a retry's, so that a head waiting for its
     next attempt waits on) for each outbox no job has looked at in :data:`STALE_MS`, at most
-    ``limit``, each put off :data:`STALE_MS` again (jobs queued twice are harmless: a lock
-    serializes them). How many it queued."""
-    now = _ms()
-    due = client.zrangebyscore(key_pending(), "-inf", now, start=0, num=limit)
-    if not due:
-        return 0
-    client.zadd(key_pending(), {member: now + STALE_MS for member in due}, xx=True)
-    for member in due:
-        sub_id, game_id = member.decode().split(" ", 1)
+    ``limit``, each claimed and put off :data:`STALE_MS` again in one step (another worker's
+    sweep does not queue it too). How many it queued."""
+    found = due.claim(client, key_pending(), _ms(), limit, STALE_MS)
+    for member in found:
+        sub_id, game_id = member.split(" ", 1)
         queue.enqueue(JOB, sub_id, game_id, True, result_ttl=60, failure_ttl=24 * 3600,
                       job_timeout=600)
-    return len(due)
+    return len(found)
 
 
 def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = False) -> str:

@@ -506,6 +506,49 @@ def test_the_sweep_queues_the_job_of_an_outbox_whose_job_was_lost(redis_url, que
     store.close()
 
 
+class SteppedRedis(redis.Redis):
+    """A client that runs ``hook`` (once) just before its ``at``-th command from now on."""
+
+    def interleave(self, at: int, hook) -> None:
+        self.left, self.hook = at, hook
+
+    def execute_command(self, *args, **options):
+        if self.hook is not None:
+            self.left -= 1
+            if self.left < 0:
+                hook, self.hook = self.hook, None
+                hook()
+        return super().execute_command(*args, **options)
+
+
+@pytest.mark.unswept
+def test_two_sweeps_queue_one_job_for_a_stale_outbox_however_they_interleave(redis_url,
+                                                                              queue_url):
+    """Every worker sweeps: two sweeps finding the same outbox stale, the second running whole
+    before, between or after the first's commands, queue one delivery job for it, not two."""
+    from rq import Queue
+
+    from service import webhooks
+
+    queue = Queue(webhooks.QUEUE, connection=redis.Redis.from_url(queue_url))
+    other_store = redis.Redis.from_url(redis_url)
+    for at in range(4):
+        queue.empty()
+        store = SteppedRedis.from_url(redis_url)
+        store.hook = None
+        store.zadd(webhooks.key_pending(), {"wh_lost g1": 1})  # stale for long
+        queued = []
+        store.interleave(at, lambda: queued.append(webhooks.stale(other_store, queue, 10)))
+        queued.append(webhooks.stale(store, queue, 10))
+        if store.hook is not None:  # the first sweep had fewer commands: the other one after it
+            queued.append(webhooks.stale(other_store, queue, 10))
+        assert sum(queued) == 1, at
+        assert [j.args for j in queue.jobs] == [("wh_lost", "g1", True)]
+        store.delete(webhooks.key_pending())
+        store.close()
+    other_store.close()
+
+
 def test_a_delivery_is_abandoned_after_max_attempts_and_the_next_one_goes(wc, whapp, worker):
     listener = whapp.extensions["cartouche"].listeners[-1]
     listener.max_attempts = 2
