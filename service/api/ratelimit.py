@@ -37,8 +37,10 @@ append are one atomic call). Over a budget the answer is the same 429 ``rate_lim
 ``details.limit`` ``stored_bytes``, and nothing is stored. Derived data (the game index,
 player notifications, snapshots, idempotency records) is not charged.
 
-If Redis fails, the limiter fails open (the request goes on, a warning is logged): the request
-then meets the same unavailable store and gets its 503 there.
+If the counters' store fails, the limiter fails open (the request goes on, a warning is
+logged), unless the counters live on the request's own store (a single server) and it cannot be
+reached or does not answer: the request is then answered 503 ``store_unavailable`` at once,
+instead of meeting the same store again (a hung store would cost it one timeout per call).
 
 Configuration (environment, read by :meth:`RateLimitConfig.from_env`; 0 disables a limit):
 
@@ -66,7 +68,7 @@ from flask import Flask, current_app, g, request
 
 from ..application.identity import token_digest
 from ..config import env_count
-from ..store.errors import StoreError
+from ..store.errors import UNAVAILABLE, StoreError
 from ..store.quota import BYTES, WRITES, Charged, Counters, Quota, QuotaExceeded
 from .errors import coded_response
 from .fastpaths import ACTION_ENDPOINT
@@ -234,10 +236,13 @@ def _bearer(header: str | None) -> str | None:
 
 
 def _refusal(limiter: RateLimiter, quota: Quota | None) -> QuotaExceeded | None:
-    """Charge now: the refusal when over the limit, else None. Fails open."""
+    """Charge now: the refusal when over the limit, else None. Fails open (as the module
+    says: not when the counters are on the request's own store and it does not answer)."""
     try:
         charged = limiter.charge(quota)
     except StoreError as exc:
+        if limiter.in_append and isinstance(exc, UNAVAILABLE):
+            raise  # the counters are on the request's own store, which is not answering
         log.warning("rate limiter unavailable, request let through: %s", type(exc).__name__)
         return None
     if charged is None or not charged.over:

@@ -1,6 +1,6 @@
 """service/api/ratelimit.py on an app built by create_app: writes are limited per token and
 per address with 429 + Retry-After and the standard error body; reads are not; 0 disables;
-Redis errors fail open; tokens never reach Redis.
+Redis errors fail open when the counters are on a store of their own; tokens never reach Redis.
 
 Two wirings, same answers: the production one (the limiter shares the store's client, so an
 action's counters are charged inside its append script) and a limiter on a client of its own
