@@ -31,7 +31,7 @@ import urllib.error
 import urllib.request
 import uuid
 from datetime import timedelta
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 import redis
@@ -63,6 +63,9 @@ OUTBOX_TTL_S = 7 * 24 * 3600
 PENDING_MAX = 1000
 #: Deliveries one job sends before it hands over to a fresh job (other jobs get a turn).
 BATCH = 20
+#: The most versions one gap-filling delivery carries (:func:`filler`): a larger gap (the
+#: oldest deliveries dropped past PENDING_MAX) stays a gap.
+FILL_MAX = 500
 USER_AGENT = "Cartouche-Webhooks/1"
 
 # Webhook keys are global, not per-game slot keys: they carry no ``{<game_id>}`` hash tag, and
@@ -92,6 +95,12 @@ def key_head(sub_id: str, game_id: str) -> str:
 
 def key_lock(sub_id: str, game_id: str) -> str:
     return f"{PREFIX}:lock:{sub_id}:{game_id}"
+
+
+def key_sent(sub_id: str, game_id: str) -> str:
+    """The last version of (subscription, game) delivered or abandoned: a delivery starting
+    past the next one finds a gap (:func:`filler`), one ending at or before it is covered."""
+    return f"{PREFIX}:sent:{sub_id}:{game_id}"
 
 
 def key_pending() -> str:
@@ -212,6 +221,30 @@ def matches(sub: dict, game_id: str, game_type: str) -> bool:
 
 
 # -- the listener (command path) ----------------------------------------------------------------
+def new_delivery(sub_id: str, table, first_version: int, last_version: int,
+                 events: list[dict]) -> dict:
+    """A delivery of ``events`` (versions ``first_version``-``last_version``, as the platform
+    key reads them) of the game ``table`` is at ``last_version``."""
+    return {"id": "dl_" + uuid.uuid4().hex[:24], "subscription_id": sub_id,
+            "game_id": table.id, "game_type": table.game.type_id,
+            "version": last_version, "status": table.status,
+            "first_version": first_version, "last_version": last_version, "events": events}
+
+
+def filler(service) -> Callable[[str, str, int, int], dict | None]:
+    """``fill(sub_id, game_id, first, last)``: a delivery of versions ``first``-``last`` of the
+    game (whole commands: a gap between two deliveries) read from its log, as the listener
+    would have written them; None past :data:`FILL_MAX` versions."""
+    def fill(sub_id: str, game_id: str, first: int, last: int) -> dict | None:
+        if last - first + 1 > FILL_MAX:
+            return None
+        table = service.load(game_id, last)
+        stored = service.store.read(game_id, first - 1, last)
+        events = service.served_events(table, [e.envelope for e in stored], first, ALL)
+        return new_delivery(sub_id, table, first, last, events)
+    return fill
+
+
 class Listener:
     """``GameService.listeners`` entry: queue one delivery per matching subscription.
 
@@ -251,14 +284,7 @@ class Listener:
             return
         for sub in subs:
             try:
-                delivery = {
-                    "id": "dl_" + uuid.uuid4().hex[:24],
-                    "subscription_id": sub["id"],
-                    "game_id": table.id, "game_type": table.game.type_id,
-                    "version": last, "status": table.status,
-                    "first_version": first_version, "last_version": last,
-                    "events": events,
-                }
+                delivery = new_delivery(sub["id"], table, first_version, last, events)
                 item = {"delivery": delivery, "base_s": self.retry_base_s,
                         "max_attempts": self.max_attempts, "timeout_s": self.timeout_s}
                 outbox = key_outbox(sub["id"], table.id)
@@ -347,12 +373,16 @@ def stale(client: redis.Redis, queue, limit: int) -> int:
     return len(found)
 
 
-def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = False) -> str:
+def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = False, *,
+          fill: Callable[[str, str, int, int], dict | None] | None = None) -> str:
     """Send the pending deliveries of (subscription, game) in version order.
 
     ``retry``: this run was scheduled for the head's next attempt (it may wake up to a second
     early: RQ's scheduler has whole seconds). Runs triggered by new events leave a head that is
-    waiting for its retry alone. Returns what happened (for logs and tests).
+    waiting for its retry alone. ``fill`` (:func:`filler`) makes the delivery of versions
+    missing before the head, since the last one delivered (their delivery never written, or not
+    yet); a delivery whose versions were delivered so is dropped. Returns what happened (for
+    logs and tests).
     """
     store = WebhookStore(client)
     client.delete(key_queued(sub_id, game_id))  # deliveries from now on queue a job again
@@ -367,7 +397,7 @@ def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = F
             return "busy"
         try:
             outcome = _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox,
-                                    head)
+                                    head, fill)
         finally:
             client.eval(_RELEASE, 1, lock, token)
         if outcome in ("empty", "gone"):
@@ -382,13 +412,16 @@ def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = F
     return "empty"
 
 
-def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, head) -> str:
+def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, head,
+                  fill) -> str:
     sent = 0
+    done_key = key_sent(sub_id, game_id)
     while True:
         sub = store.get(sub_id)
         if sub is None:
             client.delete(outbox)  # one key per command: the keys may sit on two slots
             client.delete(head)
+            client.delete(done_key)
             return "gone"
         first = client.zrange(outbox, 0, 0)
         if not first:
@@ -397,6 +430,15 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
         raw = first[0]
         item = orjson.loads(raw)
         delivery = item["delivery"]
+        done = int(client.get(done_key) or 0)
+        if done and delivery["first_version"] <= done:  # sent within a gap's delivery
+            client.zrem(outbox, raw)
+            continue
+        if done and fill is not None and delivery["first_version"] > done + 1:
+            gap = _fill(fill, sub_id, game_id, done + 1, delivery["first_version"] - 1)
+            if gap is not None:
+                client.zadd(outbox, {orjson.dumps({**item, "delivery": gap}): done + 1})
+                continue
         state = client.hgetall(head)
         if state.get(b"id", b"").decode() != delivery["id"]:
             state = {}
@@ -439,6 +481,7 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
                 log.warning("webhooks: abandoned delivery %s of %s v%s to %s after %s attempts",
                             delivery["id"], game_id, versions, sub_id, attempt)
             store.record(sub_id, entry)
+            client.set(done_key, max(done, delivery["last_version"]), ex=OUTBOX_TTL_S)
             client.zrem(outbox, raw)
             client.delete(head)
             continue
@@ -452,3 +495,14 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
         queue.enqueue_in(timedelta(seconds=delay), JOB, sub_id, game_id, True,
                          result_ttl=60, failure_ttl=24 * 3600, job_timeout=600)
         return "retrying"
+
+
+def _fill(fill, sub_id: str, game_id: str, first: int, last: int) -> dict | None:
+    """``fill``'s delivery of the gap, or None (too large, or the game could not be read:
+    the gap stays, and the receiver sees it in ``first_version``)."""
+    try:
+        return fill(sub_id, game_id, first, last)
+    except Exception:
+        log.exception("webhooks: could not fill versions %s-%s of %s for %s", first, last,
+                      game_id, sub_id)
+        return None

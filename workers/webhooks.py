@@ -24,8 +24,9 @@ def _queue():
 
 def deliver(subscription_id: str, game_id: str, retry: bool = False) -> str:
     """POST the pending deliveries of one game to one subscription, oldest first."""
-    from service.webhooks import drain
+    from service.webhooks import drain, filler
 
     from .jobs import service
 
-    return drain(service().store.r, _queue(), subscription_id, game_id, retry)
+    svc = service()
+    return drain(svc.store.r, _queue(), subscription_id, game_id, retry, fill=filler(svc))

@@ -506,6 +506,67 @@ def test_the_sweep_queues_the_job_of_an_outbox_whose_job_was_lost(redis_url, que
     store.close()
 
 
+@pytest.mark.unswept
+def test_a_delivery_never_written_is_sent_from_the_games_log_before_the_next(
+        redis_url, queue_url, receiver, monkeypatch):
+    """Commands stored whose deliveries were never written (the store refused the write, or
+    the API process died in between): the next delivery's job first sends their versions, read
+    from the game's log as the listener writes them, then its own; those deliveries written
+    late are dropped, not sent twice. A gap past FILL_MAX versions stays a gap."""
+    from rq import Queue
+
+    from service import webhooks
+
+    config = Config(redis_url=redis_url, queue_url=queue_url,
+                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
+    queues = redis.Redis.from_url(queue_url)
+    app = create_app(config, scheduler=NullScheduler(), webhook_queue=queues)
+    client = app.test_client()
+    fill = webhooks.filler(app.extensions["cartouche"])
+    sub = subscribe(client, receiver.url + "/gap")
+    gid, tokens = new_game(client)
+    store = redis.Redis.from_url(redis_url)
+    queue = Queue(webhooks.QUEUE, connection=queues)
+    outbox = webhooks.key_outbox(sub["id"], gid)
+
+    def drained():
+        return webhooks.drain(store, queue, sub["id"], gid, fill=fill)
+
+    def commands(n):
+        """``n`` commands' (first, last) versions."""
+        done = []
+        for seat in range(n):
+            before = client.get(f"/v1/games/{gid}").get_json()["version"]
+            r = act(client, gid, tokens[seat], "continue")
+            assert r.status_code == 201, r.get_json()
+            done.append((before + 1, r.get_json()["version"]))
+        return done
+
+    def sent():
+        return [json.loads(r["body"]) for r in receiver.at("/gap")]
+
+    assert drained() == "empty" and [d["first_version"] for d in sent()] == [1]
+    (a, _), (_, b), (c, d) = commands(3)
+    lost = store.zrangebyscore(outbox, a, b)  # the first two commands' deliveries, unwritten
+    assert len(lost) == 2 and store.zremrangebyscore(outbox, a, b) == 2
+    assert drained() == "empty"
+    assert [(x["first_version"], x["last_version"]) for x in sent()] == [(1, 3), (a, b), (c, d)]
+    written = [json.loads(raw)["delivery"] for raw in lost]
+    filled = sent()[1]
+    assert filled["events"] == written[0]["events"] + written[1]["events"]
+    assert (filled["version"], filled["status"]) == (b, written[1]["status"])
+    for raw in lost:  # their writes come late: the versions went out, they do not again
+        store.zadd(outbox, {raw: json.loads(raw)["delivery"]["first_version"]})
+    assert drained() == "empty" and len(sent()) == 3 and store.zcard(outbox) == 0
+
+    monkeypatch.setattr(webhooks, "FILL_MAX", 1)
+    (a, _), (_, b), (c, d) = commands(3)
+    assert store.zremrangebyscore(outbox, a, b) == 2
+    assert drained() == "empty"
+    assert [(x["first_version"], x["last_version"]) for x in sent()[3:]] == [(c, d)]
+    store.close()
+
+
 class SteppedRedis(redis.Redis):
     """A client that runs ``hook`` (once) just before its ``at``-th command from now on."""
 
