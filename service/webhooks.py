@@ -103,6 +103,12 @@ def key_sent(sub_id: str, game_id: str) -> str:
     return f"{PREFIX}:sent:{sub_id}:{game_id}"
 
 
+def key_end(sub_id: str, game_id: str) -> str:
+    """A game over's last version, set when (subscription, game) was not sent it (:func:`ended`):
+    a job that drains the outbox fills the versions up to it."""
+    return f"{PREFIX}:end:{sub_id}:{game_id}"
+
+
 def key_pending() -> str:
     """Sorted set: ``<subscription id> <game id>`` of every outbox that may hold deliveries,
     scored by when the sweep is to look at it (:func:`stale`): :data:`STALE_MS` after its
@@ -232,16 +238,20 @@ def new_delivery(sub_id: str, table, first_version: int, last_version: int,
 
 
 def filler(service) -> Callable[[str, str, int, int], dict | None]:
-    """``fill(sub_id, game_id, first, last)``: a delivery of versions ``first``-``last`` of the
-    game (whole commands: a gap between two deliveries) read from its log, as the listener
-    would have written them; None past :data:`FILL_MAX` versions."""
+    """``fill(sub_id, game_id, first, last)``: the outbox item of versions ``first``-``last``
+    of the game (whole commands: a gap between two deliveries, or up to the end) read from its
+    log, as ``service``'s listener would have written it; None past :data:`FILL_MAX`
+    versions."""
+    listener = next((each for each in service.listeners if isinstance(each, Listener)), None)
+
     def fill(sub_id: str, game_id: str, first: int, last: int) -> dict | None:
         if last - first + 1 > FILL_MAX:
             return None
         table = service.load(game_id, last)
         stored = service.store.read(game_id, first - 1, last)
         events = service.served_events(table, [e.envelope for e in stored], first, ALL)
-        return new_delivery(sub_id, table, first, last, events)
+        delivery = new_delivery(sub_id, table, first, last, events)
+        return listener.item(delivery) if listener is not None else Listener.item_of(delivery)
     return fill
 
 
@@ -264,6 +274,16 @@ class Listener:
         self.timeout_s = timeout_s
         self.pending_max = pending_max
 
+    def item(self, delivery: dict) -> dict:
+        """The outbox's entry for ``delivery``: it and how it is to be tried."""
+        return self.item_of(delivery, self.retry_base_s, self.max_attempts, self.timeout_s)
+
+    @staticmethod
+    def item_of(delivery: dict, base_s: float = 1.0, max_attempts: int = 8,
+                timeout_s: float = TIMEOUT_S) -> dict:
+        return {"delivery": delivery, "base_s": base_s, "max_attempts": max_attempts,
+                "timeout_s": timeout_s}
+
     def reads_after_append(self) -> list[tuple]:
         """The subscriptions are read in the append's own round trip (GameService), after the
         append: a subscription created before the command was stored sees its events."""
@@ -284,9 +304,7 @@ class Listener:
             return
         for sub in subs:
             try:
-                delivery = new_delivery(sub["id"], table, first_version, last, events)
-                item = {"delivery": delivery, "base_s": self.retry_base_s,
-                        "max_attempts": self.max_attempts, "timeout_s": self.timeout_s}
+                item = self.item(new_delivery(sub["id"], table, first_version, last, events))
                 outbox = key_outbox(sub["id"], table.id)
                 pipe = self.store.r.pipeline(transaction=False)
                 pipe.zadd(outbox, {orjson.dumps(item): first_version})
@@ -373,6 +391,30 @@ def stale(client: redis.Redis, queue, limit: int) -> int:
     return len(found)
 
 
+def ended(client: redis.Redis, queue, game_id: str, last_version: Callable[[], int]) -> int:
+    """A game over (its archive's turn): for each subscription that was sent some of its
+    versions but not its ``last_version()`` (the last deliveries never written, or still
+    waiting), record that end (:func:`key_end`) and queue a delivery job: once the outbox is
+    drained, the versions up to it are filled. How many it queued."""
+    store = WebhookStore(client)
+    subs = [sub["id"] for sub in store.all()]
+    if not subs:
+        return 0
+    pipe = client.pipeline(transaction=False)
+    for sub_id in subs:
+        pipe.get(key_sent(sub_id, game_id))
+    followed = [(sub_id, int(done)) for sub_id, done in zip(subs, pipe.execute()) if done]
+    if not followed:
+        return 0
+    last = last_version()
+    behind = [sub_id for sub_id, done in followed if done < last]
+    for sub_id in behind:
+        client.set(key_end(sub_id, game_id), last, ex=OUTBOX_TTL_S)
+        queue.enqueue(JOB, sub_id, game_id, result_ttl=60, failure_ttl=24 * 3600,
+                      job_timeout=600)
+    return len(behind)
+
+
 def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = False, *,
           fill: Callable[[str, str, int, int], dict | None] | None = None) -> str:
     """Send the pending deliveries of (subscription, game) in version order.
@@ -381,8 +423,9 @@ def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = F
     early: RQ's scheduler has whole seconds). Runs triggered by new events leave a head that is
     waiting for its retry alone. ``fill`` (:func:`filler`) makes the delivery of versions
     missing before the head, since the last one delivered (their delivery never written, or not
-    yet); a delivery whose versions were delivered so is dropped. Returns what happened (for
-    logs and tests).
+    yet), and, the outbox drained, those up to a game's end not sent (:func:`ended`); a
+    delivery whose versions were delivered so is dropped. Returns what happened (for logs and
+    tests).
     """
     store = WebhookStore(client)
     client.delete(key_queued(sub_id, game_id))  # deliveries from now on queue a job again
@@ -415,29 +458,37 @@ def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = F
 def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, head,
                   fill) -> str:
     sent = 0
-    done_key = key_sent(sub_id, game_id)
+    done_key, end_key = key_sent(sub_id, game_id), key_end(sub_id, game_id)
     while True:
         sub = store.get(sub_id)
         if sub is None:
             client.delete(outbox)  # one key per command: the keys may sit on two slots
             client.delete(head)
             client.delete(done_key)
+            client.delete(end_key)
             return "gone"
         first = client.zrange(outbox, 0, 0)
+        done = int(client.get(done_key) or 0)
         if not first:
+            end = client.get(end_key)
+            client.delete(end_key)
+            if end is not None and done and fill is not None and done < int(end):
+                gap = _fill(fill, sub_id, game_id, done + 1, int(end))
+                if gap is not None:
+                    client.zadd(outbox, {orjson.dumps(gap): done + 1})
+                    continue
             client.delete(head)
             return "empty"
         raw = first[0]
         item = orjson.loads(raw)
         delivery = item["delivery"]
-        done = int(client.get(done_key) or 0)
         if done and delivery["first_version"] <= done:  # sent within a gap's delivery
             client.zrem(outbox, raw)
             continue
         if done and fill is not None and delivery["first_version"] > done + 1:
             gap = _fill(fill, sub_id, game_id, done + 1, delivery["first_version"] - 1)
             if gap is not None:
-                client.zadd(outbox, {orjson.dumps({**item, "delivery": gap}): done + 1})
+                client.zadd(outbox, {orjson.dumps(gap): done + 1})
                 continue
         state = client.hgetall(head)
         if state.get(b"id", b"").decode() != delivery["id"]:
@@ -498,7 +549,7 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
 
 
 def _fill(fill, sub_id: str, game_id: str, first: int, last: int) -> dict | None:
-    """``fill``'s delivery of the gap, or None (too large, or the game could not be read:
+    """``fill``'s outbox item of the gap, or None (too large, or the game could not be read:
     the gap stays, and the receiver sees it in ``first_version``)."""
     try:
         return fill(sub_id, game_id, first, last)

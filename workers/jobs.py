@@ -95,12 +95,37 @@ def rate_game(game_id: str) -> bool:
 def archive_game(game_id: str) -> str:
     """Archive a game over (``EventStore.archive``: idempotent, crash-safe); its answer. The
     game leaves the due set unless it changed while read (``stale``: it comes due again when
-    the sweep's claim runs out)."""
+    the sweep's claim runs out); its webhooks' last deliveries never written are queued."""
     svc = service()
     outcome = svc.archive(game_id)
     if outcome != "stale":
+        _deliver_the_end(svc, game_id)
         svc.scheduler.archived(game_id)
     return outcome
+
+
+def _webhook_queue(svc):
+    """The webhook delivery jobs' queue; None for a scheduler without queues (tests)."""
+    from rq import Queue
+
+    from service import webhooks
+
+    queues = getattr(svc.scheduler, "r", None)
+    return None if queues is None else Queue(webhooks.QUEUE, connection=queues)
+
+
+def _deliver_the_end(svc, game_id: str) -> None:
+    """Queue the deliveries of a game's last versions its webhooks were never sent
+    (``webhooks.ended``)."""
+    from service import webhooks
+
+    queue = _webhook_queue(svc)
+    if queue is None:
+        return
+    try:
+        webhooks.ended(svc.store.r, queue, game_id, lambda: svc.load(game_id).version)
+    except Exception:
+        log.exception("the webhook deliveries of game %s could not be checked", game_id)
 
 
 def tournament_advance(tid: str) -> str:
@@ -181,15 +206,13 @@ def sweep(limit: int = 10_000, games: int = SWEEP_GAMES) -> int:
 def _redeliver(svc, limit: int) -> int:
     """A delivery job for each webhook outbox no job has looked at for a while
     (``webhooks.stale``); how many were queued."""
-    from rq import Queue
-
     from service import webhooks
 
-    queues = getattr(svc.scheduler, "r", None)  # None: a scheduler without queues (tests)
-    if queues is None:
+    queue = _webhook_queue(svc)
+    if queue is None:
         return 0
     try:
-        return webhooks.stale(svc.store.r, Queue(webhooks.QUEUE, connection=queues), limit)
+        return webhooks.stale(svc.store.r, queue, limit)
     except Exception:
         log.exception("the webhook outboxes could not be swept")
         return 0

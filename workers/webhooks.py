@@ -23,7 +23,8 @@ def _queue():
 
 
 def deliver(subscription_id: str, game_id: str, retry: bool = False) -> str:
-    """POST the pending deliveries of one game to one subscription, oldest first."""
+    """POST the pending deliveries of one game to one subscription, oldest first, those never
+    written made from the game's log (``service.webhooks.drain``)."""
     from service.webhooks import drain, filler
 
     from .jobs import service

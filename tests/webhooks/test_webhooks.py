@@ -567,6 +567,61 @@ def test_a_delivery_never_written_is_sent_from_the_games_log_before_the_next(
     store.close()
 
 
+@pytest.mark.unswept
+def test_a_games_last_delivery_never_written_is_sent_when_the_game_is_archived(
+        redis_url, queue_url, receiver, monkeypatch):
+    """A game's last command stored, its delivery never written: no later delivery finds the
+    gap, so the game's archive (the workers' sweep, after CARTOUCHE_ARCHIVE_AFTER_S) queues a
+    job that sends the versions up to the end; once sent, archiving queues nothing."""
+    from rq import Queue
+
+    from service import webhooks
+    from workers import jobs
+
+    config = Config(redis_url=redis_url, queue_url=queue_url,
+                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
+    queues = redis.Redis.from_url(queue_url)
+    app = create_app(config, webhook_queue=queues)
+    client = app.test_client()
+    monkeypatch.setattr(jobs, "_service", app.extensions["cartouche"])
+    fill = webhooks.filler(app.extensions["cartouche"])
+    sub = subscribe(client, receiver.url + "/end")
+    gid, tokens = new_game(client)
+    while client.get(f"/v1/games/{gid}").get_json()["status"] == "active":
+        for token in tokens:
+            legal = client.get(f"/v1/games/{gid}/legal-actions",
+                               headers=auth(token)).get_json().get("actions")
+            if legal:
+                client.post(f"/v1/games/{gid}/actions", json={"action": legal[0]},
+                            headers=auth(token))
+    store = redis.Redis.from_url(redis_url)
+    queue = Queue(webhooks.QUEUE, connection=queues)
+    outbox = webhooks.key_outbox(sub["id"], gid)
+    store.zpopmax(outbox)  # the last command's delivery: never written
+
+    def drained():
+        outcome = webhooks.drain(store, queue, sub["id"], gid, fill=fill)
+        while outcome == "continued":  # a job sends 20, then hands over to a fresh one
+            outcome = webhooks.drain(store, queue, sub["id"], gid, fill=fill)
+        return outcome
+
+    assert drained() == "empty"
+    final = client.get(f"/v1/games/{gid}").get_json()
+    sent = [json.loads(r["body"]) for r in receiver.at("/end")]
+    assert sent[-1]["last_version"] < final["version"]
+    queue.empty()
+    assert jobs.archive_game(gid) in ("ok", "done")
+    assert [j.args for j in queue.jobs] == [(sub["id"], gid)]
+    assert drained() == "empty"
+    sent = [json.loads(r["body"]) for r in receiver.at("/end")]
+    assert sent[0]["first_version"] == 1 and sent[-1]["last_version"] == final["version"]
+    assert all(a["last_version"] + 1 == b["first_version"] for a, b in zip(sent, sent[1:]))
+    assert (sent[-1]["version"], sent[-1]["status"]) == (final["version"], final["status"])
+    queue.empty()
+    assert jobs.archive_game(gid) == "done" and queue.jobs == []  # archived already
+    store.close()
+
+
 class SteppedRedis(redis.Redis):
     """A client that runs ``hook`` (once) just before its ``at``-th command from now on."""
 
