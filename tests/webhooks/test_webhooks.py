@@ -350,7 +350,7 @@ def test_every_version_arrives_once_and_in_order_when_delivery_writes_are_lost(
     finals = {}
     for _ in range(2):
         gid, tokens = new_game(wc)
-        while (view := wc.get(f"/v1/games/{gid}").get_json())["status"] == "active":
+        while wc.get(f"/v1/games/{gid}").get_json()["status"] == "active":
             for token in tokens:
                 legal = wc.get(f"/v1/games/{gid}/legal-actions",
                                headers=auth(token)).get_json().get("actions")
