@@ -131,6 +131,17 @@ def new_game(client, type_="diamant", n=3):
     return r.get_json()["id"], [s["token"] for s in r.get_json()["seats"]]
 
 
+def play_to_the_end(client, gid, tokens, choose=lambda legal: legal[0]):
+    """Every seat plays ``choose(its legal actions)`` in turn until the game is over."""
+    while client.get(f"/v1/games/{gid}").get_json()["status"] == "active":
+        for token in tokens:
+            legal = client.get(f"/v1/games/{gid}/legal-actions",
+                               headers=auth(token)).get_json().get("actions")
+            if legal:
+                client.post(f"/v1/games/{gid}/actions", json={"action": choose(legal)},
+                            headers=auth(token))
+
+
 def log_of(client, sub_id):
     r = client.get(f"/v1/webhooks/{sub_id}", headers=PLATFORM)
     assert r.status_code == 200, r.get_json()
@@ -350,13 +361,7 @@ def test_every_version_arrives_once_and_in_order_when_delivery_writes_are_lost(
     finals = {}
     for _ in range(2):
         gid, tokens = new_game(wc)
-        while wc.get(f"/v1/games/{gid}").get_json()["status"] == "active":
-            for token in tokens:
-                legal = wc.get(f"/v1/games/{gid}/legal-actions",
-                               headers=auth(token)).get_json().get("actions")
-                if legal:
-                    wc.post(f"/v1/games/{gid}/actions", json={"action": rng.choice(legal)},
-                            headers=auth(token))
+        play_to_the_end(wc, gid, tokens, rng.choice)
         finals[gid] = wc.get(f"/v1/games/{gid}").get_json()["version"]
     def complete(n):
         bodies = [json.loads(r["body"]) for r in receiver.at(f"/lossy{n}")]
@@ -523,13 +528,7 @@ def test_the_sweep_queues_the_job_of_an_outbox_whose_job_was_lost(redis_url, que
     gid, tokens = new_game(client)
     queue = Queue(webhooks.QUEUE, connection=queues)
     queue.empty()  # the delivery job lost
-    while client.get(f"/v1/games/{gid}").get_json()["status"] == "active":
-        for token in tokens:
-            legal = client.get(f"/v1/games/{gid}/legal-actions",
-                               headers=auth(token)).get_json().get("actions")
-            if legal:
-                client.post(f"/v1/games/{gid}/actions", json={"action": legal[0]},
-                            headers=auth(token))
+    play_to_the_end(client, gid, tokens)
     assert queue.jobs == []  # the lost job stood for every later delivery
     jobs.sweep()
     assert queue.jobs == []  # not yet: the outbox is not stale
@@ -637,13 +636,7 @@ def test_a_games_last_delivery_never_written_is_sent_when_the_game_is_archived(
     fill = webhooks.filler(app.extensions["cartouche"])
     sub = subscribe(client, receiver.url + "/end")
     gid, tokens = new_game(client)
-    while client.get(f"/v1/games/{gid}").get_json()["status"] == "active":
-        for token in tokens:
-            legal = client.get(f"/v1/games/{gid}/legal-actions",
-                               headers=auth(token)).get_json().get("actions")
-            if legal:
-                client.post(f"/v1/games/{gid}/actions", json={"action": legal[0]},
-                            headers=auth(token))
+    play_to_the_end(client, gid, tokens)
     store = redis.Redis.from_url(redis_url)
     queue = Queue(webhooks.QUEUE, connection=queues)
     outbox = webhooks.key_outbox(sub["id"], gid)
