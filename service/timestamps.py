@@ -6,7 +6,7 @@ integers named ``*_ms``."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 _last_second: tuple[int | None, str] = (None, "")  # the last whole second, formatted
 
@@ -20,3 +20,12 @@ def rfc3339(ms: int) -> str:
         cached = _last_second = (
             second, datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"))
     return f"{cached[1]}.{milli:03d}Z"
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def ms(text: str) -> int:
+    """The Unix epoch milliseconds a point in time written by :func:`rfc3339` (or any RFC 3339
+    text with an offset) names, exactly."""
+    return (datetime.fromisoformat(text) - _EPOCH) // timedelta(milliseconds=1)

@@ -215,9 +215,11 @@ def get_state(game_id, version):
     if version > current.version:
         raise NotFound.version(version)
     table = load(game_id, version)
-    view = service().view(table, viewer)
+    # a past version's clocks as they were when it was written, not as they would be now
+    at = service().reached_ms(table) if table.clock and version < current.version else None
+    view = service().view(table, viewer, at)
     if current.over and withheld_from is None:
-        view = service().view(table, ALL)
+        view = service().view(table, ALL, at)
         view["you"] = viewer if isinstance(viewer, int) else None
     return view
 

@@ -404,6 +404,9 @@ class GameService:
     def view(self, table: Table, viewer: Viewer, now_ms: int | None = None) -> dict:
         return self._reads.view(table, viewer, now_ms)
 
+    def reached_ms(self, table: Table) -> int:
+        return self._reads.reached_ms(table)
+
     def served_events(self, table: Table, envelopes: Sequence[dict], first_version: int,
                       viewer: Viewer) -> list[dict]:
         return self._reads.served_events(table, envelopes, first_version, viewer)

@@ -13,7 +13,7 @@ from ..engine import ALL, Viewer, visible
 from ..replay import SHELL_EVENTS
 from ..store.archive import OVER
 from ..store.events import EventStore
-from ..timestamps import rfc3339
+from ..timestamps import ms, rfc3339
 from .model import Table, unfilled
 
 
@@ -104,6 +104,11 @@ class Reads:
         served = self._served(table, [s.envelope for s in stored], stored[0].version, viewer,
                               withheld_from)
         return served, stored[-1].version
+
+    def reached_ms(self, table: Table) -> int:
+        """When ``table``'s version was written: its last event's ``at``."""
+        stored = self.store.read(table.id, table.version - 1, table.version)
+        return ms(stored[0].envelope["at"])
 
     def view(self, table: Table, viewer: Viewer, now_ms: int | None = None) -> dict:
         game, state = table.game, table.state

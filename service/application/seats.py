@@ -6,8 +6,8 @@ table, and the rules see only what a forfeit makes them decide."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
+from .. import timestamps
 from ..engine import Rng, Viewer, event, forfeit
 from ..store.events import EventStore
 from .commands import MAX_RETRIES, Appender
@@ -18,9 +18,7 @@ from .model import AUTO, LEFT, Appended, Controller, Outcome, Table
 
 def _ms(last: int | str) -> int:
     """``EventStore.last_activity``'s answer in epoch milliseconds."""
-    if isinstance(last, int):
-        return last
-    return int(datetime.fromisoformat(last).timestamp() * 1000)
+    return last if isinstance(last, int) else timestamps.ms(last)
 
 
 def _left(table: Table, seats: list[int]) -> tuple[Controller, ...]:

@@ -57,6 +57,27 @@ def test_views_show_remaining_time_and_deadlines(fake):
     assert [a["seat"] for a in view["awaiting"]] == [1, 2]
 
 
+def test_a_past_version_shows_the_clocks_as_they_were_when_it_was_written(fake):
+    client, clock = fake
+    gid, tokens = new_game(client, {"initial_ms": 60_000, "increment_ms": 2_000,
+                                    "per_decision_ms": 10_000})
+    start = client.get(f"/v1/games/{gid}").get_json()["version"]
+    clock.t += 4_000
+    first = act(client, gid, tokens[0]).get_json()["version"]
+    clock.t += 1_000
+    last = act(client, gid, tokens[1]).get_json()["version"]
+    for _ in range(2):  # the same answers however late they are asked
+        assert client.get(f"/v1/games/{gid}/states/{start}").get_json()[
+            "clock"]["remaining_ms"] == [60_000] * 3
+        # when seat 0 acted: it paid 4 s and earned 2 s; the others had spent 4 s
+        then = client.get(f"/v1/games/{gid}/states/{first}").get_json()
+        assert then["clock"]["remaining_ms"] == [58_000, 56_000, 56_000]
+        clock.t += 10_000
+    # the game's current version runs on: seat 2 has been thinking for 25 s
+    assert client.get(f"/v1/games/{gid}/states/{last}").get_json()[
+        "clock"]["remaining_ms"] == [58_000, 57_000, 35_000]
+
+
 def test_a_late_action_is_409_and_the_timeout_is_applied_first(fake):
     client, clock = fake
     gid, tokens = new_game(client, {"per_decision_ms": 1_000, "timeout": "auto"})
