@@ -206,6 +206,17 @@ class WebhookStore:
     def deliveries(self, sub_id: str) -> list[dict]:
         return [orjson.loads(x) for x in self.r.lrange(key_log(sub_id), 0, LOG_SIZE - 1)]
 
+    def logged_upto(self, sub_id: str, game_id: str) -> int:
+        """The last version of ``game_id`` its log says was delivered or abandoned (0: none in
+        its last :data:`LOG_SIZE` attempts): sent by any worker, one of an earlier version
+        that kept no :func:`key_sent` included."""
+        last = 0
+        for raw in self.r.lrange(key_log(sub_id), 0, -1):
+            entry = orjson.loads(raw)
+            if entry.get("game_id") == game_id and entry.get("outcome") != "retry_scheduled":
+                last = max(last, int(str(entry["versions"]).rpartition("-")[2]))
+        return last
+
     def record(self, sub_id: str, entry: dict) -> None:
         pipe = self.r.pipeline(transaction=False)
         pipe.lpush(key_log(sub_id), orjson.dumps(entry))
@@ -473,9 +484,8 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
             end = client.get(end_key)
             client.delete(end_key)
             if end is not None and done and fill is not None and done < int(end):
-                gap = _fill(fill, sub_id, game_id, done + 1, int(end))
-                if gap is not None:
-                    client.zadd(outbox, {orjson.dumps(gap): done + 1})
+                if gap := _gap(client, store, fill, sub_id, game_id, done, int(end)):
+                    client.zadd(outbox, {orjson.dumps(gap): gap["delivery"]["first_version"]})
                     continue
             client.delete(head)
             return "empty"
@@ -486,9 +496,9 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
             client.zrem(outbox, raw)
             continue
         if done and fill is not None and delivery["first_version"] > done + 1:
-            gap = _fill(fill, sub_id, game_id, done + 1, delivery["first_version"] - 1)
-            if gap is not None:
-                client.zadd(outbox, {orjson.dumps(gap): done + 1})
+            if gap := _gap(client, store, fill, sub_id, game_id, done,
+                           delivery["first_version"] - 1):
+                client.zadd(outbox, {orjson.dumps(gap): gap["delivery"]["first_version"]})
                 continue
         state = client.hgetall(head)
         if state.get(b"id", b"").decode() != delivery["id"]:
@@ -546,6 +556,19 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
         queue.enqueue_in(timedelta(seconds=delay), JOB, sub_id, game_id, True,
                          result_ttl=60, failure_ttl=24 * 3600, job_timeout=600)
         return "retrying"
+
+
+def _gap(client, store, fill, sub_id: str, game_id: str, done: int, last: int) -> dict | None:
+    """The outbox item of the versions after ``done`` up to ``last`` (None: nothing to fill,
+    or it cannot be). ``done`` is first checked against the subscription's log: a worker of an
+    earlier version (during a rolling upgrade) sends without recording :func:`key_sent`."""
+    logged = store.logged_upto(sub_id, game_id)
+    if logged > done:
+        client.set(key_sent(sub_id, game_id), logged, ex=OUTBOX_TTL_S)
+        done = logged
+    if done >= last:
+        return None
+    return _fill(fill, sub_id, game_id, done + 1, last)
 
 
 def _fill(fill, sub_id: str, game_id: str, first: int, last: int) -> dict | None:

@@ -561,7 +561,8 @@ def test_a_delivery_never_written_is_sent_from_the_games_log_before_the_next(
     """Commands stored whose deliveries were never written (the store refused the write, or
     the API process died in between): the next delivery's job first sends their versions, read
     from the game's log as the listener writes them, then its own; those deliveries written
-    late are dropped, not sent twice. A gap past FILL_MAX versions stays a gap."""
+    late are dropped, not sent twice, as are those a worker of an earlier version sent. A gap
+    past FILL_MAX versions stays a gap."""
     from rq import Queue
 
     from service import webhooks
@@ -608,11 +609,21 @@ def test_a_delivery_never_written_is_sent_from_the_games_log_before_the_next(
         store.zadd(outbox, {raw: json.loads(raw)["delivery"]["first_version"]})
     assert drained() == "empty" and len(sent()) == 3 and store.zcard(outbox) == 0
 
+    # a worker of an earlier version (a rolling upgrade) sends one: it logs the attempt and
+    # removes the delivery, but records no last version sent; that one is not sent again
+    (a, b), (c, d), (e, f) = commands(3)
+    raw = store.zrangebyscore(outbox, a, b)[0]
+    WebhookStore(store).record(sub["id"], {"game_id": gid, "versions": f"{a}-{b}",
+                                           "attempt": 1, "outcome": "delivered"})
+    store.zrem(outbox, raw)
+    assert drained() == "empty"
+    assert [(x["first_version"], x["last_version"]) for x in sent()[3:]] == [(c, d), (e, f)]
+
     monkeypatch.setattr(webhooks, "FILL_MAX", 1)
     (a, _), (_, b), (c, d) = commands(3)
     assert store.zremrangebyscore(outbox, a, b) == 2
     assert drained() == "empty"
-    assert [(x["first_version"], x["last_version"]) for x in sent()[3:]] == [(c, d)]
+    assert [(x["first_version"], x["last_version"]) for x in sent()[5:]] == [(c, d)]
     store.close()
 
 
