@@ -49,12 +49,13 @@ TIMEOUT_S = 5.0
 MAX_SUBSCRIPTIONS = 100
 LOG_SIZE = 100
 LOCK_MS = 30_000
-#: How long a queued delivery job stands for the later deliveries of its (subscription, game):
-#: past it (a job lost before it started, a queue more than this far behind) the next
-#: delivery queues a job again.
-QUEUED_MS = 60_000
+#: How long a queued delivery job stands for the later deliveries of its (subscription, game),
+#: the sweep's included: past it (a job lost before it started, a queue more than this far
+#: behind) one more is queued.
+QUEUED_MS = 3_600_000
 #: How long an outbox with deliveries may see no job before the sweep queues one (its job
-#: lost with a worker killed, or with the store's last writes): :func:`stale`.
+#: lost with a worker killed, or with the store's last writes), unless a queued job stands
+#: for it: :func:`stale`.
 STALE_MS = 300_000
 OUTBOX_TTL_S = 7 * 24 * 3600
 #: The most deliveries waiting for one subscription and game (CARTOUCHE_WEBHOOK_PENDING_MAX):
@@ -118,8 +119,8 @@ def key_pending() -> str:
 
 def key_queued(sub_id: str, game_id: str) -> str:
     """Set while a delivery job of (subscription, game) waits in the queue, for QUEUED_MS at
-    most: the listener queues no second one meanwhile (the job, once started, sends every
-    pending delivery, those added while it waited included)."""
+    most: nothing queues a second one meanwhile (the job, once started, sends every pending
+    delivery, those added while it waited included)."""
     return f"{PREFIX}:queued:{sub_id}:{game_id}"
 
 
@@ -322,15 +323,11 @@ class Listener:
                 pipe.zremrangebyrank(outbox, 0, -self.pending_max - 1)  # the oldest past it
                 pipe.expire(outbox, OUTBOX_TTL_S)
                 pipe.zadd(key_pending(), {f"{sub['id']} {table.id}": _ms() + STALE_MS})
-                pipe.set(key_queued(sub["id"], table.id), 1, nx=True, px=QUEUED_MS)
+                job_id = new_job_id()
+                pipe.set(key_queued(sub["id"], table.id), job_id, nx=True, px=QUEUED_MS)
                 if not pipe.execute()[-1]:
                     continue  # a job is waiting in the queue: it sends this one too
-                try:
-                    self.queue.enqueue(JOB, sub["id"], table.id, result_ttl=60,
-                                       failure_ttl=24 * 3600, job_timeout=600)
-                except Exception:
-                    self.store.r.delete(key_queued(sub["id"], table.id))
-                    raise
+                enqueue(self.store.r, self.queue, sub["id"], table.id, job_id)
             except Exception:
                 log.exception("webhooks: could not queue delivery of %s v%s-%s to %s",
                               table.id, first_version, first_version + len(envelopes) - 1,
@@ -393,13 +390,43 @@ def stale(client: redis.Redis, queue, limit: int) -> int:
     """The sweep's backstop: queue a delivery job (a retry's, so that a head waiting for its
     next attempt waits on) for each outbox no job has looked at in :data:`STALE_MS`, at most
     ``limit``, each claimed and put off :data:`STALE_MS` again in one step (another worker's
-    sweep does not queue it too). How many it queued."""
-    found = due.claim(client, key_pending(), _ms(), limit, STALE_MS)
-    for member in found:
+    sweep does not queue it too), unless a queued job stands for it. How many it queued."""
+    queued = 0
+    for member in due.claim(client, key_pending(), _ms(), limit, STALE_MS):
         sub_id, game_id = member.split(" ", 1)
-        queue.enqueue(JOB, sub_id, game_id, True, result_ttl=60, failure_ttl=24 * 3600,
-                      job_timeout=600)
-    return len(found)
+        marker = key_queued(sub_id, game_id)
+        job_id = client.get(marker)
+        if job_id is not None:
+            if queue.connection.lpos(queue.key, job_id) is not None:
+                continue  # its job waits in the queue: a long queue, not a lost job
+            client.eval(_RELEASE, 1, marker, job_id)  # the marker of a lost job
+        queued += _queue_job(client, queue, sub_id, game_id, True)
+    return queued
+
+
+def _queue_job(client: redis.Redis, queue, sub_id: str, game_id: str, *args) -> bool:
+    """Queue a delivery job of (subscription, game) unless one waits in the queue already
+    (:func:`key_queued`); whether it did."""
+    job_id = new_job_id()
+    if not client.set(key_queued(sub_id, game_id), job_id, nx=True, px=QUEUED_MS):
+        return False
+    enqueue(client, queue, sub_id, game_id, job_id, *args)
+    return True
+
+
+def new_job_id() -> str:
+    return "wh-" + uuid.uuid4().hex
+
+
+def enqueue(client: redis.Redis, queue, sub_id: str, game_id: str, job_id: str, *args) -> None:
+    """Queue the delivery job ``job_id`` its :func:`key_queued` marker names (the marker goes
+    when the job could not be queued)."""
+    try:
+        queue.enqueue(JOB, sub_id, game_id, *args, job_id=job_id, result_ttl=60,
+                      failure_ttl=24 * 3600, job_timeout=600)
+    except Exception:
+        client.eval(_RELEASE, 1, key_queued(sub_id, game_id), job_id)
+        raise
 
 
 def ended(client: redis.Redis, queue, game_id: str, last_version: Callable[[], int]) -> int:
@@ -514,9 +541,8 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
                 return "waiting"
             time.sleep(wait)
         retry = False
-        if sent >= BATCH:  # let other jobs run; a fresh job continues
-            queue.enqueue(JOB, sub_id, game_id, result_ttl=60, failure_ttl=24 * 3600,
-                          job_timeout=600)
+        if sent >= BATCH:  # let other jobs run; a fresh job continues (or one queued since)
+            _queue_job(client, queue, sub_id, game_id)
             return "continued"
         attempt = attempts + 1
         body = orjson.dumps(delivery)

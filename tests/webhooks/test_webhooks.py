@@ -507,6 +507,39 @@ def test_one_delivery_job_waits_in_the_queue_per_subscription_and_game(redis_url
 
 
 @pytest.mark.unswept
+def test_a_queue_far_behind_holds_one_delivery_job_per_subscription_and_game(
+        redis_url, queue_url, receiver, monkeypatch):
+    """The workers far behind (slow receivers keep them busy): neither the sweep, finding the
+    outbox stale while its job still waits, nor a job that hands over to a fresh one queues
+    a second job for the game's deliveries."""
+    from rq import Queue
+
+    from service import webhooks
+
+    config = Config(redis_url=redis_url, queue_url=queue_url,
+                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
+    queues = redis.Redis.from_url(queue_url)
+    client = create_app(config, scheduler=NullScheduler(), webhook_queue=queues).test_client()
+    sub = subscribe(client, receiver.url + "/far")
+    gid, tokens = new_game(client)
+    for seat in range(3):
+        assert act(client, gid, tokens[seat], "continue").status_code == 201
+    queue = Queue(webhooks.QUEUE, connection=queues)
+    store = redis.Redis.from_url(redis_url)
+    assert [j.args for j in queue.jobs] == [(sub["id"], gid)]
+    later = webhooks._ms() + webhooks.STALE_MS + 1
+    monkeypatch.setattr(webhooks, "_ms", lambda: later)
+    assert webhooks.stale(store, queue, 10) == 0  # stale, but its job waits
+    assert len(queue.jobs) == 1
+    queue.empty()  # a worker takes the job; it sends one delivery, then hands over
+    monkeypatch.setattr(webhooks, "BATCH", 1)
+    assert webhooks.drain(store, queue, sub["id"], gid) == "continued"
+    assert act(client, gid, tokens[0], "continue").status_code == 201
+    assert [j.args for j in queue.jobs] == [(sub["id"], gid)]
+    store.close()
+
+
+@pytest.mark.unswept
 def test_the_sweep_queues_the_job_of_an_outbox_whose_job_was_lost(redis_url, queue_url, receiver,
                                                                    monkeypatch):
     """A game's delivery job is lost (a worker killed with it) and the game ends within the
