@@ -448,8 +448,7 @@ def ended(client: redis.Redis, queue, game_id: str, last_version: Callable[[], i
     behind = [sub_id for sub_id, done in followed if done < last]
     for sub_id in behind:
         client.set(key_end(sub_id, game_id), last, ex=OUTBOX_TTL_S)
-        queue.enqueue(JOB, sub_id, game_id, result_ttl=60, failure_ttl=24 * 3600,
-                      job_timeout=600)
+        _queue_job(client, queue, sub_id, game_id)  # (none when one waits already: it fills)
     return len(behind)
 
 
