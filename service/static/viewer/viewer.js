@@ -48,12 +48,21 @@
       this.status = status; this.code = err.code;
     }
   }
+  // The API requests this page is waiting for (each {at: start time}): the live watchdog
+  // reads them to tell when the browser queues them behind open event streams.
+  const inflight = new Set();
   async function api(path) {
-    const r = await fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" });
-    let body = null;
-    try { body = await r.json(); } catch (e) { body = null; }
-    if (!r.ok) throw new ApiError(r.status, body);
-    return body;
+    const req = { at: Date.now() };
+    inflight.add(req);
+    try {
+      const r = await fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" });
+      let body = null;
+      try { body = await r.json(); } catch (e) { body = null; }
+      if (!r.ok) throw new ApiError(r.status, body);
+      return body;
+    } finally {
+      inflight.delete(req);
+    }
   }
 
   // ------------------------------------------------------------------ app state
@@ -151,6 +160,7 @@
 
   async function openTournament(id) {
     stopLive();
+    app.paused = false;
     const seq = ++app.seq;
     app.id = null; app.head = null;
     $("#empty-pane").hidden = true;
@@ -210,6 +220,7 @@
 
   async function openGame(id, version) {
     stopLive();
+    app.paused = false; app.streamStalls = 0;
     const seq = ++app.seq;
     app.id = id; app.head = null; app.events = []; app.states = new Map(); app.shownView = null;
     $("#empty-pane").hidden = true;
@@ -235,7 +246,10 @@
     renderLog();
     const v = version && version >= 1 ? Math.min(version, app.head.version) : app.head.version;
     show(v);
-    if (!OVER.has(app.head.status)) startLive(); // a waiting table is followed until it starts too
+    // a waiting table is followed until it starts too; a hidden tab starts when shown
+    if (OVER.has(app.head.status)) return;
+    if (document.visibilityState === "hidden") { app.paused = true; setLive("live (paused)"); }
+    else startLive();
   }
 
   function showError(msg) {
@@ -912,10 +926,20 @@
     $("#live-text").textContent = text || "";
   }
 
+  // A browser gives one host six HTTP/1.1 connections, and each open event stream holds one:
+  // with enough viewer tabs following live games, this page's own requests wait in the
+  // browser's queue behind the streams. When a request has waited STALL_MS (or the stream has
+  // not opened in that time), the page lets its stream go and polls instead, trying the
+  // stream again after STREAM_RETRY_MS, doubled on each further stall (up to
+  // STREAM_RETRY_MAX_MS). A hidden tab holds no stream at all (see onVisibility).
+  const STALL_MS = 3000;
+  const STREAM_RETRY_MS = 20000, STREAM_RETRY_MAX_MS = 160000;
+
   function startLive() {
     stopLive();
     const id = app.id;
-    const live = { es: null, poll: null, safety: null, listened: new Set(), timer: null };
+    const live = { es: null, poll: null, safety: null, listened: new Set(), timer: null,
+                   watchdog: null, retry: null };
     app.live = live;
     // shown at once: the page follows the game from now on, whichever way it gets the news
     setLive("live (connecting)");
@@ -923,6 +947,13 @@
       if (app.live !== live || live.poll) return;
       setLive("live (polling)");
       live.poll = setInterval(refreshHead, 1000);
+      refreshHead();
+    };
+    const closeStream = () => {
+      if (live.es) live.es.close();
+      live.es = null;
+      if (live.safety) { clearInterval(live.safety); live.safety = null; }
+      if (live.watchdog) { clearInterval(live.watchdog); live.watchdog = null; }
     };
     if (!("EventSource" in window)) { startPolling(); return; }
     let opened = false;
@@ -932,6 +963,20 @@
       es = new EventSource(`/v1/games/${encodeURIComponent(id)}/events/stream?after=${app.head ? app.head.version : 0}`);
     } catch (e) { startPolling(); return; }
     live.es = es;
+    const since = Date.now();
+    live.watchdog = setInterval(() => {
+      if (app.live !== live || !live.es) return;
+      let oldest = opened ? Infinity : since;
+      for (const req of inflight) oldest = Math.min(oldest, req.at);
+      if (Date.now() - oldest < STALL_MS) return;
+      // requests stall behind the streams: free this page's connection and poll for a while
+      closeStream();
+      const stalls = app.streamStalls = (app.streamStalls || 0) + 1;
+      const wait = Math.min(STREAM_RETRY_MAX_MS, STREAM_RETRY_MS * 2 ** (stalls - 1));
+      live.retry = setTimeout(() => { if (app.live === live) startLive(); },
+                              wait * (0.75 + Math.random() / 2));
+      startPolling();
+    }, 500);
     const onEvent = () => {
       if (app.live !== live) return;
       clearTimeout(live.timer);
@@ -953,11 +998,10 @@
       refreshHead();
     };
     es.onerror = () => {
-      if (app.live !== live) return;
+      if (app.live !== live || live.es !== es) return;
       if (!opened || es.readyState === EventSource.CLOSED) {
         // no stream endpoint (or it refused us): fall back to polling
-        es.close(); live.es = null;
-        if (live.safety) { clearInterval(live.safety); live.safety = null; }
+        closeStream();
         startPolling();
       } else {
         setLive("live (reconnecting)"); // the browser resumes with Last-Event-ID by itself
@@ -972,8 +1016,22 @@
     if (live.es) live.es.close();
     if (live.poll) clearInterval(live.poll);
     if (live.safety) clearInterval(live.safety);
+    if (live.watchdog) clearInterval(live.watchdog);
+    clearTimeout(live.retry);
     clearTimeout(live.timer);
     setLive(null);
+  }
+
+  // A hidden tab lets its stream (or polling) go; shown again, it catches up and follows on
+  // (the new stream starts after the version this page has).
+  function onVisibility() {
+    if (document.visibilityState === "hidden") {
+      if (app.live) { stopLive(); app.paused = true; setLive("live (paused)"); }
+    } else if (app.paused) {
+      app.paused = false;
+      if (app.id && app.head && !OVER.has(app.head.status)) startLive();
+      else setLive(null);
+    }
   }
 
   async function refreshHead() {
@@ -1051,6 +1109,7 @@
       else if (e.key === "End") { show(app.head.version); e.preventDefault(); }
     });
     window.addEventListener("popstate", () => routeFromUrl());
+    document.addEventListener("visibilitychange", onVisibility);
     api("/viewer/games.json").then((body) => { GAME_DATA = (body && body.types) || {}; })
       .catch(() => { GAME_DATA = {}; })
       .then(() => { loadList(); loadTournaments(); routeFromUrl(); });
