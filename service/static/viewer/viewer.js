@@ -81,6 +81,18 @@
   };
 
   // ------------------------------------------------------------------ game list
+  const gameHref = (id) => `/viewer?game=${encodeURIComponent(id)}`;
+  const tournamentHref = (id) => `/viewer?tournament=${encodeURIComponent(id)}`;
+  // A link's click handler that opens its target in this page (a plain click; with a modifier
+  // key or another button the browser opens the link itself, in a new tab or window).
+  const inPage = (open) => (e) => {
+    if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    open();
+  };
+  const DEFAULT_TITLE = document.title;
+  // A polite announcement for screen readers (the live game's news).
+  function announce(text) { $("#announce").textContent = text; }
   // A seat as the list and the views show it ({name, controller: "open", invited?}): who holds
   // it, or that nobody does yet.
   const seatLabel = (p) => p.controller !== "open" ? `${p.name}${p.bot ? " (bot)" : ""}`
@@ -110,9 +122,11 @@
       const tbody = $("#games tbody");
       tbody.replaceChildren(...data.games.map((g) => h("tr", {
         "data-id": g.id, class: g.id === app.id ? "current" : null,
-        onclick: () => openGame(g.id),
+        onclick: (e) => { if (!e.target.closest("a")) openGame(g.id); },
       },
-        h("td", { class: "mono", title: g.id, text: g.id.slice(0, 10) }),
+        h("td", { class: "mono", title: g.id },
+          h("a", { href: gameHref(g.id), text: g.id.slice(0, 10),
+                   onclick: inPage(() => openGame(g.id)) })),
         h("td", { text: typeName(g.type) }),
         h("td", { class: `status st-${g.status}`, text: g.status }),
         h("td", { class: "version", text: g.version }),
@@ -141,9 +155,11 @@
       err.hidden = true;
       const tbody = $("#tournaments tbody");
       tbody.replaceChildren(...data.tournaments.map((t) => h("tr", {
-        "data-id": t.id, onclick: () => openTournament(t.id),
+        "data-id": t.id, onclick: (e) => { if (!e.target.closest("a")) openTournament(t.id); },
       },
-        h("td", { title: t.id, text: t.name }),
+        h("td", { title: t.id },
+          h("a", { href: tournamentHref(t.id), text: t.name,
+                   onclick: inPage(() => openTournament(t.id)) })),
         h("td", { text: typeName(t.type) }),
         h("td", { text: `${t.format === "swiss" ? "Swiss" : "round robin"}, ${t.rounds_total} rounds${t.duplicate ? ", duplicate" : ""}` }),
         h("td", { class: `status st-${t.status}`, text: t.status }),
@@ -156,7 +172,6 @@
     }
   }
 
-  const gameHref = (id) => `/viewer?game=${encodeURIComponent(id)}`;
 
   async function openTournament(id) {
     stopLive();
@@ -184,6 +199,7 @@
     const names = new Map(t.participants.map((p) => [p.player, p.name]));
     const who = (pid) => names.get(pid) || pid;
     $("#tournament-title").textContent = t.name;
+    document.title = `${t.name} · ${DEFAULT_TITLE}`;
     $("#tournament-meta").textContent = `${typeName(t.type)} · ${t.format === "swiss" ? "Swiss" : "round robin"} · ` +
       `round ${t.rounds.length} of ${t.rounds_total} · ${t.seats_per_game} seats a game` +
       `${t.duplicate ? " · duplicate deals" : ""} · ${t.status}`;
@@ -253,6 +269,7 @@
   }
 
   function showError(msg) {
+    if (!app.head) document.title = DEFAULT_TITLE;
     const el = $("#game-error");
     el.hidden = false; el.textContent = msg;
     $("#board").replaceChildren();
@@ -261,6 +278,7 @@
   function renderHeader() {
     const g = app.head;
     $("#game-title").textContent = `${typeName(g.type)} · ${g.id}`;
+    document.title = `${typeName(g.type)} ${g.id.slice(0, 10)} (${g.status}) · ${DEFAULT_TITLE}`;
     $("#game-rules").href = `/v1/game-types/${encodeURIComponent(g.type)}/rules`;
     const opts = Object.entries(g.options || {}).filter(([k, v]) => k !== "clock" && k !== "setup" && typeof v !== "object")
       .map(([k, v]) => `${k}=${v}`).join(", ");
@@ -369,13 +387,31 @@
       h("pre", { text: JSON.stringify(ev.data, null, 1) }));
   }
 
+  // The log's entries are one tab stop: the current entry (or the first) is focusable with Tab,
+  // ↑/↓ move to the neighbouring entry and show it, Enter or Space shows the focused one.
   function logItem(ev) {
-    return h("li", { "data-v": ev.version, onclick: () => show(ev.version), title: summarize(ev) },
+    return h("li", { "data-v": ev.version, onclick: () => show(ev.version), title: summarize(ev),
+                     tabindex: "-1" },
       h("span", { class: "v", text: ev.version }),
       ev.type, ev.seat !== null && ev.seat !== undefined ? ` · ${seatName(ev.seat)}` : "");
   }
   function renderLog() {
-    $("#log").replaceChildren(...app.events.filter(Boolean).map(logItem));
+    const log = $("#log");
+    log.replaceChildren(...app.events.filter(Boolean).map(logItem));
+    if (log.firstElementChild) log.firstElementChild.tabIndex = 0;
+  }
+  function onLogKey(e) {
+    const li = e.target.closest("#log li");
+    if (!li || e.altKey || e.ctrlKey || e.metaKey) return;
+    let to = null;
+    if (e.key === "Enter" || e.key === " ") to = li;
+    else if (e.key === "ArrowUp") to = li.previousElementSibling;
+    else if (e.key === "ArrowDown") to = li.nextElementSibling;
+    else return;
+    e.preventDefault();
+    if (!to) return;
+    to.focus();
+    show(Number(to.dataset.v));
   }
   function highlightLog(v) {
     const log = $("#log");
@@ -384,6 +420,8 @@
     const li = log.querySelector(`li[data-v="${v}"]`);
     if (!li) return;
     li.classList.add("current");
+    for (const other of log.querySelectorAll('li[tabindex="0"]')) other.tabIndex = -1;
+    li.tabIndex = 0;
     const top = li.offsetTop - log.offsetTop;
     if (top < log.scrollTop || top + li.offsetHeight > log.scrollTop + log.clientHeight) {
       log.scrollTop = Math.max(0, top - log.clientHeight / 2);
@@ -1060,6 +1098,9 @@
       app.states.set(head.version, head);
       renderHeader();
       renderLog();
+      const last = app.events[head.version];
+      announce(`${typeName(head.type)}: version ${head.version}` +
+               (last ? `, ${last.type}` : "") + (moved ? `, game ${head.status}` : ""));
       const follow = $("#follow").checked;
       show(follow && wasAtHead ? head.version : app.version);
       const row = document.querySelector(`#games tbody tr[data-id="${CSS.escape(id)}"]`);
@@ -1100,14 +1141,16 @@
     $("#btn-last").addEventListener("click", () => show(app.head ? app.head.version : 1));
     document.addEventListener("keydown", (e) => {
       if (!app.head || e.altKey || e.ctrlKey || e.metaKey || isTyping(e.target)) return;
-      if (e.target === slider && ["ArrowLeft", "ArrowRight", "Home", "End", "ArrowUp", "ArrowDown", "PageUp", "PageDown"].includes(e.key)) {
-        return; // the range input moves itself and fires "input"
+      if (e.target === slider && ["ArrowLeft", "ArrowRight", "Home", "End", "ArrowUp",
+                                  "ArrowDown"].includes(e.key)) {
+        return; // the range input moves itself and fires "input" (PageUp/PageDown: below)
       }
       const step = { ArrowLeft: -1, ArrowRight: 1, PageUp: -10, PageDown: 10 }[e.key];
       if (step) { show(app.version + step); e.preventDefault(); }
       else if (e.key === "Home") { show(1); e.preventDefault(); }
       else if (e.key === "End") { show(app.head.version); e.preventDefault(); }
     });
+    $("#log").addEventListener("keydown", onLogKey);
     window.addEventListener("popstate", () => routeFromUrl());
     document.addEventListener("visibilitychange", onVisibility);
     api("/viewer/games.json").then((body) => { GAME_DATA = (body && body.types) || {}; })
