@@ -124,3 +124,4 @@ def test_seat_tags_are_legible_and_live_news_is_announced(vpage, viewer_url):
     expect(announce).to_contain_text(f"version {view['version']}", timeout=5000)
     errors = [e for e in vpage.errors if "events/stream" not in e]
     assert errors == [], errors
+

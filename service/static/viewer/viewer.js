@@ -122,11 +122,11 @@
       const tbody = $("#games tbody");
       tbody.replaceChildren(...data.games.map((g) => h("tr", {
         "data-id": g.id, class: g.id === app.id ? "current" : null,
-        onclick: (e) => { if (!e.target.closest("a")) openGame(g.id); },
+        onclick: (e) => { if (!e.target.closest("a")) openGame(g.id, null, true); },
       },
         h("td", { class: "mono", title: g.id },
           h("a", { href: gameHref(g.id), text: g.id.slice(0, 10),
-                   onclick: inPage(() => openGame(g.id)) })),
+                   onclick: inPage(() => openGame(g.id, null, true)) })),
         h("td", { text: typeName(g.type) }),
         h("td", { class: `status st-${g.status}`, text: g.status }),
         h("td", { class: "version", text: g.version }),
@@ -155,11 +155,12 @@
       err.hidden = true;
       const tbody = $("#tournaments tbody");
       tbody.replaceChildren(...data.tournaments.map((t) => h("tr", {
-        "data-id": t.id, onclick: (e) => { if (!e.target.closest("a")) openTournament(t.id); },
+        "data-id": t.id,
+        onclick: (e) => { if (!e.target.closest("a")) openTournament(t.id, true); },
       },
         h("td", { title: t.id },
           h("a", { href: tournamentHref(t.id), text: t.name,
-                   onclick: inPage(() => openTournament(t.id)) })),
+                   onclick: inPage(() => openTournament(t.id, true)) })),
         h("td", { text: typeName(t.type) }),
         h("td", { text: `${t.format === "swiss" ? "Swiss" : "round robin"}, ${t.rounds_total} rounds${t.duplicate ? ", duplicate" : ""}` }),
         h("td", { class: `status st-${t.status}`, text: t.status }),
@@ -173,19 +174,43 @@
   }
 
 
-  async function openTournament(id) {
+  // A user's move to another page of the viewer (a game or tournament opened from a list or a
+  // link) is a history entry of its own; stepping through a game's versions replaces the entry.
+  function setUrl(params, push) {
+    const url = new URL(location.href);
+    url.search = "";
+    url.hash = "";
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    if (url.href === location.href) return;
+    if (push) history.pushState(null, "", url);
+    else history.replaceState(null, "", url);
+  }
+
+  // Back to the lists alone (the viewer's own address).
+  function closeAll() {
+    stopLive();
+    app.paused = false;
+    ++app.seq;
+    app.id = null; app.head = null; app.tournament = null;
+    $("#game-pane").hidden = true;
+    $("#tournament-pane").hidden = true;
+    $("#empty-pane").hidden = false;
+    document.title = DEFAULT_TITLE;
+    for (const tr of document.querySelectorAll("#games tbody tr.current")) {
+      tr.classList.remove("current");
+    }
+  }
+
+  async function openTournament(id, push) {
     stopLive();
     app.paused = false;
     const seq = ++app.seq;
-    app.id = null; app.head = null;
+    app.id = null; app.head = null; app.tournament = id;
     $("#empty-pane").hidden = true;
     $("#game-pane").hidden = true;
     $("#tournament-pane").hidden = false;
     $("#tournament-error").hidden = true;
-    const url = new URL(location.href);
-    url.search = "";
-    url.searchParams.set("tournament", id);
-    history.replaceState(null, "", url);
+    setUrl({ tournament: id }, push);
     let t;
     try {
       t = await api(`/v1/tournaments/${encodeURIComponent(id)}`);
@@ -213,7 +238,8 @@
     $("#tournament-rounds").replaceChildren(...t.rounds.map((rnd) => h("div", { class: "round", "data-round": rnd.number },
       h("h4", { text: `Round ${rnd.number}` + (rnd.byes.length ? ` · bye: ${rnd.byes.map(who).join(", ")}` : "") }),
       h("ul", { class: "round-games" }, rnd.games.map((g) => h("li", {},
-        h("a", { class: "game-link mono", href: gameHref(g.id), "data-game": g.id, text: g.id.slice(0, 10) }),
+        h("a", { class: "game-link mono", href: gameHref(g.id), "data-game": g.id,
+                 text: g.id.slice(0, 10), onclick: inPage(() => openGame(g.id, null, true)) }),
         ` deal ${g.deal} · `,
         g.seats.map((pid, i) => seatTag(i, who(pid) + (g.result ? ` (#${g.result[i]})` : ""))),
         h("span", { class: `status st-${g.status}`, text: ` ${g.status}` }),
@@ -234,10 +260,12 @@
 
   const OVER = new Set(["finished", "aborted"]); // statuses after which nothing changes
 
-  async function openGame(id, version) {
+  async function openGame(id, version, push) {
     stopLive();
     app.paused = false; app.streamStalls = 0;
     const seq = ++app.seq;
+    if (push) setUrl({ game: id }, true);
+    app.tournament = null;
     app.id = id; app.head = null; app.events = []; app.states = new Map(); app.shownView = null;
     $("#empty-pane").hidden = true;
     $("#tournament-pane").hidden = true;
@@ -319,10 +347,7 @@
     $("#btn-last").disabled = $("#btn-next").disabled = v >= app.head.version;
     renderEvent(v);
     highlightLog(v);
-    const url = new URL(location.href);
-    url.searchParams.delete("tournament");
-    url.searchParams.set("game", app.id); url.searchParams.set("v", String(v));
-    history.replaceState(null, "", url);
+    setUrl({ game: app.id, v: String(v) }, false);
     let view;
     try {
       view = await getState(v);
@@ -1161,13 +1186,18 @@
   function routeFromUrl() {
     const params = new URLSearchParams(location.search);
     const tournament = params.get("tournament");
-    if (tournament && !params.get("game")) { openTournament(tournament); return; }
+    if (tournament && !params.get("game")) {
+      if (tournament !== app.tournament || $("#tournament-pane").hidden) openTournament(tournament);
+      return;
+    }
     let id = params.get("game"), v = Number(params.get("v")) || null;
     if (!id && location.hash.length > 1) {
       const m = /^#\/?(?:games\/)?([^/]+)(?:\/(\d+))?$/.exec(location.hash);
       if (m) { id = decodeURIComponent(m[1]); v = m[2] ? Number(m[2]) : null; }
     }
-    if (id && id !== app.id) openGame(id, v);
+    if (!id) closeAll();
+    else if (id !== app.id) openGame(id, v);
+    else if (app.head) show(v || app.head.version); // the same game: the version
   }
 
   // exposed for tests and the console

@@ -1,0 +1,68 @@
+"""The replay viewer's place in the browser's history, in headless Chromium: Back and Forward
+move between the lists, a game (at the version left) and a tournament."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import requests
+
+from tests.api.helpers import Live, player
+from tests.viewer.test_viewer_chromium import create, expect, play, wait_version
+
+
+@pytest.fixture(scope="module")
+def viewer_url(live_url):
+    assert requests.get(live_url + "/viewer", timeout=5).status_code == 200
+    return live_url
+
+
+def test_back_and_forward_move_between_the_list_a_game_and_a_tournament(vpage, viewer_url):
+    """Opening a game or a tournament from a list (or a tournament's game link) is a history
+    entry; stepping through versions is not: Back returns to the list, Forward to the version."""
+    live = Live(viewer_url)
+    people = [player(live, name) for name in ("Nia", "Oz", "Pia")]
+    r = requests.post(f"{viewer_url}/v1/tournaments", json={
+        "name": "History Cup", "type": "diamant", "format": "swiss", "rounds": 1,
+        "seats_per_game": 3, "participants": [p["id"] for p in people]}, timeout=10)
+    assert r.status_code == 201, r.text
+    tid = r.json()["id"]
+    tgame = r.json()["rounds"][0]["games"][0]["id"]
+    gid, tokens = create(viewer_url, "diamant", {}, 3, "history")
+    last = play(viewer_url, gid, tokens, random.Random("history"))["version"]
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer")
+    pg.locator(f'#games tbody tr[data-id="{gid}"] a').click()
+    wait_version(vpage, last)
+    pg.locator("#game-title").click()
+    pg.keyboard.press("Home")
+    for v in (2, 3, 4):
+        pg.keyboard.press("ArrowRight")
+        wait_version(vpage, v)
+    assert pg.url.endswith(f"?game={gid}&v=4")
+    pg.go_back()  # the list, not version 3
+    expect(pg.locator("#empty-pane")).to_be_visible()
+    expect(pg.locator("#game-pane")).to_be_hidden()
+    assert pg.url == f"{viewer_url}/viewer"
+    assert pg.locator("#live").is_hidden()
+    pg.go_forward()  # the game, at the version left
+    wait_version(vpage, 4)
+    expect(pg.locator("#game-pane")).to_be_visible()
+    assert pg.inner_text("#version-label") == f"v 4 / {last}"
+    # a tournament from the list, one of its games, then back twice
+    pg.go_back()
+    expect(pg.locator("#empty-pane")).to_be_visible()
+    pg.locator(f'#tournaments tbody tr[data-id="{tid}"] a').click()
+    expect(pg.locator("#tournament-title")).to_have_text("History Cup")
+    pg.locator(f'#tournament-rounds a[data-game="{tgame}"]').click()
+    expect(pg.locator("#game-pane")).to_be_visible()
+    pg.go_back()
+    expect(pg.locator("#tournament-pane")).to_be_visible()
+    expect(pg.locator("#game-pane")).to_be_hidden()
+    assert pg.url.endswith(f"?tournament={tid}")
+    pg.go_back()
+    expect(pg.locator("#empty-pane")).to_be_visible()
+    expect(pg.locator("#tournament-pane")).to_be_hidden()
+    errors = [e for e in vpage.errors if "events/stream" not in e]
+    assert errors == [], errors
