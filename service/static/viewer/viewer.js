@@ -259,6 +259,9 @@
   }
 
   const OVER = new Set(["finished", "aborted"]); // statuses after which nothing changes
+  // A duplicate-deal rotation that has ended while another of its deal is still played: the
+  // API withholds its end (finished, no state, no result) until the deal's last one ends.
+  const isWithheld = (view) => !!view && view.status === "finished" && view.state === null;
 
   async function openGame(id, version, push) {
     stopLive();
@@ -291,9 +294,9 @@
     const v = version && version >= 1 ? Math.min(version, app.head.version) : app.head.version;
     show(v);
     // a waiting table is followed until it starts too; a hidden tab starts when shown
-    if (OVER.has(app.head.status)) return;
+    if (OVER.has(app.head.status) && !isWithheld(app.head)) return;
     if (document.visibilityState === "hidden") { app.paused = true; setLive("live (paused)"); }
-    else startLive();
+    else follow();
   }
 
   function showError(msg) {
@@ -458,7 +461,9 @@
     const bar = $("#status-bar");
     const items = [];
     const gameStatus = app.head.status;
-    items.push(h("span", { class: "pill" }, "game: ", h("b", { class: `st-${gameStatus}`, text: gameStatus })));
+    items.push(h("span", { class: "pill" }, "game: ",
+      h("b", { class: `st-${gameStatus}`, text: gameStatus }),
+      isWithheld(app.head) ? " (end withheld until the deal ends)" : ""));
     const atEnd = view.version === app.head.version;
     if (!atEnd) items.push(h("span", { class: "pill muted", text: `replaying version ${view.version}` }));
     const awaiting = view.awaiting || [];
@@ -505,6 +510,13 @@
   }
   // A table before its start (no rules state yet): its seats, held or not.
   function renderWaiting(view) {
+    if (isWithheld(view)) {
+      return h("div", { class: "waiting withheld" },
+        h("h4", { text: "Ended · withheld until the deal ends" }),
+        h("p", { text: "This game is one seating of a duplicate deal (a tournament's). Its " +
+                       "end, final state and result stay hidden until the deal's other " +
+                       "seatings end; this page shows them as soon as they are public." }));
+    }
     const title = { waiting: "Waiting for players", aborted: "Aborted before the start" }[view.status]
       || "Before the start";
     return h("div", { class: "waiting" },
@@ -1092,9 +1104,24 @@
       if (app.live) { stopLive(); app.paused = true; setLive("live (paused)"); }
     } else if (app.paused) {
       app.paused = false;
-      if (app.id && app.head && !OVER.has(app.head.status)) startLive();
-      else setLive(null);
+      setLive(null);
+      if (app.id && app.head) follow();
     }
+  }
+
+  // Follows the open game the way its state calls for (nothing once it is over and public).
+  function follow() {
+    if (isWithheld(app.head)) followWithheld();
+    else if (!OVER.has(app.head.status)) startLive();
+  }
+
+  // A withheld rotation is asked for again every WITHHELD_POLL_MS; refreshHead draws its end
+  // once the API serves it.
+  const WITHHELD_POLL_MS = 3000;
+  function followWithheld() {
+    stopLive();
+    app.live = { poll: setInterval(refreshHead, WITHHELD_POLL_MS) };
+    setLive("ended · withheld until the deal ends");
   }
 
   async function refreshHead() {
@@ -1106,8 +1133,10 @@
       if (id !== app.id) return;
       const old = app.head;
       const grew = head.version > old.version, moved = head.status !== old.status;
-      if (!grew && !moved) return;
-      const ended = moved && OVER.has(head.status); // (waiting -> active goes on live)
+      const revealed = isWithheld(old) && !isWithheld(head);
+      if (!grew && !moved && !revealed) return;
+      // (waiting -> active goes on live)
+      const ended = (moved && OVER.has(head.status)) || revealed;
       const wasAtHead = app.version === old.version;
       app.head = head;
       if (ended) {
@@ -1126,8 +1155,9 @@
       const last = app.events[head.version];
       announce(`${typeName(head.type)}: version ${head.version}` +
                (last ? `, ${last.type}` : "") + (moved ? `, game ${head.status}` : ""));
-      const follow = $("#follow").checked;
-      show(follow && wasAtHead ? head.version : app.version);
+      const following = $("#follow").checked;
+      show(following && wasAtHead ? head.version : app.version);
+      if (ended && isWithheld(head)) followWithheld();
       const row = document.querySelector(`#games tbody tr[data-id="${CSS.escape(id)}"]`);
       if (row) {
         const cell = (name) => row.querySelector(`td.${name}`);
