@@ -55,3 +55,25 @@ def test_a_withheld_rotation_says_so_and_shows_its_end_once_public(vpage, viewer
     expect(pg.locator("#live")).to_be_hidden(timeout=5000)  # nothing more to follow
     errors = [e for e in vpage.errors if "events/stream" not in e]
     assert errors == [], errors
+
+
+def test_the_tournament_page_follows_its_tournament(vpage, viewer_url, worker):
+    tid, games, tokens = tournament(viewer_url, "Following Cup", False)
+    assert len(games) == 1
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?tournament={tid}")
+    expect(pg.locator("#tournament-meta")).to_contain_text("running")
+    status = pg.locator(f'#tournament-rounds li:has(a[data-game="{games[0]}"]) .status')
+    expect(status).to_have_text("active")
+    play_tournament_game(viewer_url, games[0], tokens, random.Random("following"))
+    # the worker records the game; the page shows what the API says without a reload
+    expect(pg.locator("#tournament-meta")).to_contain_text("finished", timeout=20000)
+    final = requests.get(f"{viewer_url}/v1/tournaments/{tid}", timeout=10).json()
+    assert final["status"] == "finished"
+    expect(status).to_have_text("finished", timeout=5000)
+    rows = pg.locator("#standings tbody tr")
+    shown = [float(rows.nth(i).locator("td").nth(2).inner_text()) for i in range(3)]
+    assert shown == [s["points"] for s in final["standings"]]
+    assert sum(s["points"] for s in final["standings"]) > 0
+    assert "#" in pg.inner_text("#tournament-rounds")  # the seats' places
+    assert vpage.errors == [], vpage.errors

@@ -189,6 +189,7 @@
   // Back to the lists alone (the viewer's own address).
   function closeAll() {
     stopLive();
+    stopTournament();
     app.paused = false;
     ++app.seq;
     app.id = null; app.head = null; app.tournament = null;
@@ -203,6 +204,7 @@
 
   async function openTournament(id, push) {
     stopLive();
+    stopTournament();
     app.paused = false;
     const seq = ++app.seq;
     app.id = null; app.head = null; app.tournament = id;
@@ -221,6 +223,39 @@
       return;
     }
     if (seq !== app.seq) return;
+    renderTournament(t);
+    followTournament(id, t, seq);
+  }
+
+  // A running tournament's page asks for it again every TOURNAMENT_POLL_MS (a stream would
+  // hold one of the browser's few connections to the host; see startLive) and redraws it,
+  // until it is finished or the page moves on.
+  const TOURNAMENT_POLL_MS = 3000;
+  function followTournament(id, t, seq) {
+    if (t.status === "finished") return;
+    app.tournamentTimer = setTimeout(async () => {
+      if (seq !== app.seq) return;
+      let fresh = t;
+      try {
+        fresh = await api(`/v1/tournaments/${encodeURIComponent(id)}`);
+        if (seq !== app.seq) return;
+        $("#tournament-error").hidden = true;
+        // redrawn only when it changed (a redraw would take the focus off a game's link)
+        if (JSON.stringify(fresh) !== JSON.stringify(t)) renderTournament(fresh);
+      } catch (e) {
+        if (seq !== app.seq) return;
+        const err = $("#tournament-error");
+        err.hidden = false; err.textContent = `Could not update tournament ${id}: ${e.message}`;
+      }
+      followTournament(id, fresh, seq);
+    }, TOURNAMENT_POLL_MS);
+  }
+  function stopTournament() {
+    clearTimeout(app.tournamentTimer);
+    app.tournamentTimer = null;
+  }
+
+  function renderTournament(t) {
     const names = new Map(t.participants.map((p) => [p.player, p.name]));
     const who = (pid) => names.get(pid) || pid;
     $("#tournament-title").textContent = t.name;
@@ -265,6 +300,7 @@
 
   async function openGame(id, version, push) {
     stopLive();
+    stopTournament();
     app.paused = false; app.streamStalls = 0;
     const seq = ++app.seq;
     if (push) setUrl({ game: id }, true);
