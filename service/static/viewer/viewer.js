@@ -75,6 +75,7 @@
     version: 0,        // version shown
     shownView: null,
     seq: 0,            // bumps on every navigation: stale responses are dropped
+    nav: 0,            // bumps on every game, tournament or list opened
     live: null,        // {es, poll, safety}
     refreshing: false,
     lastDir: 1,
@@ -191,7 +192,7 @@
     stopLive();
     stopTournament();
     app.paused = false;
-    ++app.seq;
+    ++app.seq; ++app.nav;
     app.id = null; app.head = null; app.tournament = null;
     $("#game-pane").hidden = true;
     $("#tournament-pane").hidden = true;
@@ -207,6 +208,7 @@
     stopTournament();
     app.paused = false;
     const seq = ++app.seq;
+    ++app.nav;
     app.id = null; app.head = null; app.tournament = id;
     $("#empty-pane").hidden = true;
     $("#game-pane").hidden = true;
@@ -283,14 +285,21 @@
   }
 
   // ------------------------------------------------------------------ opening a game
+  const EVENTS_PAGE = 1000;
+  // Up to `limit` events of the open game after `after`, as a spectator sees them, stored in
+  // the game's event list (the one of the game open when asked: a late answer for a game left
+  // meanwhile goes nowhere). Returns them, and where the next page starts (null: the end).
+  async function fetchEventsPage(after, limit) {
+    const events = app.events;
+    const page = await api(`/v1/games/${encodeURIComponent(app.id)}/events?after=${after}` +
+                           `&limit=${limit || EVENTS_PAGE}`);
+    for (const ev of page.events) events[ev.version] = ev;
+    const end = !page.events.length || page.next_after <= after || page.next_after >= page.version;
+    return { events: page.events, next: end ? null : page.next_after };
+  }
+  // Every event after `after`, page by page.
   async function fetchEvents(after) {
-    // every event after `after`, as a spectator sees it, paged by the server's limit
-    for (;;) {
-      const page = await api(`/v1/games/${encodeURIComponent(app.id)}/events?after=${after}&limit=1000`);
-      for (const ev of page.events) app.events[ev.version] = ev;
-      if (!page.events.length || page.next_after <= after || page.next_after >= page.version) break;
-      after = page.next_after;
-    }
+    for (let next = after; next !== null;) next = (await fetchEventsPage(next)).next;
   }
 
   const OVER = new Set(["finished", "aborted"]); // statuses after which nothing changes
@@ -298,11 +307,14 @@
   // API withholds its end (finished, no state, no result) until the deal's last one ends.
   const isWithheld = (view) => !!view && view.status === "finished" && view.state === null;
 
+  // The page draws as soon as it has the head, the log's first page and the shown version's
+  // event; the rest of the log is added page by page behind it.
   async function openGame(id, version, push) {
     stopLive();
     stopTournament();
     app.paused = false; app.streamStalls = 0;
-    const seq = ++app.seq;
+    ++app.seq;
+    const nav = ++app.nav;
     if (push) setUrl({ game: id }, true);
     app.tournament = null;
     app.id = id; app.head = null; app.events = []; app.states = new Map(); app.shownView = null;
@@ -313,22 +325,43 @@
     $("#board").replaceChildren(h("p", { class: "muted", text: "loading…" }));
     $("#board").dataset.version = "";
     for (const tr of document.querySelectorAll("#games tbody tr")) tr.classList.toggle("current", tr.dataset.id === id);
+    let v, first;
     try {
       const head = await api(`/v1/games/${encodeURIComponent(id)}`);
-      if (seq !== app.seq) return;
+      if (nav !== app.nav) return;
       app.head = head;
       app.states.set(head.version, head);
-      await fetchEvents(0);
-      if (seq !== app.seq) return;
+      v = version && version >= 1 ? Math.min(version, head.version) : head.version;
+      const own = v > EVENTS_PAGE ? fetchEventsPage(v - 1, 1) : null;
+      first = await fetchEventsPage(0);
+      await own;
+      if (nav !== app.nav) return;
     } catch (e) {
-      if (seq !== app.seq) return;
+      if (nav !== app.nav) return;
       showError(`Could not open game ${id}: ${e.message}`);
       return;
     }
     renderHeader();
     renderLog();
-    const v = version && version >= 1 ? Math.min(version, app.head.version) : app.head.version;
     show(v);
+    try {
+      for (let next = first.next; next !== null;) {
+        const page = await fetchEventsPage(next);
+        if (nav !== app.nav) return;
+        appendLog(page.events);
+        next = page.next;
+        if (page.events.some((ev) => ev.version === app.version)) {
+          // the shown version's event has come: its panel, its place in the log, its marks
+          renderEvent(app.version);
+          highlightLog(app.version);
+          if (app.shownView && app.shownView.version === app.version) renderBoard(app.shownView);
+        }
+      }
+    } catch (e) {
+      if (nav !== app.nav) return;
+      const el = $("#game-error");
+      el.hidden = false; el.textContent = `Could not load the whole log: ${e.message}`;
+    }
     // a waiting table is followed until it starts too; a hidden tab starts when shown
     if (OVER.has(app.head.status) && !isWithheld(app.head)) return;
     if (document.visibilityState === "hidden") { app.paused = true; setLive("live (paused)"); }
@@ -459,10 +492,48 @@
       h("span", { class: "v", text: ev.version }),
       ev.type, ev.seat !== null && ev.seat !== undefined ? ` · ${seatName(ev.seat)}` : "");
   }
+  // The log draws a window of LOG_WINDOW entries around the shown version (a long game's
+  // thousands of entries would be laid out on every step otherwise); an entry at either end
+  // stands for those left out, and shows the nearest of them (moving the window there).
+  const LOG_WINDOW = 500, LOG_MARGIN = 100;
+  const logView = { list: [], from: 0, to: 0 }; // the visible events in order; drawn [from, to)
   function renderLog() {
-    const log = $("#log");
-    log.replaceChildren(...app.events.filter(Boolean).map(logItem));
+    logView.list = app.events.filter(Boolean);
+    drawLogWindow(app.version);
+  }
+  const appendLog = renderLog; // (a page of the log has come: the same window, filled in)
+  // index in logView.list of the last entry at or before version v (0 when none is)
+  function logIndex(v) {
+    const list = logView.list;
+    let lo = 0, hi = list.length - 1, found = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].version <= v) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return found;
+  }
+  function moreItem(n, v, which) {
+    return h("li", { class: "more muted", "data-v": v, tabindex: "-1", onclick: () => show(v),
+                     text: `… ${n} ${which} event${n === 1 ? "" : "s"}` });
+  }
+  function drawLogWindow(v) {
+    const log = $("#log"), list = logView.list;
+    const active = document.activeElement;
+    const focused = active && log.contains(active) ? active.dataset.v : null;
+    const from = Math.max(0, Math.min(logIndex(v) - LOG_WINDOW / 2, list.length - LOG_WINDOW));
+    const to = Math.min(list.length, from + LOG_WINDOW);
+    logView.from = from; logView.to = to;
+    const items = list.slice(from, to).map(logItem);
+    if (from > 0) items.unshift(moreItem(from, list[from - 1].version, "earlier"));
+    if (to < list.length) items.push(moreItem(list.length - to, list[to].version, "later"));
+    log.replaceChildren(...items);
     if (log.firstElementChild) log.firstElementChild.tabIndex = 0;
+    highlightLog(v);
+    if (focused) {
+      const li = log.querySelector(`li[data-v="${focused}"]:not(.more)`)
+        || log.querySelector(`li[data-v="${focused}"]`);
+      if (li) li.focus();
+    }
   }
   function onLogKey(e) {
     const li = e.target.closest("#log li");
@@ -478,18 +549,23 @@
     show(Number(to.dataset.v));
   }
   function highlightLog(v) {
-    const log = $("#log");
+    const log = $("#log"), list = logView.list;
+    const i = logIndex(v);
+    const near = (logView.from > 0 && i < logView.from + LOG_MARGIN)
+      || (logView.to < list.length && i >= logView.to - LOG_MARGIN);
+    if (list.length && near) { drawLogWindow(v); return; } // (then centred: not near again)
     const prev = log.querySelector("li.current");
     if (prev) prev.classList.remove("current");
-    const li = log.querySelector(`li[data-v="${v}"]`);
+    const li = log.querySelector(`li[data-v="${v}"]:not(.more)`);
     if (!li) return;
     li.classList.add("current");
     for (const other of log.querySelectorAll('li[tabindex="0"]')) other.tabIndex = -1;
     li.tabIndex = 0;
-    const top = li.offsetTop - log.offsetTop;
-    if (top < log.scrollTop || top + li.offsetHeight > log.scrollTop + log.clientHeight) {
-      log.scrollTop = Math.max(0, top - log.clientHeight / 2);
-    }
+    // brought into the log's view; the page itself is scrolled only when the focus is in the log
+    const box = log.getBoundingClientRect(), at = li.getBoundingClientRect();
+    if (at.top >= box.top && at.bottom <= box.bottom) return;
+    if (log.contains(document.activeElement)) { li.scrollIntoView({ block: "nearest" }); return; }
+    log.scrollTop += at.top - box.top - (box.height - at.height) / 2;
   }
 
   // ------------------------------------------------------------------ status bar
@@ -1212,6 +1288,7 @@
   }
 
   // ------------------------------------------------------------------ wiring
+  const SLIDER_SETTLE_MS = 150;
   function isTyping(el) {
     if (!el) return false;
     const tag = el.tagName;
@@ -1225,7 +1302,17 @@
     $("#prev-page").addEventListener("click", () => { app.list.page = Math.max(1, app.list.page - 1); loadList(); });
     $("#next-page").addEventListener("click", () => { app.list.page += 1; loadList(); });
     const slider = $("#slider");
-    slider.addEventListener("input", () => show(Number(slider.value)));
+    // A drag fires "input" at every position it passes: only the position it rests on (for
+    // SLIDER_SETTLE_MS, or where it is let go: "change") is fetched and drawn.
+    slider.addEventListener("input", () => {
+      clearTimeout(app.sliderTimer);
+      if (app.head) $("#version-label").textContent = `v ${slider.value} / ${app.head.version}`;
+      app.sliderTimer = setTimeout(() => show(Number(slider.value)), SLIDER_SETTLE_MS);
+    });
+    slider.addEventListener("change", () => {
+      clearTimeout(app.sliderTimer);
+      if (Number(slider.value) !== app.version) show(Number(slider.value));
+    });
     $("#btn-first").addEventListener("click", () => show(1));
     $("#btn-prev").addEventListener("click", () => show(app.version - 1));
     $("#btn-next").addEventListener("click", () => show(app.version + 1));
