@@ -100,3 +100,47 @@ def test_a_hidden_tab_lets_its_stream_go_and_catches_up_when_shown(vpage, viewer
     assert len(streams) == count + 1 and streams[-1].endswith(f"?after={shown}"), streams
     errors = [e for e in vpage.errors if "events/stream" not in e]
     assert errors == [], errors
+
+
+def test_a_state_asked_for_before_the_end_is_not_kept_after_it(vpage, viewer_url):
+    """A slow network: the answer for version 5, asked for while the game ran (hands hidden),
+    arrives after the game has ended (everything public). The page shows version 5 as the API
+    now serves it: the hands."""
+    gid, tokens = create(viewer_url, "tides-of-time", {}, 2, "stale-after-end")
+    rnd = random.Random("stale-after-end")
+    view = play(viewer_url, gid, tokens, rnd, stop_after=8)
+    assert view["version"] > 8
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, view["version"])
+    expect(pg.locator("#live-text")).to_have_text("live (stream)", timeout=10000)
+    held, holding = [], [True]
+
+    def slow(route):  # the answer fetched now, handed to the page later
+        if holding[0]:
+            held.append((route, route.fetch()))
+        else:
+            route.continue_()
+
+    pg.route("**/states/**", slow)
+    pg.evaluate("() => { window.cartoucheViewer.show(5); }")  # (not awaited: it is held)
+    for _ in range(100):
+        if any(r.request.url.endswith("/states/5") for r, _ in held):
+            break
+        pg.wait_for_timeout(50)
+    assert held, "the page did not ask for version 5"
+    end = play(viewer_url, gid, tokens, rnd)
+    assert end["status"] == "finished"
+    expect(pg.locator("#live")).to_be_hidden(timeout=10000)  # the page has seen the end
+    pg.wait_for_timeout(300)
+    holding[0] = False
+    for route, response in held:  # the slow answers arrive, the old first
+        route.fulfill(response=response)
+    pg.wait_for_timeout(1000)
+    wait_version(vpage, 5)
+    public = requests.get(f"{viewer_url}/v1/games/{gid}/states/5", timeout=10).json()
+    assert isinstance(public["state"]["seats"][0]["hand"], list)
+    hands = pg.locator("#board .player .kvline", has_text="Hand").all_inner_texts()
+    assert hands and not any("hidden" in t for t in hands), hands
+    errors = [e for e in vpage.errors if "events/stream" not in e]
+    assert errors == [], errors

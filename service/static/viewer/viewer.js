@@ -72,6 +72,7 @@
     head: null,        // latest GET /v1/games/{id}
     events: [],        // events[version] = event (as a spectator may see it)
     states: new Map(), // version -> view
+    statesGen: 0,      // bumps with every new states cache (see getState)
     version: 0,        // version shown
     shownView: null,
     seq: 0,            // bumps on every navigation: stale responses are dropped
@@ -317,7 +318,8 @@
     const nav = ++app.nav;
     if (push) setUrl({ game: id }, true);
     app.tournament = null;
-    app.id = id; app.head = null; app.events = []; app.states = new Map(); app.shownView = null;
+    app.id = id; app.head = null; app.events = []; app.shownView = null;
+    app.states = new Map(); app.statesGen++;
     $("#empty-pane").hidden = true;
     $("#tournament-pane").hidden = true;
     $("#game-pane").hidden = false;
@@ -437,14 +439,17 @@
     if (next >= 1 && next <= app.head.version) getState(next).catch(() => {}); // prefetch
   }
 
+  // Requests for states on their way, by the generation of the state cache they are for:
+  // every new cache (another game opened, or the game's end making its past public) starts a
+  // generation, and an answer asked for in an older one is neither reused nor cached.
   const pending = new Map();
   function getState(v) {
     if (app.states.has(v)) return Promise.resolve(app.states.get(v));
-    const key = `${app.id}/${v}`;
+    const gen = app.statesGen;
+    const key = `${gen}/${v}`;
     if (pending.has(key)) return pending.get(key);
-    const id = app.id;
-    const p = api(`/v1/games/${encodeURIComponent(id)}/states/${v}`).then((view) => {
-      if (id === app.id) app.states.set(v, view);
+    const p = api(`/v1/games/${encodeURIComponent(app.id)}/states/${v}`).then((view) => {
+      if (gen === app.statesGen) app.states.set(v, view);
       return view;
     }).finally(() => pending.delete(key));
     pending.set(key, p);
@@ -1254,7 +1259,7 @@
       if (ended) {
         // once the game is over every event and every past state is public: reload them
         stopLive();
-        app.events = []; app.states = new Map();
+        app.events = []; app.states = new Map(); app.statesGen++;
         await fetchEvents(0);
       } else {
         await fetchEvents(old.version);
