@@ -188,6 +188,13 @@
     else history.replaceState(null, "", url);
   }
 
+  // Where the panes are stacked (a narrow screen: the open one first), a game or tournament
+  // opened from further down the page is scrolled to.
+  function toPane(sel) {
+    const top = $(sel).getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight / 2) $(sel).scrollIntoView({ block: "start" });
+  }
+
   // Back to the lists alone (the viewer's own address).
   function closeAll() {
     stopLive();
@@ -214,6 +221,7 @@
     $("#empty-pane").hidden = true;
     $("#game-pane").hidden = true;
     $("#tournament-pane").hidden = false;
+    if (push) toPane("#tournament-pane");
     $("#tournament-error").hidden = true;
     setUrl({ tournament: id }, push);
     let t;
@@ -323,6 +331,7 @@
     $("#empty-pane").hidden = true;
     $("#tournament-pane").hidden = true;
     $("#game-pane").hidden = false;
+    if (push) toPane("#game-pane");
     $("#game-error").hidden = true;
     $("#board").replaceChildren(h("p", { class: "muted", text: "loading…" }));
     $("#board").dataset.version = "";
