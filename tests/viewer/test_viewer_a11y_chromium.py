@@ -125,3 +125,23 @@ def test_seat_tags_are_legible_and_live_news_is_announced(vpage, viewer_url):
     errors = [e for e in vpage.errors if "events/stream" not in e]
     assert errors == [], errors
 
+
+
+def test_each_seat_has_one_colour_on_its_tag_and_its_pawn(vpage, viewer_url):
+    """Eight-seat Diamant: a seat's name tag and its pawn in the cave share one colour, and no
+    two seats share one."""
+    gid, tokens = create(viewer_url, "diamant", {}, 8, "seat-colours")
+    view = play(viewer_url, gid, tokens, random.Random("seat-colours"), stop_after=1)
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, view["version"])
+    colour = "(el) => getComputedStyle(el).backgroundColor"
+    tags, pawns = {}, {}
+    for i in range(8):
+        tags[i] = pg.locator(f'#board .player[data-seat="{i}"] .seat-tag').evaluate(colour)
+    for pawn in pg.locator("#board .pawn").all():
+        pawns[int(pawn.inner_text())] = pawn.evaluate(colour)
+    assert len(pawns) == 8, pawns
+    assert tags == pawns
+    assert len(set(tags.values())) == 8, tags
+    assert vpage.errors == [], vpage.errors

@@ -32,8 +32,14 @@
   const h = (tag, attrs, ...children) => build(document.createElement(tag), attrs, children);
   const s = (tag, attrs, ...children) => build(document.createElementNS(SVGNS, tag), attrs, children);
 
-  const SEAT_COLOURS = ["#d32f2f", "#1e66c8", "#2e8b3a", "#e0a100", "#8e24aa", "#00838f"];
-  const seatColour = (i) => SEAT_COLOURS[((i % SEAT_COLOURS.length) + SEAT_COLOURS.length) % SEAT_COLOURS.length];
+  // One colour per seat (eight: the most seats of any game), for name tags, pawns and marks
+  // alike; the text on each has 4.5:1 contrast (white, dark on the yellow).
+  const SEAT_COLOURS = ["#d32f2f", "#1e66c8", "#2e7d32", "#e0a100", "#8e24aa", "#00838f",
+                        "#ad1457", "#6d4c41"];
+  const SEAT_INK = ["#fff", "#fff", "#fff", "#2b2620", "#fff", "#fff", "#fff", "#fff"];
+  const seatIndex = (i) => ((i % SEAT_COLOURS.length) + SEAT_COLOURS.length) % SEAT_COLOURS.length;
+  const seatColour = (i) => SEAT_COLOURS[seatIndex(i)];
+  const seatInk = (i) => SEAT_INK[seatIndex(i)];
   // Each game's name and public tables (card tables and the like), from the game modules
   // (GET /viewer/games.json); empty until loaded, and then drawing falls back to raw ids.
   let GAME_DATA = {};
@@ -409,7 +415,11 @@
     return p && p.name ? p.name : `seat ${i}`;
   };
   function seatTag(i, label) {
-    return h("span", { class: `seat-tag seat-${i % 5}`, title: `seat ${i}`, text: label !== undefined ? label : seatName(i) });
+    const tag = h("span", { class: `seat-tag seat-${seatIndex(i)}`, title: `seat ${i}`,
+                            text: label !== undefined ? label : seatName(i) });
+    tag.style.background = seatColour(i);
+    tag.style.color = seatInk(i);
+    return tag;
   }
 
   // ------------------------------------------------------------------ navigation
@@ -996,7 +1006,9 @@
     const trapKind = (c) => { const m = /^([A-Z]{2,})\d$/.exec(c); return m ? m[1] : null; };
     for (const c of path) { const k = trapKind(c); if (k) trapKinds[k] = (trapKinds[k] || 0) + 1; }
     const players = st.players || [];
-    const pawn = (p) => h("span", { class: "pawn", title: seatName(p.seat), style: `background:${seatColour(p.seat)}`, text: p.seat });
+    const pawn = (p) => h("span", { class: "pawn", title: seatName(p.seat), text: p.seat,
+                                    style: `background:${seatColour(p.seat)};` +
+                                           `color:${seatInk(p.seat)}` });
     const inCave = players.filter((p) => p.in_cave), atCamp = players.filter((p) => !p.in_cave);
     const cave = h("div", { class: "cave" },
       h("span", { class: "entrance", text: "entrance ▸" }),
@@ -1073,7 +1085,8 @@
         const cx = n.x + 24 + k * 16, cy = n.y - 18;
         svg.appendChild(s("g", { class: "pawn", "data-seat": seat },
           s("circle", { cx, cy, r: 11, fill: seatColour(seat), stroke: "#111", "stroke-width": 2 }),
-          s("text", { x: cx, y: cy + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 800, fill: "#fff", text: seat }),
+          s("text", { x: cx, y: cy + 5, "text-anchor": "middle", "font-size": 14,
+                      "font-weight": 800, fill: seatInk(seat), text: seat }),
           s("title", { text: `${seatName(seat)} at ${n.name || n.id}` })));
       });
     }
