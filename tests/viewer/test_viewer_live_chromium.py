@@ -144,3 +144,26 @@ def test_a_state_asked_for_before_the_end_is_not_kept_after_it(vpage, viewer_url
     assert hands and not any("hidden" in t for t in hands), hands
     errors = [e for e in vpage.errors if "events/stream" not in e]
     assert errors == [], errors
+
+
+def test_a_live_update_failure_message_goes_when_the_server_answers_again(vpage, viewer_url):
+    gid, tokens = create(viewer_url, "diamant", {}, 3, "live-failure")
+    view = play(viewer_url, gid, tokens, random.Random("live-failure"), stop_after=1)
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, view["version"])
+    expect(pg.locator("#live-text")).to_have_text("live (stream)", timeout=10000)
+    failing = [True]
+
+    def head(route):
+        if failing[0]:
+            route.abort()
+        else:
+            route.continue_()
+
+    pg.route(f"**/v1/games/{gid}", head)  # the head alone: the stream stays up
+    error = pg.locator("#game-error")
+    expect(error).to_contain_text("Live update failed", timeout=15000)
+    failing[0] = False  # the server answers again, with nothing new
+    expect(error).to_be_hidden(timeout=15000)
+    assert drawn(pg) == str(view["version"])

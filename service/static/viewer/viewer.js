@@ -388,6 +388,7 @@
   function showError(msg) {
     if (!app.head) document.title = DEFAULT_TITLE;
     const el = $("#game-error");
+    delete el.dataset.live;
     el.hidden = false; el.textContent = msg;
     $("#board").replaceChildren();
   }
@@ -1270,6 +1271,9 @@
     try {
       const head = await api(`/v1/games/${encodeURIComponent(id)}`);
       if (id !== app.id) return;
+      // the server answers again: an earlier failure's message goes
+      const err = $("#game-error");
+      if (err.dataset.live) { err.hidden = true; delete err.dataset.live; }
       const old = app.head;
       const grew = head.version > old.version, moved = head.status !== old.status;
       const revealed = isWithheld(old) && !isWithheld(head);
@@ -1308,7 +1312,11 @@
         }
       }
     } catch (e) {
-      if (id === app.id) { const el = $("#game-error"); el.hidden = false; el.textContent = `Live update failed: ${e.message}`; }
+      if (id === app.id) {
+        const el = $("#game-error");
+        el.hidden = false; el.dataset.live = "1";
+        el.textContent = `Live update failed: ${e.message}`;
+      }
     } finally {
       app.refreshing = false;
     }
