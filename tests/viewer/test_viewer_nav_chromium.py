@@ -66,3 +66,16 @@ def test_back_and_forward_move_between_the_list_a_game_and_a_tournament(vpage, v
     expect(pg.locator("#tournament-pane")).to_be_hidden()
     errors = [e for e in vpage.errors if "events/stream" not in e]
     assert errors == [], errors
+
+
+def test_a_version_in_the_address_is_read_as_a_whole_number(vpage, viewer_url):
+    gid, tokens = create(viewer_url, "diamant", {}, 3, "address-version")
+    last = play(viewer_url, gid, tokens, random.Random("address-version"))["version"]
+    pg = vpage.page
+    for text, v in (("1.5", 1), ("3.9", 3), ("0x10", last), ("abc", last), ("-3", last)):
+        pg.goto(f"{viewer_url}/viewer?game={gid}&v={text}")
+        wait_version(vpage, v)
+        assert pg.locator("#game-error").is_hidden(), (text, pg.inner_text("#game-error"))
+        assert pg.inner_text("#version-label") == f"v {v} / {last}"
+        assert pg.url.endswith(f"&v={v}")
+    assert vpage.errors == [], vpage.errors

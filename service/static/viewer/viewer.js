@@ -1371,6 +1371,13 @@
       .then(() => { loadList(); loadTournaments(); routeFromUrl(); });
   }
 
+  // A version in the address: its leading decimal digits ("1.5" is 1); none, or below 1, is
+  // none (the head).
+  function versionParam(text) {
+    const n = parseInt(text || "", 10);
+    return n >= 1 ? n : null;
+  }
+
   function routeFromUrl() {
     const params = new URLSearchParams(location.search);
     const tournament = params.get("tournament");
@@ -1378,10 +1385,10 @@
       if (tournament !== app.tournament || $("#tournament-pane").hidden) openTournament(tournament);
       return;
     }
-    let id = params.get("game"), v = Number(params.get("v")) || null;
+    let id = params.get("game"), v = versionParam(params.get("v"));
     if (!id && location.hash.length > 1) {
       const m = /^#\/?(?:games\/)?([^/]+)(?:\/(\d+))?$/.exec(location.hash);
-      if (m) { id = decodeURIComponent(m[1]); v = m[2] ? Number(m[2]) : null; }
+      if (m) { id = decodeURIComponent(m[1]); v = versionParam(m[2]); }
     }
     if (!id) closeAll();
     else if (id !== app.id) openGame(id, v);
