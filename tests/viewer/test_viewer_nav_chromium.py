@@ -79,3 +79,19 @@ def test_a_version_in_the_address_is_read_as_a_whole_number(vpage, viewer_url):
         assert pg.inner_text("#version-label") == f"v {v} / {last}"
         assert pg.url.endswith(f"&v={v}")
     assert vpage.errors == [], vpage.errors
+
+
+def test_a_game_that_cannot_be_opened_leaves_nothing_of_the_one_before(vpage, viewer_url):
+    gid, tokens = create(viewer_url, "diamant", {}, 3, "failed-open")
+    last = play(viewer_url, gid, tokens, random.Random("failed-open"))["version"]
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, last)
+    pg.evaluate("() => { window.cartoucheViewer.openGame('no-such-game', null, true); }")
+    expect(pg.locator("#game-error")).to_contain_text("no-such-game")
+    for sel in ("#game-title", "#game-meta", "#status-bar", "#event-panel", "#log",
+                "#version-label"):
+        assert gid not in pg.inner_text(sel) and "P0 diam" not in pg.inner_text(sel), sel
+    assert pg.inner_text("#status-bar") == "" and pg.locator("#log li").count() == 0
+    assert gid[:10] not in pg.title()
+    assert "result" not in pg.inner_text("#game-pane")

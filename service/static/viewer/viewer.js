@@ -341,6 +341,16 @@
     $("#game-error").hidden = true;
     $("#board").replaceChildren(h("p", { class: "muted", text: "loading…" }));
     $("#board").dataset.version = "";
+    // nothing of the game shown before stays while this one loads (or fails to)
+    $("#game-title").textContent = id;
+    document.title = DEFAULT_TITLE;
+    for (const sel of ["#game-meta", "#status-bar", "#event-version", "#raw-state"]) {
+      $(sel).textContent = "";
+    }
+    $("#event-panel").replaceChildren();
+    $("#log").replaceChildren();
+    logView.list = []; logView.from = logView.to = 0;
+    $("#version-label").textContent = "v –";
     for (const tr of document.querySelectorAll("#games tbody tr")) tr.classList.toggle("current", tr.dataset.id === id);
     let v, first;
     try {
