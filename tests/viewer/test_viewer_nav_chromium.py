@@ -4,6 +4,7 @@ move between the lists, a game (at the version left) and a tournament."""
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 import requests
@@ -95,3 +96,24 @@ def test_a_game_that_cannot_be_opened_leaves_nothing_of_the_one_before(vpage, vi
     assert pg.inner_text("#status-bar") == "" and pg.locator("#log li").count() == 0
     assert gid[:10] not in pg.title()
     assert "result" not in pg.inner_text("#game-pane")
+
+
+def test_a_busy_server_is_asked_again_after_its_retry_after(vpage, viewer_url):
+    gid, tokens = create(viewer_url, "diamant", {}, 3, "busy")
+    last = play(viewer_url, gid, tokens, random.Random("busy"))["version"]
+    pg = vpage.page
+    asked = []
+
+    def busy_once(route):
+        asked.append(time.monotonic())
+        if len(asked) == 1:
+            route.fulfill(status=503, headers={"Retry-After": "1"}, content_type="application/json",
+                          body='{"error": {"code": "unavailable", "message": "busy"}}')
+        else:
+            route.continue_()
+
+    pg.route(f"**/v1/games/{gid}", busy_once)
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, last, timeout=10000)
+    assert len(asked) == 2 and asked[1] - asked[0] >= 0.9, asked
+    assert pg.locator("#game-error").is_hidden()

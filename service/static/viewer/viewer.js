@@ -57,17 +57,30 @@
   // The API requests this page is waiting for (each {at: start time}): the live watchdog
   // reads them to tell when the browser queues them behind open event streams.
   const inflight = new Set();
+  // A busy server's answers (429, 503) are asked for again, up to API_RETRIES times, after
+  // its Retry-After (seconds, at most API_RETRY_MAX_S) or else 1, 2, 4 s.
+  const API_RETRIES = 3, API_RETRY_MAX_S = 10;
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   async function api(path) {
-    const req = { at: Date.now() };
-    inflight.add(req);
-    try {
-      const r = await fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" });
-      let body = null;
-      try { body = await r.json(); } catch (e) { body = null; }
-      if (!r.ok) throw new ApiError(r.status, body);
-      return body;
-    } finally {
-      inflight.delete(req);
+    for (let attempt = 0; ; attempt++) {
+      const req = { at: Date.now() };
+      inflight.add(req);
+      let r, body = null;
+      try {
+        r = await fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" });
+        try { body = await r.json(); } catch (e) { body = null; }
+      } finally {
+        inflight.delete(req);
+      }
+      if (r.ok) return body;
+      if ((r.status === 429 || r.status === 503) && attempt < API_RETRIES) {
+        const after = Number(r.headers.get("Retry-After") || "x");
+        const wait = Number.isFinite(after) && after >= 0 ? Math.min(after, API_RETRY_MAX_S)
+          : 2 ** attempt;
+        await sleep(wait * 1000);
+        continue;
+      }
+      throw new ApiError(r.status, body);
     }
   }
 
