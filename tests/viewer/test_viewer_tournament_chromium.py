@@ -77,3 +77,11 @@ def test_the_tournament_page_follows_its_tournament(vpage, viewer_url, worker):
     assert sum(s["points"] for s in final["standings"]) > 0
     assert "#" in pg.inner_text("#tournament-rounds")  # the seats' places
     assert vpage.errors == [], vpage.errors
+
+
+def test_a_one_round_tournament_is_listed_with_one_round(vpage, viewer_url):
+    tid, _, _ = tournament(viewer_url, "Single Cup", False)
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer")
+    row = pg.locator(f'#tournaments tbody tr[data-id="{tid}"]')
+    expect(row.locator("td").nth(2)).to_have_text("Swiss, 1 round")

@@ -183,7 +183,9 @@
           h("a", { href: tournamentHref(t.id), text: t.name,
                    onclick: inPage(() => openTournament(t.id, true)) })),
         h("td", { text: typeName(t.type) }),
-        h("td", { text: `${t.format === "swiss" ? "Swiss" : "round robin"}, ${t.rounds_total} rounds${t.duplicate ? ", duplicate" : ""}` }),
+        h("td", { text: `${t.format === "swiss" ? "Swiss" : "round robin"}, ` +
+                        `${t.rounds_total} round${t.rounds_total === 1 ? "" : "s"}` +
+                        `${t.duplicate ? ", duplicate" : ""}` }),
         h("td", { class: `status st-${t.status}`, text: t.status }),
         h("td", { class: "version", text: t.participants }),
       )));
