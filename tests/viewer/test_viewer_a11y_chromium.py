@@ -145,3 +145,28 @@ def test_each_seat_has_one_colour_on_its_tag_and_its_pawn(vpage, viewer_url):
     assert tags == pawns
     assert len(set(tags.values())) == 8, tags
     assert vpage.errors == [], vpage.errors
+
+
+def test_a_curse_in_progress_is_told_in_words(vpage, viewer_url):
+    """Pharaoh's Curse: a curse being answered is drawn as its card, sequence, drawer and each
+    seat's answer, not as raw JSON."""
+    gid, tokens = create(viewer_url, "pharaohs-wall", {"curse": True}, 3, "curse-words")
+    rnd = random.Random("curse-words")
+    http = requests.Session()
+    for _ in range(3000):
+        view = http.get(f"{viewer_url}/v1/games/{gid}", timeout=10).json()
+        assert view["status"] == "active", "the game ended before any curse"
+        if view["state"].get("curse"):
+            break
+        play(viewer_url, gid, tokens, rnd, stop_after=1)
+    curse = view["state"]["curse"]
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, view["version"])
+    line = pg.locator("#board .curse")
+    expect(line).to_have_count(1)
+    text = line.inner_text()
+    assert text.startswith(f"Curse in progress: {curse['card']} (")
+    assert " → ".join(curse["sequence"]) in text and "drawn by" in text, text
+    assert "to answer" in text and "{" not in text and "[" not in text, text
+    assert vpage.errors == [], vpage.errors

@@ -722,6 +722,25 @@
     return s("polygon", { points: pts.map((p) => p.join(",")).join(" "), fill: "#222" });
   }
 
+  // A curse in progress, in words: its card and sequence, who drew it, each seat's answer
+  // (hidden answers only as given or not), the claims, who found it and who suffers it.
+  function pwCurse(c) {
+    const has = (x) => x !== null && x !== undefined;
+    const answer = (i) => (c.responses && c.responses[i]) || (c.responded && c.responded[i]
+      ? "answered" : "to answer");
+    const seats = (c.responded || c.responses || []).map((_, i) => [seatTag(i), ` ${answer(i)} `]);
+    const cells = (list) => (list || []).map((x) => Array.isArray(x) ? `(${x.join(", ")})` : x)
+      .join(" ");
+    return h("div", { class: "kvline curse" }, h("b", { text: "Curse in progress: " }),
+      String(c.card), Array.isArray(c.sequence) ? ` (${c.sequence.join(" → ")})` : "",
+      has(c.drawer) ? [" · drawn by ", seatTag(c.drawer)] : "",
+      seats.length ? [" · answers: ", seats] : "",
+      (c.claims || []).length ? [" · claims: ", c.claims.map((cl) =>
+        [seatTag(cl.seat), ` ${cells(cl.cells)} `])] : "",
+      has(c.finder) ? [" · found by ", seatTag(c.finder)] : "",
+      has(c.victim) ? [" · falls on ", seatTag(c.victim)] : "");
+  }
+
   RENDERERS["pharaohs-wall"] = function (st, view) {
     const CW = 76, CH = 58, X0 = 26, Y0 = 10, N = 7;
     const wall = st.wall || [];
@@ -809,7 +828,7 @@
       st.variants ? ` · variants: ${Object.entries(st.variants).filter(([, v]) => v).map(([k]) => k).join(", ") || "base"}` : "",
       st.main_top_is_curse ? " · a curse card is on top of the main pile" : "");
     const extras = [];
-    if (st.curse) extras.push(h("div", { class: "kvline" }, h("b", { text: "Curse in progress: " }), JSON.stringify(st.curse)));
+    if (st.curse) extras.push(pwCurse(st.curse));
     if (st.curses_done && st.curses_done.length) extras.push(h("div", { class: "kvline", text: `Curses resolved: ${st.curses_done.join(", ")}` }));
     if (st.end) extras.push(h("div", { class: "kvline", text: `End phase: order ${(st.end.order || []).map(seatName).join(" → ")}, scarab moves ${JSON.stringify(st.end.moves || [])}` }));
     const players = h("div", { class: "players" }, (st.reserves || []).map((_, i) => playerBox(view, i,
