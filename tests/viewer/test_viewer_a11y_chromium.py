@@ -9,8 +9,8 @@ import random
 import pytest
 import requests
 
-from tests.api.helpers import Live, player
-from tests.viewer.test_viewer_chromium import create, expect, play, wait_version
+from tests.viewer.test_viewer_chromium import (create, expect, one_round_swiss, play,
+                                               wait_version)
 
 
 @pytest.fixture(scope="module")
@@ -78,13 +78,7 @@ def test_lists_log_and_controls_work_from_the_keyboard(vpage, viewer_url):
 
 
 def test_a_tournament_row_opens_from_the_keyboard(vpage, viewer_url):
-    live = Live(viewer_url)
-    people = [player(live, name) for name in ("Kay", "Lu", "Mo")]
-    r = requests.post(f"{viewer_url}/v1/tournaments", json={
-        "name": "Keyboard Cup", "type": "diamant", "format": "swiss", "rounds": 1,
-        "seats_per_game": 3, "participants": [p["id"] for p in people]}, timeout=10)
-    assert r.status_code == 201, r.text
-    tid = r.json()["id"]
+    tid = one_round_swiss(viewer_url, "Keyboard Cup", ("Kay", "Lu", "Mo"))["id"]
     pg = vpage.page
     pg.goto(f"{viewer_url}/viewer")
     tab_to(pg, f'#tournaments tbody tr[data-id="{tid}"] a')

@@ -78,6 +78,20 @@ def create(url, type_, options, n, seed_label):
     return body["id"], [s["token"] for s in body["seats"]]
 
 
+def one_round_swiss(url, name, names):
+    """A one-round Swiss of Diamant (three seats a game) between new players ``names``, made
+    over the API: its body as created."""
+    from tests.api.helpers import Live, player
+
+    live = Live(url)
+    people = [player(live, each) for each in names]
+    r = requests.post(f"{url}/v1/tournaments", json={
+        "name": name, "type": "diamant", "format": "swiss", "rounds": 1,
+        "seats_per_game": 3, "participants": [p["id"] for p in people]}, timeout=10)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
 def play(url, gid, tokens, rnd, max_actions=5000, stop_after=None):
     """Random legal actions until the game is over (or ``stop_after`` actions)."""
     http = requests.Session()

@@ -9,8 +9,8 @@ import time
 import pytest
 import requests
 
-from tests.api.helpers import Live, player
-from tests.viewer.test_viewer_chromium import create, expect, play, wait_version
+from tests.viewer.test_viewer_chromium import (create, expect, one_round_swiss, play,
+                                               wait_version)
 
 
 @pytest.fixture(scope="module")
@@ -22,14 +22,8 @@ def viewer_url(live_url):
 def test_back_and_forward_move_between_the_list_a_game_and_a_tournament(vpage, viewer_url):
     """Opening a game or a tournament from a list (or a tournament's game link) is a history
     entry; stepping through versions is not: Back returns to the list, Forward to the version."""
-    live = Live(viewer_url)
-    people = [player(live, name) for name in ("Nia", "Oz", "Pia")]
-    r = requests.post(f"{viewer_url}/v1/tournaments", json={
-        "name": "History Cup", "type": "diamant", "format": "swiss", "rounds": 1,
-        "seats_per_game": 3, "participants": [p["id"] for p in people]}, timeout=10)
-    assert r.status_code == 201, r.text
-    tid = r.json()["id"]
-    tgame = r.json()["rounds"][0]["games"][0]["id"]
+    made = one_round_swiss(viewer_url, "History Cup", ("Nia", "Oz", "Pia"))
+    tid, tgame = made["id"], made["rounds"][0]["games"][0]["id"]
     gid, tokens = create(viewer_url, "diamant", {}, 3, "history")
     last = play(viewer_url, gid, tokens, random.Random("history"))["version"]
     pg = vpage.page

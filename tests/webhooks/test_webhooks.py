@@ -117,6 +117,15 @@ def wc(whapp):
     return whapp.test_client()
 
 
+def app_without_worker(redis_url, queue_url, **options):
+    """An app whose webhook jobs wait in the queues' server's queue, no worker taking them
+    (the test runs them): the app and that server's client."""
+    config = Config(redis_url=redis_url, queue_url=queue_url,
+                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
+    queues = redis.Redis.from_url(queue_url)
+    return create_app(config, webhook_queue=queues, **options), queues
+
+
 def subscribe(client, url, **filters):
     r = client.post("/v1/webhooks", json={"url": url, **filters}, headers=PLATFORM)
     assert r.status_code == 201, r.get_json()
@@ -486,10 +495,8 @@ def test_one_delivery_job_waits_in_the_queue_per_subscription_and_game(redis_url
 
     from service.webhooks import QUEUE, drain
 
-    config = Config(redis_url=redis_url, queue_url=queue_url,
-                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
-    queues = redis.Redis.from_url(queue_url)
-    client = create_app(config, scheduler=NullScheduler(), webhook_queue=queues).test_client()
+    app, queues = app_without_worker(redis_url, queue_url, scheduler=NullScheduler())
+    client = app.test_client()
     sub = subscribe(client, receiver.url + "/one")
     gid, tokens = new_game(client)
     for seat in range(3):
@@ -516,10 +523,8 @@ def test_a_queue_far_behind_holds_one_delivery_job_per_subscription_and_game(
 
     from service import webhooks
 
-    config = Config(redis_url=redis_url, queue_url=queue_url,
-                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
-    queues = redis.Redis.from_url(queue_url)
-    client = create_app(config, scheduler=NullScheduler(), webhook_queue=queues).test_client()
+    app, queues = app_without_worker(redis_url, queue_url, scheduler=NullScheduler())
+    client = app.test_client()
     sub = subscribe(client, receiver.url + "/far")
     gid, tokens = new_game(client)
     for seat in range(3):
@@ -551,10 +556,7 @@ def test_the_sweep_queues_the_job_of_an_outbox_whose_job_was_lost(redis_url, que
     from service import webhooks
     from workers import jobs
 
-    config = Config(redis_url=redis_url, queue_url=queue_url,
-                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
-    queues = redis.Redis.from_url(queue_url)
-    app = create_app(config, webhook_queue=queues)
+    app, queues = app_without_worker(redis_url, queue_url)
     client = app.test_client()
     monkeypatch.setattr(jobs, "_service", app.extensions["cartouche"])
     sub = subscribe(client, receiver.url + "/lost")
@@ -600,10 +602,7 @@ def test_a_delivery_never_written_is_sent_from_the_games_log_before_the_next(
 
     from service import webhooks
 
-    config = Config(redis_url=redis_url, queue_url=queue_url,
-                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
-    queues = redis.Redis.from_url(queue_url)
-    app = create_app(config, scheduler=NullScheduler(), webhook_queue=queues)
+    app, queues = app_without_worker(redis_url, queue_url, scheduler=NullScheduler())
     client = app.test_client()
     fill = webhooks.filler(app.extensions["cartouche"])
     sub = subscribe(client, receiver.url + "/gap")
@@ -671,10 +670,7 @@ def test_a_games_last_delivery_never_written_is_sent_when_the_game_is_archived(
     from service import webhooks
     from workers import jobs
 
-    config = Config(redis_url=redis_url, queue_url=queue_url,
-                    platform_key_digests=(hashlib.sha256(KEY.encode()).hexdigest(),))
-    queues = redis.Redis.from_url(queue_url)
-    app = create_app(config, webhook_queue=queues)
+    app, queues = app_without_worker(redis_url, queue_url)
     client = app.test_client()
     monkeypatch.setattr(jobs, "_service", app.extensions["cartouche"])
     fill = webhooks.filler(app.extensions["cartouche"])
