@@ -253,17 +253,16 @@ def filler(service) -> Callable[[str, str, int, int], dict | None]:
     """``fill(sub_id, game_id, first, last)``: the outbox item of versions ``first``-``last``
     of the game (whole commands: a gap between two deliveries, or up to the end) read from its
     log, as ``service``'s listener would have written it; None past :data:`FILL_MAX`
-    versions."""
+    versions, or when ``service`` has no webhook listener."""
     listener = next((each for each in service.listeners if isinstance(each, Listener)), None)
 
     def fill(sub_id: str, game_id: str, first: int, last: int) -> dict | None:
-        if last - first + 1 > FILL_MAX:
+        if listener is None or last - first + 1 > FILL_MAX:  # (a service without webhooks)
             return None
         table = service.load(game_id, last)
         stored = service.store.read(game_id, first - 1, last)
         events = service.served_events(table, [e.envelope for e in stored], first, ALL)
-        delivery = new_delivery(sub_id, table, first, last, events)
-        return listener.item(delivery) if listener is not None else Listener.item_of(delivery)
+        return listener.item(new_delivery(sub_id, table, first, last, events))
     return fill
 
 
@@ -288,13 +287,8 @@ class Listener:
 
     def item(self, delivery: dict) -> dict:
         """The outbox's entry for ``delivery``: it and how it is to be tried."""
-        return self.item_of(delivery, self.retry_base_s, self.max_attempts, self.timeout_s)
-
-    @staticmethod
-    def item_of(delivery: dict, base_s: float = 1.0, max_attempts: int = 8,
-                timeout_s: float = TIMEOUT_S) -> dict:
-        return {"delivery": delivery, "base_s": base_s, "max_attempts": max_attempts,
-                "timeout_s": timeout_s}
+        return {"delivery": delivery, "base_s": self.retry_base_s,
+                "max_attempts": self.max_attempts, "timeout_s": self.timeout_s}
 
     def reads_after_append(self) -> list[tuple]:
         """The subscriptions are read in the append's own round trip (GameService), after the
