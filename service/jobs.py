@@ -38,7 +38,11 @@ log = logging.getLogger("cartouche.jobs")
 BOT_QUEUE = "cartouche-high"
 CLOCK_QUEUE = "cartouche-high"
 DEFAULT_QUEUE = "cartouche-default"
-QUEUES = (BOT_QUEUE, DEFAULT_QUEUE)
+#: Webhook deliveries (``service.webhooks``), last: a worker takes one only when no bot, clock,
+#: expiry, archive or rating job waits, so a receiver's slowness never delays those.
+WEBHOOK_QUEUE = "cartouche-webhooks"
+#: The queues every worker listens to, in the order it takes their jobs.
+QUEUES = (BOT_QUEUE, DEFAULT_QUEUE, WEBHOOK_QUEUE)
 #: Games over waiting for their archive, scored by when it is due (ms); removed once archived.
 ARCHIVE_DUE = "cartouche:archive:due"
 #: A sweep's claim on a due archive: no other sweep takes the game for this long.

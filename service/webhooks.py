@@ -6,11 +6,14 @@ Flow. After every append, :func:`listener` (one of ``GameService.listeners``) fi
 subscriptions whose filter matches the game, adds one *delivery* per subscription to that
 subscription's outbox for the game (a sorted set scored by the first version, so deliveries stay
 in version order even when two commands' listeners run out of order) and enqueues
-``workers.webhooks.deliver(subscription_id, game_id)`` on RQ. The job takes a short lock per
+``workers.webhooks.deliver(subscription_id, game_id)`` on RQ (its own queue, the last a worker
+takes from: :data:`QUEUE`). The job takes a short lock per
 (subscription, game), POSTs the oldest pending delivery, and on success moves to the next; on a
 failure it records the attempt, leaves the delivery at the head (later deliveries of that game
 wait behind it) and schedules itself after ``base * 2**(attempt-1)`` seconds. After
-``max_attempts`` the delivery is abandoned (logged) and the next one goes. Guarantee:
+``max_attempts`` the delivery is abandoned (logged) and the next one goes. A receiver that
+fails :data:`PAUSE_AFTER` attempts in a row is paused: its deliveries wait, then one attempt
+probes it (:func:`gate`). Guarantee:
 at-least-once, in version order per (subscription, game) on the happy path; a receiver dedupes by
 ``Cartouche-Delivery`` (or the versions).
 
@@ -39,11 +42,11 @@ import redis
 from .config import env_count
 from .timestamps import rfc3339
 from .engine import ALL, CodedError
-from .store import due
+from .store import connect, due
 
 log = logging.getLogger("cartouche.webhooks")
 
-QUEUE = "cartouche-default"  # service.jobs.DEFAULT_QUEUE
+QUEUE = "cartouche-webhooks"  # service.jobs.WEBHOOK_QUEUE
 JOB = "workers.webhooks.deliver"
 TIMEOUT_S = 5.0
 MAX_SUBSCRIPTIONS = 100
@@ -68,6 +71,14 @@ BATCH = 20
 #: oldest deliveries dropped past PENDING_MAX) stays a gap.
 FILL_MAX = 500
 USER_AGENT = "Cartouche-Webhooks/1"
+#: A receiver down: after PAUSE_AFTER failed attempts in a row to one subscription (any of its
+#: games; CARTOUCHE_WEBHOOK_PAUSE_AFTER) its deliveries wait PAUSE_S (CARTOUCHE_WEBHOOK_PAUSE_S),
+#: then one attempt goes (the probe): its failure doubles the wait, up to PAUSE_MAX_S
+#: (CARTOUCHE_WEBHOOK_PAUSE_MAX_S), its success lets every game's deliveries go again. A dead
+#: receiver so holds a worker for one attempt a wait, not one a game and retry (:func:`gate`).
+PAUSE_AFTER = 5
+PAUSE_S = 30.0
+PAUSE_MAX_S = 600.0
 
 # Webhook keys are global, not per-game slot keys: they carry no ``{<game_id>}`` hash tag, and
 # every command below touches one key, so they work on a Redis Cluster one key at a time.
@@ -115,6 +126,13 @@ def key_pending() -> str:
     scored by when the sweep is to look at it (:func:`stale`): :data:`STALE_MS` after its
     last delivery was added or its job ran. Removed once a job found the outbox empty."""
     return f"{PREFIX}:pending"
+
+
+def key_health(sub_id: str) -> str:
+    """Hash of a subscription's receiver: ``failures`` (failed attempts in a row), and once
+    paused ``until`` (ms), ``level`` (pauses in a row) and ``probe`` (ms: the end of the lease
+    of the one attempt let through after a pause). Deleted by a success (:func:`attempted`)."""
+    return f"{PREFIX}:health:{sub_id}"
 
 
 def key_queued(sub_id: str, game_id: str) -> str:
@@ -202,7 +220,15 @@ class WebhookStore:
         (which find no subscription) or expire."""
         removed = self.r.hdel(key_subscriptions(), sub_id)
         self.r.delete(key_log(sub_id))
+        self.r.delete(key_health(sub_id))
         return bool(removed)
+
+    def health(self, sub_id: str) -> dict:
+        """``consecutive_failures`` of the subscription's receiver, and ``paused_until`` (null:
+        its deliveries go as they come; else when the next, single, attempt may go)."""
+        failures, until, level = self.r.hmget(key_health(sub_id), "failures", "until", "level")
+        return {"consecutive_failures": int(failures or 0),
+                "paused_until": rfc3339(int(until)) if level is not None and until else None}
 
     def deliveries(self, sub_id: str) -> list[dict]:
         return [orjson.loads(x) for x in self.r.lrange(key_log(sub_id), 0, LOG_SIZE - 1)]
@@ -274,7 +300,8 @@ class Listener:
 
     def __init__(self, service, queue_connection: redis.Redis, *, retry_base_s: float = 1.0,
                  max_attempts: int = 8, timeout_s: float = TIMEOUT_S,
-                 pending_max: int = PENDING_MAX) -> None:
+                 pending_max: int = PENDING_MAX, pause_after: int = PAUSE_AFTER,
+                 pause_s: float = PAUSE_S, pause_max_s: float = PAUSE_MAX_S) -> None:
         from rq import Queue
 
         self.service = service
@@ -284,11 +311,13 @@ class Listener:
         self.max_attempts = max_attempts
         self.timeout_s = timeout_s
         self.pending_max = pending_max
+        self.pause_after, self.pause_s, self.pause_max_s = pause_after, pause_s, pause_max_s
 
     def item(self, delivery: dict) -> dict:
         """The outbox's entry for ``delivery``: it and how it is to be tried."""
         return {"delivery": delivery, "base_s": self.retry_base_s,
-                "max_attempts": self.max_attempts, "timeout_s": self.timeout_s}
+                "max_attempts": self.max_attempts, "timeout_s": self.timeout_s,
+                "pause": [self.pause_after, self.pause_s, self.pause_max_s]}
 
     def reads_after_append(self) -> list[tuple]:
         """The subscriptions are read in the append's own round trip (GameService), after the
@@ -332,12 +361,17 @@ def attach(service, queue_connection: redis.Redis, **options: Any) -> Listener:
     """Add the webhook listener to ``service`` (the API's and the worker's GameService).
 
     Options default from the environment: CARTOUCHE_WEBHOOK_RETRY_BASE_S (1),
-    CARTOUCHE_WEBHOOK_MAX_ATTEMPTS (8), CARTOUCHE_WEBHOOK_PENDING_MAX (:data:`PENDING_MAX`).
+    CARTOUCHE_WEBHOOK_MAX_ATTEMPTS (8), CARTOUCHE_WEBHOOK_PENDING_MAX (:data:`PENDING_MAX`),
+    CARTOUCHE_WEBHOOK_PAUSE_AFTER, _PAUSE_S and _PAUSE_MAX_S (:data:`PAUSE_AFTER`...).
     """
     options.setdefault("retry_base_s", env_float("CARTOUCHE_WEBHOOK_RETRY_BASE_S", 1.0))
     options.setdefault("max_attempts", int(env_float("CARTOUCHE_WEBHOOK_MAX_ATTEMPTS", 8)))
     options.setdefault("pending_max", env_count(os.environ, "CARTOUCHE_WEBHOOK_PENDING_MAX",
                                                 PENDING_MAX, least=1))
+    options.setdefault("pause_after", env_count(os.environ, "CARTOUCHE_WEBHOOK_PAUSE_AFTER",
+                                                PAUSE_AFTER, least=1))
+    options.setdefault("pause_s", env_float("CARTOUCHE_WEBHOOK_PAUSE_S", PAUSE_S))
+    options.setdefault("pause_max_s", env_float("CARTOUCHE_WEBHOOK_PAUSE_MAX_S", PAUSE_MAX_S))
     for existing in service.listeners:
         if isinstance(existing, Listener):
             return existing
@@ -378,6 +412,58 @@ return 0
 
 def _ms() -> int:
     return int(time.time() * 1000)
+
+
+#: Before an attempt (KEYS[1]: :func:`key_health`; ARGV: now ms, the probe's lease ms): 0 to
+#: send, else when (ms) to look again: the pause's end, or the lease's of the probe under way.
+#: After a pause, the first caller takes the probe.
+_GATE = """
+local h = redis.call('HMGET', KEYS[1], 'until', 'level', 'probe')
+if not h[2] then return 0 end
+local now = tonumber(ARGV[1])
+if tonumber(h[1]) > now then return tonumber(h[1]) end
+if tonumber(h[3] or 0) > now then return tonumber(h[3]) end
+redis.call('HSET', KEYS[1], 'probe', now + tonumber(ARGV[2]))
+return 0
+"""
+
+#: After a failed attempt (KEYS[1]: :func:`key_health`; ARGV: now ms, failures before a pause,
+#: the first pause ms, the longest ms, the key's TTL s): the end (ms) of the pause this failure
+#: starts, 0 when it starts none (too few failures yet, or paused already).
+_FAILED = """
+local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+if failures < tonumber(ARGV[2]) then return 0 end
+local now = tonumber(ARGV[1])
+local h = redis.call('HMGET', KEYS[1], 'until', 'level')
+if tonumber(h[1] or 0) > now then return 0 end
+local level = tonumber(h[2] or 0) + 1
+local untl = math.floor(now + math.min(tonumber(ARGV[3]) * 2 ^ (level - 1), tonumber(ARGV[4])))
+redis.call('HSET', KEYS[1], 'until', untl, 'level', level)
+redis.call('HDEL', KEYS[1], 'probe')
+return untl
+"""
+
+
+def gate(client: redis.Redis, sub_id: str, lease_s: float) -> int:
+    """Whether an attempt to the subscription's receiver may go now (0), or when (ms) to look
+    again: while it is paused (:data:`PAUSE_AFTER`), and after the pause while another
+    attempt is the probe (leased ``lease_s``: the attempt's timeout and a margin)."""
+    return int(connect.script(client, _GATE)(keys=[key_health(sub_id)],
+                                             args=[_ms(), int(lease_s * 1000)]))
+
+
+def attempted(client: redis.Redis, sub_id: str, ok: bool, pause: list) -> int:
+    """Record an attempt's outcome for the receiver's health; the end (ms) of the pause a
+    failure starts (0: none). ``pause``: failures before a pause, its first and longest
+    seconds (an outbox item's ``pause``)."""
+    if ok:
+        client.delete(key_health(sub_id))
+        return 0
+    after, first_s, most_s = pause
+    return int(connect.script(client, _FAILED)(
+        keys=[key_health(sub_id)],
+        args=[_ms(), int(after), int(first_s * 1000), int(most_s * 1000), OUTBOX_TTL_S]))
 
 
 def stale(client: redis.Redis, queue, limit: int) -> int:
@@ -478,7 +564,7 @@ def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = F
             client.zrem(key_pending(), f"{sub_id} {game_id}")
             if outcome == "empty" and client.zcard(outbox):  # one came meanwhile
                 client.zadd(key_pending(), {f"{sub_id} {game_id}": _ms() + STALE_MS})
-        else:
+        elif outcome != "paused":  # (a paused outbox is due at the pause's end)
             client.zadd(key_pending(), {f"{sub_id} {game_id}": _ms() + STALE_MS}, xx=True)
         if outcome != "empty" or not client.zcard(outbox):
             return outcome
@@ -537,6 +623,11 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
         if sent >= BATCH:  # let other jobs run; a fresh job continues (or one queued since)
             _queue_job(client, queue, sub_id, game_id)
             return "continued"
+        timeout_s = float(item.get("timeout_s", TIMEOUT_S))
+        wake = gate(client, sub_id, timeout_s + 2)
+        if wake:  # the receiver is down: the sweep queues this outbox's job when it is due
+            client.zadd(key_pending(), {f"{sub_id} {game_id}": wake})
+            return "paused"
         attempt = attempts + 1
         body = orjson.dumps(delivery)
         versions = f"{delivery['first_version']}-{delivery['last_version']}"
@@ -547,8 +638,14 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
             "Cartouche-Signature": signature(sub["secret"], t, body),
             "Cartouche-Delivery": delivery["id"],
             "Cartouche-Event-Versions": versions,
-        }, float(item.get("timeout_s", TIMEOUT_S)))
+        }, timeout_s)
         ok = status is not None and 200 <= status < 300
+        until = attempted(client, sub_id, ok, item.get("pause") or [PAUSE_AFTER, PAUSE_S,
+                                                                   PAUSE_MAX_S])
+        if until:
+            log.warning("webhooks: %s failed attempts in a row to %s: its deliveries wait "
+                        "until %s", int(client.hget(key_health(sub_id), "failures") or 0),
+                        sub_id, rfc3339(until))
         entry = {"at": rfc3339(int(time.time() * 1000)), "delivery_id": delivery["id"],
                  "game_id": game_id, "versions": versions, "attempt": attempt,
                  "status_code": status, "error": None if ok else (error or f"HTTP {status}"),

@@ -1,5 +1,5 @@
 """The webhook delivery job (``workers.webhooks.deliver``), enqueued by
-``service.webhooks.Listener`` on the ``cartouche-default`` queue after every append, and by
+``service.webhooks.Listener`` on the ``cartouche-webhooks`` queue after every append, and by
 itself for retries. The work is ``service.webhooks.drain``: idempotent, under a lock per
 (subscription, game), so duplicated or stale jobs are harmless."""
 

@@ -81,6 +81,15 @@ class WebhookDeliverySchema(s.Strict):
 class WebhookDetailSchema(WebhookSchema):
     deliveries = fields.List(fields.Nested(WebhookDeliverySchema), required=True, metadata={
         "description": f"the last {wh.LOG_SIZE} attempts, newest first"})
+    consecutive_failures = fields.Integer(required=True, metadata={
+        "description": "failed attempts in a row to this receiver, any game (0 after a "
+                       "success)"})
+    paused_until = s.Timestamp(required=True, allow_none=True, metadata={
+        "description": f"null while deliveries go as they come; after "
+                       f"{wh.PAUSE_AFTER} failures in a row (CARTOUCHE_WEBHOOK_PAUSE_AFTER) "
+                       "the receiver is paused: no attempt until this time, then one, whose "
+                       "success resumes every game's deliveries and whose failure doubles the "
+                       "pause (docs/webhooks.md)"})
 
 
 class WebhookListSchema(s.Strict):
@@ -137,7 +146,8 @@ def get_webhook(webhook_id):
     """One subscription and its delivery log (the last attempts, newest first)."""
     require_platform_key()
     sub = _get(webhook_id)
-    return {**wh.public(sub), "deliveries": store().deliveries(webhook_id)}
+    return {**wh.public(sub), "deliveries": store().deliveries(webhook_id),
+            **store().health(webhook_id)}
 
 
 @blp.route("/webhooks/<webhook_id>", methods=["DELETE"])

@@ -759,3 +759,145 @@ def test_a_delivery_is_abandoned_after_max_attempts_and_the_next_one_goes(wc, wh
         ("1-3", 1, "retry_scheduled"), ("1-3", 2, "abandoned"),
         ("4-4", 1, "retry_scheduled"), ("4-4", 2, "abandoned")]
     assert all(e["status_code"] is None and "refused" in e["error"].lower() for e in entries)
+
+
+@pytest.mark.unswept
+def test_a_receiver_that_keeps_failing_is_paused_then_probed_by_one_attempt(
+        redis_url, queue_url, receiver):
+    """After ``pause_after`` failed attempts in a row to a subscription (whichever games), its
+    deliveries wait for the pause (the detail shows it) and then one attempt, the probe, goes:
+    its failure doubles the pause (up to the longest), its success lets every game's
+    deliveries go again. Meanwhile no attempt is made, and each waiting outbox is due when the
+    pause ends."""
+    from rq import Queue
+
+    from service import webhooks
+
+    app, queues = app_without_worker(
+        redis_url, queue_url, scheduler=NullScheduler(),
+        webhook_options={"retry_base_s": 0.01, "pause_after": 3, "pause_s": 0.4,
+                         "pause_max_s": 1.0})
+    client = app.test_client()
+    receiver.script["/down"] = [503]
+    sub = subscribe(client, receiver.url + "/down")
+    games = [new_game(client)[0] for _ in range(5)]
+    store = redis.Redis.from_url(redis_url)
+    queue = Queue(webhooks.QUEUE, connection=queues)
+
+    def drained(gid, retry=False):
+        return webhooks.drain(store, queue, sub["id"], gid, retry)
+
+    def health():
+        detail = client.get(f"/v1/webhooks/{sub['id']}", headers=PLATFORM).get_json()
+        return detail["consecutive_failures"], detail["paused_until"]
+
+    def until_ms():
+        return int(store.hget(webhooks.key_health(sub["id"]), "until"))
+
+    assert health() == (0, None)
+    assert [drained(gid) for gid in games[:3]] == ["retrying"] * 3
+    assert len(receiver.at("/down")) == 3
+    failures, paused_until = health()
+    assert failures == 3 and paused_until is not None
+    first = until_ms()
+    assert 300 <= first - time.time() * 1000 <= 400
+    # paused: no attempt for any game, a retry's or a new one's; each outbox due at the end
+    assert [drained(gid, retry=True) for gid in games] == ["paused"] * 5
+    assert len(receiver.at("/down")) == 3
+    members = [f"{sub['id']} {gid}" for gid in games]
+    assert [store.zscore(webhooks.key_pending(), m) for m in members] == [first] * 5
+    time.sleep(max(0.0, first / 1000 - time.time()) + 0.05)
+    # the pause is over: one attempt (the probe) fails, and the next pause is twice as long
+    assert drained(games[3], retry=True) == "retrying"
+    assert len(receiver.at("/down")) == 4
+    second = until_ms()
+    assert 800 <= second - first <= 1000 and health()[0] == 4
+    assert drained(games[0], retry=True) == "paused" and len(receiver.at("/down")) == 4
+    time.sleep(max(0.0, second / 1000 - time.time()) + 0.05)
+    # a probe is under way (leased): every other game waits for its outcome
+    assert webhooks.gate(store, sub["id"], 5.0) == 0
+    assert webhooks.gate(store, sub["id"], 5.0) > time.time() * 1000 + 4000
+    assert drained(games[4], retry=True) == "paused" and len(receiver.at("/down")) == 4
+    # that probe failed: the pause doubles again, to the longest (1 s)
+    assert webhooks.attempted(store, sub["id"], False, [3, 0.4, 1.0]) > 0
+    third = until_ms()
+    assert 900 <= third - time.time() * 1000 <= 1000
+    receiver.script["/down"] = [200]  # the receiver is back
+    time.sleep(max(0.0, third / 1000 - time.time()) + 0.05)
+    assert drained(games[1], retry=True) == "empty"
+    assert health() == (0, None)
+    time.sleep(0.05)  # the heads' own retries (0.01 s a step) are due
+    assert [drained(gid, retry=True) for gid in games] == ["empty"] * 5
+    delivered = {json.loads(r["body"])["game_id"] for r in receiver.at("/down")[-5:]}
+    assert delivered == set(games)
+    assert len(receiver.at("/down")) == 4 + 5
+    store.close()
+
+
+def test_a_dead_receiver_takes_one_attempt_a_pause_whatever_the_games(wc, whapp, worker):
+    """A receiver that never answers in time, eight games following it: the worker makes
+    ``pause_after`` attempts, then one a pause, not one a game and retry; a receiver back is
+    sent every game's deliveries (the sweep queues them when the pause ends)."""
+    listener = whapp.extensions["cartouche"].listeners[-1]
+    listener.timeout_s, listener.pause_after = 0.2, 3
+    listener.pause_s = listener.pause_max_s = 1.0
+    slow = Receiver()
+    slow.script["/slow"] = [200]
+    answer = threading.Event()
+    handler = slow.server.RequestHandlerClass
+    original = handler.do_POST
+
+    def do_post(self):
+        if not answer.is_set():
+            time.sleep(0.5)  # past the attempt's timeout
+        original(self)
+
+    handler.do_POST = do_post
+    try:
+        sub = subscribe(wc, slow.url + "/slow")
+        games = [new_game(wc)[0] for _ in range(8)]
+        wait_log(wc, sub["id"], lambda e: len(e) >= 3)
+        time.sleep(4)
+        attempts = log_of(wc, sub["id"])
+        # 3 before the pause, then at most one a second (the pause), each a timeout
+        assert 3 <= len(attempts) <= 3 + 5, attempts
+        assert all("timed out" in (e["error"] or "").lower() for e in attempts)
+        assert wc.get(f"/v1/webhooks/{sub['id']}",
+                      headers=PLATFORM).get_json()["paused_until"] is not None
+        answer.set()
+        wait_log(wc, sub["id"], lambda e: {x["game_id"] for x in e
+                                           if x["outcome"] == "delivered"} == set(games),
+                 timeout=30)
+        assert wc.get(f"/v1/webhooks/{sub['id']}", headers=PLATFORM).get_json()[
+            "paused_until"] is None
+    finally:
+        answer.set()
+        slow.close()
+
+
+@pytest.mark.unswept
+def test_a_worker_takes_delivery_jobs_only_when_no_other_job_waits(redis_url, queue_url,
+                                                                  receiver, monkeypatch):
+    """Deliveries queued for many games, then an expiry-like job: the worker runs that job
+    first, and the bot and clock queue's before it (a slow receiver never delays them)."""
+    from rq import Queue, SimpleWorker
+
+    from service.jobs import BOT_QUEUE, DEFAULT_QUEUE, QUEUES
+
+    from workers import jobs
+
+    app, queues = app_without_worker(redis_url, queue_url, scheduler=NullScheduler())
+    monkeypatch.setattr(jobs, "_service", app.extensions["cartouche"])  # the jobs' service
+    client = app.test_client()
+    subscribe(client, receiver.url + "/many")
+    for _ in range(3):
+        new_game(client)
+    later = Queue(DEFAULT_QUEUE, connection=queues).enqueue("os.getpid")
+    sooner = Queue(BOT_QUEUE, connection=queues).enqueue("os.getppid")
+    worker = SimpleWorker([Queue(q, connection=queues) for q in QUEUES], connection=queues)
+    worker.work(burst=True, max_jobs=2)
+    assert sooner.get_status(refresh=True) == "finished"
+    assert later.get_status(refresh=True) == "finished"
+    assert receiver.at("/many") == []  # no delivery yet
+    worker.work(burst=True)
+    assert len(receiver.at("/many")) == 3
