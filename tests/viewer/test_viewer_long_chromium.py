@@ -112,3 +112,28 @@ def test_a_slider_drag_fetches_only_where_it_rests(vpage, viewer_url, long_game)
     assert len(states) <= 5, states
     assert pg.inner_text("#version-label") == f"v {final} / {last}"
     assert vpage.errors == [], vpage.errors
+
+
+def test_stepping_through_a_long_game_keeps_a_bounded_number_of_versions(vpage, viewer_url,
+                                                                          long_game):
+    """The page keeps the versions it has fetched for stepping back and forth, at most
+    STATES_CACHED of them (256): a walk through more versions than that does not keep them
+    all, and the ones it walked last are still drawn at once."""
+    gid, last = long_game
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}&v=1")
+    wait_version(vpage, 1)
+    walked = 400
+    assert last > walked
+    pg.evaluate("async (n) => { for (let v = 2; v <= n; v++) "
+                "await window.cartoucheViewer.show(v); }", walked)
+    wait_version(vpage, walked)
+    pg.wait_for_timeout(300)  # the prefetch of the next version is done
+    size = pg.evaluate("() => window.cartoucheViewer.state.states.size")
+    assert 0 < size <= 256, size
+    states = []
+    pg.on("request", lambda r: "/states/" in r.url and states.append(r.url))
+    pg.evaluate("() => window.cartoucheViewer.show(%d)" % (walked - 100))
+    wait_version(vpage, walked - 100)
+    assert not any(u.endswith(f"/states/{walked - 100}") for u in states), states  # still kept
+    assert vpage.errors == [], vpage.errors

@@ -90,7 +90,7 @@
     id: null,          // open game
     head: null,        // latest GET /v1/games/{id}
     events: [],        // events[version] = event (as a spectator may see it)
-    states: new Map(), // version -> view
+    states: new Map(), // version -> view, the STATES_CACHED last used (see cacheState)
     statesGen: 0,      // bumps with every new states cache (see getState)
     version: 0,        // version shown
     shownView: null,
@@ -372,7 +372,7 @@
       const head = await api(`/v1/games/${encodeURIComponent(id)}`);
       if (nav !== app.nav) return;
       app.head = head;
-      app.states.set(head.version, head);
+      cacheState(head.version, head);
       v = version && version >= 1 ? Math.min(version, head.version) : head.version;
       const own = v > EVENTS_PAGE ? fetchEventsPage(v - 1, 1) : null;
       first = await fetchEventsPage(0);
@@ -484,17 +484,34 @@
     if (next >= 1 && next <= app.head.version) getState(next).catch(() => {}); // prefetch
   }
 
+  // The states fetched are kept for stepping back and forth, at most STATES_CACHED of them:
+  // the least recently used goes first (a Map iterates in insertion order, and a state used
+  // is inserted again). Every other collection of the page is bounded too: the log
+  // (app.events, the log's list) by the game's event cap (CARTOUCHE_MAX_EVENTS_PER_GAME),
+  // the requests on their way (pending, inflight) by the page's steps and prefetch, the event
+  // names a stream listens to by the game's event types.
+  const STATES_CACHED = 256;
+  function cacheState(v, view) {
+    app.states.delete(v);
+    app.states.set(v, view);
+    while (app.states.size > STATES_CACHED) app.states.delete(app.states.keys().next().value);
+  }
+
   // Requests for states on their way, by the generation of the state cache they are for:
   // every new cache (another game opened, or the game's end making its past public) starts a
   // generation, and an answer asked for in an older one is neither reused nor cached.
   const pending = new Map();
   function getState(v) {
-    if (app.states.has(v)) return Promise.resolve(app.states.get(v));
+    if (app.states.has(v)) {
+      const view = app.states.get(v);
+      cacheState(v, view); // (the most recently used now)
+      return Promise.resolve(view);
+    }
     const gen = app.statesGen;
     const key = `${gen}/${v}`;
     if (pending.has(key)) return pending.get(key);
     const p = api(`/v1/games/${encodeURIComponent(app.id)}/states/${v}`).then((view) => {
-      if (gen === app.statesGen) app.states.set(v, view);
+      if (gen === app.statesGen) cacheState(v, view);
       return view;
     }).finally(() => pending.delete(key));
     pending.set(key, p);
@@ -1336,7 +1353,7 @@
         if (app.live && app.live.listen) for (const ev of app.events) if (ev) app.live.listen(ev.type);
       }
       if (id !== app.id) return;
-      app.states.set(head.version, head);
+      cacheState(head.version, head);
       renderHeader();
       renderLog();
       const last = app.events[head.version];
