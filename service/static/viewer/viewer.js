@@ -471,7 +471,12 @@
     try {
       view = await getState(v);
     } catch (e) {
-      if (seq === app.seq) showError(`Could not load version ${v}: ${e.message}`);
+      if (seq !== app.seq) return;
+      showError(`Could not load version ${v}: ${e.message}`);
+      // nothing of the version shown before stays under this one's label
+      app.shownView = null;
+      $("#status-bar").replaceChildren();
+      $("#raw-state").textContent = "";
       return;
     }
     if (seq !== app.seq) return; // the user moved on meanwhile
