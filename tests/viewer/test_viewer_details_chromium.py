@@ -55,3 +55,48 @@ def test_a_failed_step_leaves_nothing_of_the_version_shown_before(vpage, viewer_
     wait_version(vpage, 2)
     expect(pg.locator("#game-error")).to_be_hidden()
     assert "replaying version 2" in pg.inner_text("#status-bar")
+
+
+SEAT_COLOURS = ["#d32f2f", "#1e66c8", "#2e7d32", "#e0a100", "#8e24aa", "#00838f", "#ad1457",
+                "#6d4c41"]
+
+
+def rgb(css):
+    """'rgb(r, g, b)' or '#rrggbb' -> (r, g, b)."""
+    if css.startswith("#"):
+        return tuple(int(css[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(float(x)) for x in css[css.index("(") + 1:css.index(")")].split(",")[:3])
+
+
+def test_the_duel_placement_outline_is_told_from_every_seat_colour(vpage, viewer_url):
+    gid, tokens = create(viewer_url, "scarabya", {"mode": "duel"}, 2, "details-duel")
+    rnd = random.Random("details-duel")
+    placed = None
+    for _ in range(40):
+        view = play(viewer_url, gid, tokens, rnd, stop_after=1)
+        events = requests.get(f"{viewer_url}/v1/games/{gid}/events?after=0&limit=1000",
+                              timeout=10).json()["events"]
+        placed = next((e for e in events if e["type"] == "CampPlaced"
+                       and 0 in (e["seat"], e["data"].get("seat"))), None)
+        if placed or view["status"] != "active":
+            break
+    assert placed, "seat 0 placed no camp"
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}&v={placed['version']}")
+    wait_version(vpage, placed["version"])
+    outline = pg.locator("#board .scarabya-site .last-move")
+    expect(outline.first).to_be_attached()
+    assert outline.count() == len(placed["data"]["cells"])
+    style = outline.first.evaluate(
+        "(el) => { const s = getComputedStyle(el); "
+        "return {stroke: s.stroke, dash: s.strokeDasharray}; }")
+    stroke = rgb(style["stroke"])
+    for colour in SEAT_COLOURS:  # far from each seat's colour (camp edges, tags)...
+        distance = sum((a - b) ** 2 for a, b in zip(stroke, rgb(colour))) ** 0.5
+        assert distance > 120, (style, colour, distance)
+    assert style["dash"] not in ("", "none"), style  # ...and drawn unlike a camp's solid edge
+    # the camp edges keep their seat's colour
+    edge = pg.locator("#board .scarabya-site line[stroke-linecap='round']").first
+    assert edge.get_attribute("stroke") in SEAT_COLOURS[:2]
+    assert "dashed" in pg.inner_text("#board")  # the legend says how it is drawn
+    assert vpage.errors == [], vpage.errors

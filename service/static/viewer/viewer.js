@@ -883,6 +883,7 @@
     return `rgb(${ch(16)},${ch(8)},${ch(0)})`;
   };
 
+  const PLACEMENT_OUTLINE = "#000"; // (no seat's colour: see SEAT_COLOURS)
   function scarabyaGrid(rows, camps, opts) {
     const C = opts.cell || 30, M = 16;
     const R = rows.length, W = rows[0] ? rows[0].length : 0;
@@ -920,7 +921,9 @@
         if (/[A-Za-z]/.test(ch) && ch !== "S" && ch !== "R") {
           svg.appendChild(s("text", { x: x + C / 2, y: y + C / 2 + 4, "text-anchor": "middle", "font-size": 12, "font-weight": 700, fill: "#222", text: ch.toUpperCase() }));
         }
-        if (highlight.has(`${r},${c}`)) svg.appendChild(s("rect", { x: x + 1.5, y: y + 1.5, width: C - 3, height: C - 3, fill: "none", stroke: "#d50000", "stroke-width": 2.5, class: "last-move" }));
+        // this version's placement: black and dashed, unlike any seat's colour (a duel's camp
+        // edges) and unlike a camp's solid edge, inside the cell's edge
+        if (highlight.has(`${r},${c}`)) svg.appendChild(s("rect", { x: x + 3, y: y + 3, width: C - 6, height: C - 6, fill: "none", stroke: PLACEMENT_OUTLINE, "stroke-width": 2.5, "stroke-dasharray": "4 2", class: "last-move" }));
         if (uncovered.has(`${r},${c}`)) svg.appendChild(s("circle", { cx: x + C / 2, cy: y + C / 2, r: C * 0.42, fill: "none", stroke: "#d50000", "stroke-width": 2 }));
       }
     }
@@ -988,7 +991,7 @@
       parts.push(h("div", { class: "players" }, seats.map((x) => playerBox(view, x.seat,
         h("div", { class: "kv" }, kv("score", x.score), kv("status", x.status))))));
     }
-    parts.push(h("div", { class: "kvline muted", text: "sand: empty · dark beetle: scarab · grey: rock · coloured letter: camp (small beetle: camp over a scarab) · gold disc: scarab with its token value · red outline: this version's placement" }));
+    parts.push(h("div", { class: "kvline muted", text: "sand: empty · dark beetle: scarab · grey: rock · coloured letter: camp (small beetle: camp over a scarab) · gold disc: scarab with its token value · black dashed outline: this version's placement" }));
     return h("div", { class: "scarabya" }, ...parts);
   };
 
