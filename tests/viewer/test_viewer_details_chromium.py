@@ -100,3 +100,31 @@ def test_the_duel_placement_outline_is_told_from_every_seat_colour(vpage, viewer
     assert edge.get_attribute("stroke") in SEAT_COLOURS[:2]
     assert "dashed" in pg.inner_text("#board")  # the legend says how it is drawn
     assert vpage.errors == [], vpage.errors
+
+
+def text_box(locator):
+    """The box of an element's text (an SVG text's, or an HTML element's text alone)."""
+    return locator.evaluate(
+        "(el) => { let r; if (el instanceof SVGElement) r = el.getBoundingClientRect(); "
+        "else { const range = document.createRange(); range.selectNodeContents(el); "
+        "r = range.getBoundingClientRect(); } "
+        "return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; }")
+
+
+def overlap(a, b):
+    return a["left"] < b["right"] and b["left"] < a["right"] and \
+        a["top"] < b["bottom"] and b["top"] < a["bottom"]
+
+
+def test_the_wall_column_labels_and_the_pillars_title_do_not_overlap(vpage, viewer_url):
+    gid, _ = create(viewer_url, "pharaohs-wall", {}, 3, "details-pw")
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, requests.get(f"{viewer_url}/v1/games/{gid}", timeout=10)
+                 .json()["version"])
+    svg = pg.locator("#board svg.pw-svg")
+    pillars = text_box(svg.locator("text", has_text="Pillars"))
+    columns = [text_box(svg.locator("text", has_text=f"col {c}")) for c in range(7)]
+    assert not any(overlap(pillars, col) for col in columns), (pillars, columns[0])
+    assert pillars["top"] >= max(col["bottom"] for col in columns) + 2, (pillars, columns[0])
+    assert vpage.errors == [] or all("events/stream" in e for e in vpage.errors), vpage.errors

@@ -769,7 +769,9 @@
     const ev = eventAt(view);
     const inserted = ev && ev.type === "CardInserted" ? ev.data : null;
     const pillarOrder = st.pillar_order || Object.keys(st.pillars || {});
-    const PW = 98, PY = Y0 + N * CH + 34, PH = 150;
+    // under the wall: its column labels (baseline 20 below it), then the pillars' title
+    // (baseline 8 above the pillars), clear of each other
+    const PW = 98, PY = Y0 + N * CH + 54, PH = 150;
     const width = Math.max(X0 + N * CW + 10, pillarOrder.length * PW + 10);
     const svg = s("svg", { viewBox: `0 0 ${width} ${PY + PH + 6}`, width: width, class: "pw-svg", role: "img",
       "aria-label": "the hieroglyph wall and the pillars" });
@@ -812,7 +814,7 @@
       }
     }
     // pillars
-    svg.appendChild(s("text", { x: 4, y: PY - 10, "font-size": 13, "font-weight": 700, fill: "#2b2620", text: "Pillars" }));
+    svg.appendChild(s("text", { x: 4, y: PY - 8, "font-size": 13, "font-weight": 700, fill: "#2b2620", text: "Pillars" }));
     pillarOrder.forEach((animal, i) => {
       const p = (st.pillars || {})[animal] || {};
       const x = 4 + i * PW, y = PY;
