@@ -128,3 +128,25 @@ def test_the_wall_column_labels_and_the_pillars_title_do_not_overlap(vpage, view
     assert not any(overlap(pillars, col) for col in columns), (pillars, columns[0])
     assert pillars["top"] >= max(col["bottom"] for col in columns) + 2, (pillars, columns[0])
     assert vpage.errors == [] or all("events/stream" in e for e in vpage.errors), vpage.errors
+
+
+def test_the_papyrus_solo_shows_no_empty_heading(vpage, viewer_url):
+    gid, _ = create(viewer_url, "papyrus", {"variant": "solo"}, 1, "details-papyrus-solo")
+    view = requests.get(f"{viewer_url}/v1/games/{gid}", timeout=10).json()
+    assert "market" not in view["state"]  # the solo has none (rules, section 10.1)
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, view["version"])
+    headings = pg.locator("#board h4")
+    assert "Market" not in headings.all_inner_texts()
+    # every heading has something under it
+    for i in range(headings.count()):
+        after = headings.nth(i).evaluate(
+            "(el) => el.nextElementSibling ? el.nextElementSibling.textContent.trim() : ''")
+        assert after, headings.nth(i).inner_text()
+    # the standard game's market is still shown
+    std, _ = create(viewer_url, "papyrus", {}, 3, "details-papyrus-standard")
+    std_view = requests.get(f"{viewer_url}/v1/games/{std}", timeout=10).json()
+    pg.goto(f"{viewer_url}/viewer?game={std}")
+    wait_version(vpage, std_view["version"])
+    assert "Market" in pg.locator("#board h4").all_inner_texts()

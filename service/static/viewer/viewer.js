@@ -1189,7 +1189,8 @@
           h("li", { text: `${p.a} — ${p.b}: ${Object.entries(p.squares || {}).map(([k, v]) => `${k}×${v}`).join(", ")}` }))));
       }
     }
-    parts.push(h("h4", { text: "Market" }), counts(st.market));
+    // (the solo variant has no market: no heading over nothing)
+    if (st.market) parts.push(h("h4", { text: "Market" }), counts(st.market));
     parts.push(h("div", { class: "players" }, (st.seats || []).map((x) => playerBox(view, x.seat,
       h("div", { class: "kv" }, kv("score", x.score), kv("scarabs", x.scarabs), kv("sons of Horus", x.sons_of_horus),
         x.pawn ? kv("at", x.pawn) : null, x.paid !== undefined ? kv("paid", x.paid) : null,
