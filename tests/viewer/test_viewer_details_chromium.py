@@ -150,3 +150,21 @@ def test_the_papyrus_solo_shows_no_empty_heading(vpage, viewer_url):
     pg.goto(f"{viewer_url}/viewer?game={std}")
     wait_version(vpage, std_view["version"])
     assert "Market" in pg.locator("#board h4").all_inner_texts()
+
+
+def test_the_games_list_headers_keep_apart(vpage, viewer_url):
+    """Games without seats (created with their players): the seats column is no wider than its
+    header, which must still not run into the next one."""
+    body = {"games": [{"id": f"g{i:019d}", "type": "diamant", "status": "finished",
+                       "version": 40 + i, "created_at": "2025-01-02T03:04:05Z"}
+                      for i in range(3)], "page": 1, "per_page": 20, "total": 3}
+    pg = vpage.page
+    pg.route("**/v1/games?*", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(body)))
+    pg.goto(f"{viewer_url}/viewer")
+    expect(pg.locator("#games tbody tr")).to_have_count(3)
+    heads = pg.locator("#games thead th")
+    names = heads.all_inner_texts()
+    boxes = [text_box(heads.nth(i)) for i in range(len(names))]
+    for (a, box_a), (b, box_b) in zip(zip(names, boxes), zip(names[1:], boxes[1:])):
+        assert box_b["left"] - box_a["right"] >= 6, (a, b, box_a, box_b)
