@@ -168,3 +168,39 @@ def test_the_games_list_headers_keep_apart(vpage, viewer_url):
     boxes = [text_box(heads.nth(i)) for i in range(len(names))]
     for (a, box_a), (b, box_b) in zip(zip(names, boxes), zip(names[1:], boxes[1:])):
         assert box_b["left"] - box_a["right"] >= 6, (a, b, box_a, box_b)
+
+
+def test_an_invited_seat_shows_its_player_by_name(vpage, viewer_url):
+    from tests.api.helpers import Live, player, table
+
+    live = Live(viewer_url)
+    ada, cy = player(live, "Ada Details"), player(live, "Cy Details")
+    gid = table(live, ada, [{"player": ada["id"]}, {"player": cy["id"]}, {"open": True}])["id"]
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, 1)
+    seat = pg.locator('#board .waiting-seats li[data-seat="1"]')
+    expect(seat).to_contain_text("Cy Details")
+    assert cy["id"] not in seat.inner_text()  # no raw id in the text...
+    assert seat.locator(f'[title="{cy["id"]}"]').count() == 1  # ...but at hand
+    assert "invited" in seat.inner_text()
+    errors = [e for e in vpage.errors if "events/stream" not in e]
+    assert errors == [], errors
+
+
+def test_an_invited_seat_whose_player_cannot_be_found_says_so(vpage, viewer_url):
+    from tests.api.helpers import Live, player, table
+
+    live = Live(viewer_url)
+    ada, cy = player(live, "Ada Details2"), player(live, "Cy Details2")
+    gid = table(live, ada, [{"player": ada["id"]}, {"player": cy["id"]}, {"open": True}])["id"]
+    pg = vpage.page
+    pg.route(f"**/v1/players/{cy['id']}", lambda route: route.fulfill(
+        status=404, content_type="application/json",
+        body='{"error": {"code": "not_found", "message": "no such player"}}'))
+    pg.goto(f"{viewer_url}/viewer?game={gid}")
+    wait_version(vpage, 1)
+    seat = pg.locator('#board .waiting-seats li[data-seat="1"]')
+    expect(seat).to_contain_text("invited player")
+    assert cy["id"] not in seat.inner_text()
+    assert seat.locator(f'[title="{cy["id"]}"]').count() == 1

@@ -94,6 +94,7 @@
     statesGen: 0,      // bumps with every new states cache (see getState)
     version: 0,        // version shown
     shownView: null,
+    invitees: new Map(), // invited player id -> name (null: asked for), for the open game
     seq: 0,            // bumps on every navigation: stale responses are dropped
     nav: 0,            // bumps on every game, tournament or list opened
     live: null,        // {es, poll, safety}
@@ -348,6 +349,7 @@
     if (push) setUrl({ game: id }, true);
     app.tournament = null;
     app.id = id; app.head = null; app.events = []; app.shownView = null;
+    app.invitees = new Map();
     app.states = new Map(); app.statesGen++;
     $("#empty-pane").hidden = true;
     $("#tournament-pane").hidden = true;
@@ -707,7 +709,26 @@
       h("h4", { text: title }),
       h("ul", { class: "waiting-seats" }, (view.players || []).map((p, i) =>
         h("li", { "data-seat": i, class: p.controller === "open" ? "unfilled" : null },
-          seatTag(i, i), " ", seatLabel(p), p.invited ? h("span", { class: "muted mono", text: ` ${p.invited}` }) : null))));
+          seatTag(i, i), " ", p.invited && p.controller === "open" ? invitee(p.invited) : seatLabel(p)))));
+  }
+  // An invited seat's player by name (GET /v1/players/{id}, asked once per open game: as many
+  // as its seats), the id in its title; "invited player" until, or unless, the name comes.
+  function invitee(id) {
+    const label = (name) => name ? `invited: ${name}` : "invited player";
+    const el = h("span", { class: "invitee", title: id, "data-player": id,
+                           text: label(app.invitees.get(id)) });
+    if (!app.invitees.has(id)) {
+      app.invitees.set(id, null);
+      const nav = app.nav;
+      api(`/v1/players/${encodeURIComponent(id)}`).then((player) => {
+        if (nav !== app.nav || !player || !player.name) return;
+        app.invitees.set(id, player.name);
+        for (const span of document.querySelectorAll("#board .invitee")) {
+          if (span.dataset.player === id) span.textContent = label(player.name);
+        }
+      }).catch(() => {}); // (the label stays)
+    }
+    return el;
   }
   function renderGeneric(state) {
     return h("pre", { class: "mono", text: JSON.stringify(state, null, 1) });
