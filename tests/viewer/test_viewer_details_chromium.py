@@ -204,3 +204,30 @@ def test_an_invited_seat_whose_player_cannot_be_found_says_so(vpage, viewer_url)
     expect(seat).to_contain_text("invited player")
     assert cy["id"] not in seat.inner_text()
     assert seat.locator(f'[title="{cy["id"]}"]').count() == 1
+
+
+def test_a_fork_links_to_its_parent(vpage, viewer_url, finished_diamant):
+    parent, _, middle = finished_diamant
+    r = requests.post(f"{viewer_url}/v1/games/{parent}/fork", json={"version": middle},
+                      timeout=10)
+    assert r.status_code == 201, r.text
+    fork = r.json()["id"]
+    view = requests.get(f"{viewer_url}/v1/games/{fork}", timeout=10).json()
+    assert view["setup"] == "custom"
+    pg = vpage.page
+    pg.goto(f"{viewer_url}/viewer?game={fork}")
+    wait_version(vpage, view["version"])
+    meta = pg.locator("#game-meta")
+    expect(meta).to_contain_text("custom setup")
+    link = meta.locator("a.parent")
+    expect(link).to_have_count(1)
+    assert link.get_attribute("href") == f"/viewer?game={parent}&v={middle}"
+    assert parent[:10] in link.inner_text()
+    link.click()
+    wait_version(vpage, middle)
+    assert parent in pg.inner_text("#game-title")
+    pg.go_back()  # the fork is where the link was followed from
+    wait_version(vpage, view["version"])
+    assert fork in pg.inner_text("#game-title")
+    errors = [e for e in vpage.errors if "events/stream" not in e]
+    assert errors == [], errors

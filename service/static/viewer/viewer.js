@@ -428,11 +428,25 @@
     const opts = Object.entries(g.options || {}).filter(([k, v]) => k !== "clock" && k !== "setup" && typeof v !== "object")
       .map(([k, v]) => `${k}=${v}`).join(", ");
     const players = (g.players || []).map(seatLabel).join(", ");
-    $("#game-meta").textContent = [
+    // a fork names its parent game and version in its creation event (version 1, public)
+    const created = app.events[1];
+    const parent = created && created.type === "GameCreated" && created.data &&
+      created.data.forked_from && typeof created.data.forked_from.id === "string"
+      ? created.data.forked_from : null;
+    const fork = parent && ["custom setup, forked from ", h("a", {
+      class: "parent mono", title: parent.id, text: parent.id.slice(0, 10),
+      href: `${gameHref(parent.id)}&v=${encodeURIComponent(parent.version)}`,
+      onclick: inPage(() => openGame(parent.id, Number(parent.version), true)),
+    }), ` at v ${parent.version}`];
+    const items = [
       `players: ${players}`, opts && `options: ${opts}`,
       g.created_at && `created ${new Date(g.created_at).toLocaleString()}`,
-      g.seed && `seed: ${g.seed}`, g.setup === "custom" && "custom setup",
-    ].filter(Boolean).join(" · ");
+      g.seed && `seed: ${g.seed}`, fork || (g.setup === "custom" && "custom setup"),
+    ].filter(Boolean).flatMap((item, i) => i ? [" · ", item] : [item]).flat();
+    // redrawn only when it changed (a redraw would take the focus off the parent's link)
+    const meta = $("#game-meta");
+    const text = items.map((x) => typeof x === "string" ? x : x.textContent).join("");
+    if (meta.textContent !== text) meta.replaceChildren(...items);
     const slider = $("#slider");
     slider.max = String(g.version);
     slider.min = "1";
