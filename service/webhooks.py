@@ -224,11 +224,11 @@ class WebhookStore:
         return bool(removed)
 
     def health(self, sub_id: str) -> dict:
-        """``consecutive_failures`` of the subscription's receiver, and ``paused_until`` (null:
+        """``consecutive_failures`` of the subscription's receiver, and ``pause_ends_at`` (null:
         its deliveries go as they come; else when the next, single, attempt may go)."""
         failures, until, level = self.r.hmget(key_health(sub_id), "failures", "until", "level")
         return {"consecutive_failures": int(failures or 0),
-                "paused_until": rfc3339(int(until)) if level is not None and until else None}
+                "pause_ends_at": rfc3339(int(until)) if level is not None and until else None}
 
     def deliveries(self, sub_id: str) -> list[dict]:
         return [orjson.loads(x) for x in self.r.lrange(key_log(sub_id), 0, LOG_SIZE - 1)]

@@ -84,7 +84,7 @@ class WebhookDetailSchema(WebhookSchema):
     consecutive_failures = fields.Integer(required=True, metadata={
         "description": "failed attempts in a row to this receiver, any game (0 after a "
                        "success)"})
-    paused_until = s.Timestamp(required=True, allow_none=True, metadata={
+    pause_ends_at = s.Timestamp(required=True, allow_none=True, metadata={
         "description": f"null while deliveries go as they come; after "
                        f"{wh.PAUSE_AFTER} failures in a row (CARTOUCHE_WEBHOOK_PAUSE_AFTER) "
                        "the receiver is paused: no attempt until this time, then one, whose "

@@ -789,7 +789,7 @@ def test_a_receiver_that_keeps_failing_is_paused_then_probed_by_one_attempt(
 
     def health():
         detail = client.get(f"/v1/webhooks/{sub['id']}", headers=PLATFORM).get_json()
-        return detail["consecutive_failures"], detail["paused_until"]
+        return detail["consecutive_failures"], detail["pause_ends_at"]
 
     def until_ms():
         return int(store.hget(webhooks.key_health(sub["id"]), "until"))
@@ -797,8 +797,8 @@ def test_a_receiver_that_keeps_failing_is_paused_then_probed_by_one_attempt(
     assert health() == (0, None)
     assert [drained(gid) for gid in games[:3]] == ["retrying"] * 3
     assert len(receiver.at("/down")) == 3
-    failures, paused_until = health()
-    assert failures == 3 and paused_until is not None
+    failures, pause_ends_at = health()
+    assert failures == 3 and pause_ends_at is not None
     first = until_ms()
     assert 300 <= first - time.time() * 1000 <= 400
     # paused: no attempt for any game, a retry's or a new one's; each outbox due at the end
@@ -863,13 +863,13 @@ def test_a_dead_receiver_takes_one_attempt_a_pause_whatever_the_games(wc, whapp,
         assert 3 <= len(attempts) <= 3 + 5, attempts
         assert all("timed out" in (e["error"] or "").lower() for e in attempts)
         assert wc.get(f"/v1/webhooks/{sub['id']}",
-                      headers=PLATFORM).get_json()["paused_until"] is not None
+                      headers=PLATFORM).get_json()["pause_ends_at"] is not None
         answer.set()
         wait_log(wc, sub["id"], lambda e: {x["game_id"] for x in e
                                            if x["outcome"] == "delivered"} == set(games),
                  timeout=30)
         assert wc.get(f"/v1/webhooks/{sub['id']}", headers=PLATFORM).get_json()[
-            "paused_until"] is None
+            "pause_ends_at"] is None
     finally:
         answer.set()
         slow.close()
