@@ -15,7 +15,9 @@ Counted as things happen, in the process they happen in:
 - ``cartouche_sse_subscribers{kind}`` (``game`` or ``player``): event streams open now;
 - ``cartouche_bot_decision_seconds{game_type, level}``: a bot choosing its action (in the RQ
   worker);
-- ``cartouche_jobs_total{function, outcome}``: RQ jobs run by the workers (``workers.main``).
+- ``cartouche_jobs_total{function, outcome}``: RQ jobs run by the workers (``workers.main``);
+- ``cartouche_webhook_attempts_total{outcome}`` (``delivered``, ``retry_scheduled``,
+  ``abandoned``) and ``cartouche_webhook_pauses_total``: webhook deliveries (``service.webhooks``).
 
 Read from Redis at scrape time (one pipelined round trip per scrape, nothing per request):
 ``cartouche_queue_jobs{queue, state}`` (``queued``: waiting in the RQ queue, ``scheduled``: for
@@ -85,6 +87,10 @@ JOBS = Counter("cartouche_jobs", "RQ jobs run, by outcome", ["function", "outcom
 SWEEP_SECONDS = Histogram("cartouche_sweep_duration_seconds", "A worker's sweep",
                           buckets=(.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30))
 SWEPT_GAMES = Counter("cartouche_swept_games", "Active games the workers' sweeps looked at")
+WEBHOOK_ATTEMPTS = Counter("cartouche_webhook_attempts", "Webhook delivery attempts, by outcome",
+                           ["outcome"])
+WEBHOOK_PAUSES = Counter("cartouche_webhook_pauses",
+                         "Webhook receivers paused after failing attempts in a row")
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 CONTENT_TYPE = CONTENT_TYPE_LATEST

@@ -39,6 +39,7 @@ from typing import Any, Callable
 import orjson
 import redis
 
+from . import metrics
 from .config import env_count
 from .timestamps import rfc3339
 from .engine import ALL, CodedError
@@ -642,7 +643,11 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
         ok = status is not None and 200 <= status < 300
         until = attempted(client, sub_id, ok, item.get("pause") or [PAUSE_AFTER, PAUSE_S,
                                                                    PAUSE_MAX_S])
+        metrics.WEBHOOK_ATTEMPTS.labels(
+            "delivered" if ok else "abandoned" if attempt >= int(item["max_attempts"])
+            else "retry_scheduled").inc()
         if until:
+            metrics.WEBHOOK_PAUSES.inc()
             log.warning("webhooks: %s failed attempts in a row to %s: its deliveries wait "
                         "until %s", int(client.hget(key_health(sub_id), "failures") or 0),
                         sub_id, rfc3339(until))

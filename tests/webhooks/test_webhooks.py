@@ -794,6 +794,16 @@ def test_a_receiver_that_keeps_failing_is_paused_then_probed_by_one_attempt(
     def until_ms():
         return int(store.hget(webhooks.key_health(sub["id"]), "until"))
 
+    def counted():
+        """The attempts and pauses this process counted (``/metrics``), as (tried, paused)."""
+        from service import metrics
+
+        def total(metric):
+            return sum(x.value for m in metric.collect() for x in m.samples
+                       if x.name.endswith("_total"))
+        return total(metrics.WEBHOOK_ATTEMPTS), total(metrics.WEBHOOK_PAUSES)
+
+    before = counted()
     assert health() == (0, None)
     assert [drained(gid) for gid in games[:3]] == ["retrying"] * 3
     assert len(receiver.at("/down")) == 3
@@ -831,6 +841,7 @@ def test_a_receiver_that_keeps_failing_is_paused_then_probed_by_one_attempt(
     delivered = {json.loads(r["body"])["game_id"] for r in receiver.at("/down")[-5:]}
     assert delivered == set(games)
     assert len(receiver.at("/down")) == 4 + 5
+    assert (counted()[0] - before[0], counted()[1] - before[1]) == (4 + 5, 2)
     store.close()
 
 
