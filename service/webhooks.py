@@ -218,7 +218,8 @@ class WebhookStore:
 
     def delete(self, sub_id: str) -> bool:
         """Removes the subscription and its log; pending outboxes are dropped by their jobs
-        (which find no subscription) or expire."""
+        (which find no subscription, and delete what an attempt under way wrote since) or
+        expire."""
         removed = self.r.hdel(key_subscriptions(), sub_id)
         self.r.delete(key_log(sub_id))
         self.r.delete(key_health(sub_id))
@@ -584,6 +585,9 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
             client.delete(head)
             client.delete(done_key)
             client.delete(end_key)
+            # what an attempt under way when the subscription was deleted wrote after it
+            client.delete(key_log(sub_id))
+            client.delete(key_health(sub_id))
             return "gone"
         first = client.zrange(outbox, 0, 0)
         done = int(client.get(done_key) or 0)

@@ -912,3 +912,37 @@ def test_a_worker_takes_delivery_jobs_only_when_no_other_job_waits(redis_url, qu
     assert receiver.at("/many") == []  # no delivery yet
     worker.work(burst=True)
     assert len(receiver.at("/many")) == 3
+
+
+@pytest.mark.unswept
+@pytest.mark.parametrize("answer", [200, 503])
+def test_a_subscription_deleted_during_an_attempt_leaves_no_log_or_health_behind(
+        redis_url, queue_url, monkeypatch, answer):
+    """The subscription is deleted while an attempt is under way: the attempt's record and
+    outcome, written after the deletion, are removed by the job that finds it gone (at once,
+    or at the failed attempt's retry), not kept for ever."""
+    from rq import Queue
+
+    from service import webhooks
+
+    app, queues = app_without_worker(redis_url, queue_url, scheduler=NullScheduler(),
+                                     webhook_options={"pause_after": 1})
+    client = app.test_client()
+    sub = subscribe(client, "http://127.0.0.1:9/hook")
+    gid, _ = new_game(client)
+    store = redis.Redis.from_url(redis_url)
+    queue = Queue(webhooks.QUEUE, connection=queues)
+
+    def post(url, body, headers, timeout_s):  # the receiver answers after the deletion
+        assert client.delete(f"/v1/webhooks/{sub['id']}", headers=PLATFORM).status_code == 204
+        return answer, None if answer == 200 else "HTTP 503"
+
+    monkeypatch.setattr(webhooks, "post", post)
+    outcome = webhooks.drain(store, queue, sub["id"], gid)
+    if answer != 200:
+        assert outcome == "retrying" and store.exists(webhooks.key_log(sub["id"]))
+        store.delete(webhooks.key_head(sub["id"], gid))  # its retry, due now
+        outcome = webhooks.drain(store, queue, sub["id"], gid, True)
+    assert outcome == "gone"
+    assert store.keys(f"cartouche:webhooks:*{sub['id']}*") == []
+    store.close()
