@@ -244,27 +244,50 @@ class Creation:
             self.announce(new, reads, replies, unseen=True)
 
     def write(self, news: Sequence[NewGame], then: Callable[[], bool] | None = None) -> bool:
-        """Store ``news`` and list them in the game index, then run ``then`` (a write that
-        claims the games: a rematch's link, matched seeks), all or nothing: when a step fails
-        (the store refusing writes at its memory limit, say) the games are deleted again and
-        the exception raised; when ``then`` answers False they are deleted and False
-        returned. Deleting is allowed at the memory limit, so nothing is left half-written."""
-        self.store_games(news)
+        """Store ``news``, then run ``then`` (a write that claims the games: a rematch's link,
+        matched seeks, a tournament's pairing), then list them in the game index, all or
+        nothing: when a step before the listing fails (the store refusing writes at its memory
+        limit, say) the games are deleted again and the exception raised; when ``then``
+        answers False they are deleted and False returned. Deleting is allowed at the memory
+        limit, so nothing is left half-written. Until they are claimed nobody can learn their
+        ids: a game that loses its claim was never listed, nor read (no process caches it)."""
+        if then is None:
+            self.store_games(news)
+            return True
+        self.store_games(news, listed=False)
         try:
-            if then is None or then():
-                return True
+            claimed = then()
         except BaseException:
             self.discard(news)
             raise
-        self.discard(news)
-        return False
+        if not claimed:
+            self.discard(news)
+            return False
+        self.list_games(news)
+        return True
 
-    def store_games(self, news: Sequence[NewGame], reads: Sequence = ()) -> tuple:
-        """Store ``news``, listed in the game index, then run ``reads`` (read-only commands,
-        in the same round trip on a single server) and return their replies. When the store
-        refuses them, none is left written and the exception is raised."""
+    def list_games(self, news: Sequence[NewGame]) -> None:
+        """List games stored unlisted and claimed since (:meth:`write`): they are the claim's
+        now, so a store that refuses is asked once more, then logged (the game is played all
+        the same, by its seats; only the listings miss it)."""
+        for new in news:
+            for attempt in (1, 2):
+                try:
+                    self.store.index(new.id, new.game.type_id, new.meta["status"], new.now)
+                    break
+                except StoreError as exc:
+                    if attempt == 2:
+                        log.error("game %s, claimed, could not be listed: %s", new.id, exc)
+
+    def store_games(self, news: Sequence[NewGame], reads: Sequence = (), *,
+                    listed: bool = True) -> tuple:
+        """Store ``news``, listed in the game index unless not ``listed``, then run ``reads``
+        (read-only commands, in the same round trip on a single server) and return their
+        replies. When the store refuses them, none is left written and the exception is
+        raised."""
         try:
-            return self.store.create_many([new.record for new in news], reads)
+            return self.store.create_many([new.record if listed else (*new.record[:4], None)
+                                           for new in news], reads)
         except KeyError:  # an id was taken: that game is somebody else's
             raise
         except BaseException:  # a refusal inside the transaction: none written, made sure

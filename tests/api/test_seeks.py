@@ -140,18 +140,22 @@ def test_two_seeks_make_one_rated_active_game_and_the_streams_say_so(client, svc
 
 def test_a_claim_that_finds_a_seek_cancelled_deletes_its_game(client, svc, monkeypatch):
     """Ada cancels between Bob's request creating their game and claiming the two seeks: the
-    claim changes nothing, the game (never announced) is deleted and Bob's seek waits."""
+    claim changes nothing, the game (never announced, never listed) is deleted and Bob's seek
+    waits."""
     ada, bob = player(client, "Ada"), player(client, "Bob")
     hers = seek(client, ada)
     create = svc.seeks.games.create
+    listed = []
 
     def create_then_cancel(*record):
         create(*record)
+        listed.append(client.get("/v1/games?status=active").get_json()["total"])
         if svc.seeks.get(hers["id"]).status == "waiting":
             assert svc.seeks.cancel(hers["id"], ada["id"])["status"] == "cancelled"
 
     monkeypatch.setattr(svc.seeks.games, "create", create_then_cancel)
     assert seek(client, bob)["status"] == "waiting"
+    assert listed == [0]  # not listed while its claim could still lose (walk 15: 36%)
     assert client.get(f"/v1/seeks/{hers['id']}").get_json()["status"] == "cancelled"
     assert client.get("/v1/games").get_json()["total"] == 0
     assert svc.store.r.keys("cartouche:{*}:meta") == []
