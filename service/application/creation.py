@@ -269,7 +269,8 @@ class Creation:
     def list_games(self, news: Sequence[NewGame]) -> None:
         """List games stored unlisted and claimed since (:meth:`write`): they are the claim's
         now, so a store that refuses is asked once more, then logged (the game is played all
-        the same, by its seats; only the listings miss it)."""
+        the same by its seats; the listings and the workers' sweep miss it until its status
+        changes, which lists it again)."""
         for new in news:
             for attempt in (1, 2):
                 try:
