@@ -31,7 +31,8 @@ baseline, which does nothing but its read and its append. The client address is
 Every write is also charged to a budget of bytes stored per window, per token and per address
 (``cartouche:rl:{btok:<digest>}:<window>``, ``cartouche:rl:{bip:<address>}:<window>``): by the
 size of what it stores, once that is known -- a creation's envelopes, meta and seed, a
-player's fields, a seek's request (:func:`charge_stored`, just before the write), an action's
+player's fields, a seek's request, a tournament's games, every round's (:func:`charge_stored`,
+just before the write), an action's
 envelopes (in its append's script, like its write count: on a single server the check and the
 append are one atomic call). Over a budget the answer is the same 429 ``rate_limited``, with
 ``details.limit`` ``stored_bytes``, and nothing is stored. Derived data (the game index,

@@ -15,7 +15,7 @@ from ..schemas import tournaments as s
 from ..store.events import StreamFollower
 from ..store.tournaments import read_blocking
 from ..timestamps import rfc3339
-from . import Blueprint, json_response
+from . import Blueprint, json_response, ratelimit
 from .errors import STORE_DOC, alt_errors
 from .games import _require_creator, service
 from .hub import sse
@@ -93,7 +93,7 @@ def create_tournament(body):
     """Create a tournament (a platform key, or anybody where none is configured): its first
     round is paired at once, the next ones by a worker when a round's last game ends."""
     _require_creator()
-    return service().tournaments.create(body)
+    return service().tournaments.create(body, charge=ratelimit.charge_stored)
 
 
 @blp.route("/<tid>", methods=["GET"])

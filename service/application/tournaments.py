@@ -26,11 +26,14 @@ import re
 import secrets
 from typing import Any, Callable, Sequence
 
+import orjson
+
 from ..engine.tournament import FORMATS, Tournament, created, games_count, rotations
 from ..store.archive import OVER
 from ..store.errors import StoreError, is_full
 from ..store.tournaments import TournamentStore, Written
-from .creation import Creation, Settings, check_bot_level, check_seat_count, game_of
+from .creation import (Creation, Settings, check_bot_level, check_seat_count, game_of,
+                       stored_size)
 from .errors import GameNotFinished, InvalidRequest, NotFound, TournamentsFull
 from .loading import Loader
 from .model import Table
@@ -82,8 +85,10 @@ class Tournaments:
     recorded: Callable[[list[Table]], None] = lambda tables: None
 
     # -- creating -------------------------------------------------------------------------
-    def create(self, body: dict) -> dict:
-        """A new tournament, its first round paired; everything checked first."""
+    def create(self, body: dict, charge: Callable[[int], None] | None = None) -> dict:
+        """A new tournament, its first round paired; everything checked first. ``charge``:
+        called with the bytes the tournament will store (:meth:`stored_size`) before anything
+        is written (the creator's budget of bytes stored: it may raise)."""
         game = game_of(body["type"])
         k = body["seats_per_game"]
         check_seat_count(game, k, 2)
@@ -128,6 +133,8 @@ class Tournaments:
                         [{"player": p, "name": n, "rating": round(r, 6)}
                          for p, n, r in zip(participants, names, ordinals)], duplicate, rated)
         tid = f"t-{secrets.token_hex(8)}"
+        if charge is not None:
+            charge(self.stored_size(tid, first, count))
         written = self.store.append(tid, 0, [first], max_events=max_events(first["data"],
                                                                            self.limits),
                                     max_running=self.limits.running, now_ms=self.now_ms(),
@@ -141,6 +148,17 @@ class Tournaments:
                 raise
             log.warning("tournament %s: round 1 not paired, the store is full", tid)
         return self.show(tid)
+
+    def stored_size(self, tid: str, first: dict, games: int) -> int:
+        """The bytes a tournament stores, charged at its creation although workers pair its
+        later rounds: its creation event, and ``games`` games the size of one of its first
+        (:func:`creation.stored_size`), whose players are its first participants."""
+        data = first["data"]
+        seats = [{"player": p["player"]} for p in data["participants"][:data["seats_per_game"]]]
+        one = self.creation.prepare(data["type"], seats, data["options"], None,
+                                    creator=PLATFORM,
+                                    shell_fields={"tournament": tid, "round": 1})
+        return len(orjson.dumps(first)) + games * stored_size(one)
 
     # -- reading --------------------------------------------------------------------------
     def deal_running(self, tid: str, game_id: str) -> bool:

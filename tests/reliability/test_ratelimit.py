@@ -349,3 +349,37 @@ def test_the_counters_names_are_the_windows_and_kept_for_a_bounded_number_of_cli
     for i in range(ratelimit.NAMES_KEPT + 100):
         limiter.quota(f"token-{i}", f"10.0.{i // 256}.{i % 256}")
     assert len(limiter._names) <= ratelimit.NAMES_KEPT
+
+
+def test_a_tournament_is_charged_at_its_creation_for_every_game_it_will_play(redis_url,
+                                                                             queue_url):
+    """Its creation stores its first round, and its workers every later round: the creator's
+    budget of bytes stored is charged for all of them before anything is written (walk 16:
+    tournaments of 64 games were not charged at all)."""
+    app, r, _ = _app(redis_url, queue_url, IN_THE_APPEND, writes_per_minute=0,
+                     ip_writes_per_minute=0, stored_bytes_per_minute=0,
+                     ip_stored_bytes_per_minute=0)
+    c = app.test_client()
+    players = [c.post("/v1/players", json={"name": f"p{i}", "kind": "human"}).get_json()["id"]
+               for i in range(6)]
+    body = {"name": "Cup", "type": "diamant", "format": "swiss", "rounds": 3,
+            "seats_per_game": 3, "participants": players}  # 2 games a round: 6 games
+
+    def create(ip, budget):
+        ratelimit.register(app, r, ratelimit.RateLimitConfig(
+            writes_per_minute=0, ip_writes_per_minute=0, ip_stored_bytes_per_minute=budget))
+        return c.post("/v1/tournaments", json=body, environ_base={"REMOTE_ADDR": ip})
+
+    assert create("10.6.0.1", 10_000_000).status_code == 201
+    charged = int(r.get(next(r.scan_iter("cartouche:rl:{bip:10.6.0.1}:*"))))
+    first_round = sum(len(r.xrange(f"cartouche:{{{g.decode()}}}:events")[0][1][b"e"])
+                      for g in r.zrange("cartouche:index:all", 0, -1, desc=True)[:2])
+    assert charged >= 3 * first_round > 0  # every round's games, not the first's alone
+    games, tournaments = r.zcard("cartouche:index:all"), \
+        c.get("/v1/tournaments").get_json()["total"]
+    res = create("10.6.0.2", charged // 2)  # more than its first round stores, not all
+    _assert_429(res)
+    assert res.get_json()["error"]["details"]["limit"] == "stored_bytes"
+    assert r.zcard("cartouche:index:all") == games  # nothing stored
+    assert c.get("/v1/tournaments").get_json()["total"] == tournaments
+    assert create("10.6.0.3", charged + 1000).status_code == 201  # (its sizes vary a little)
