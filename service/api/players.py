@@ -76,7 +76,7 @@ def find_player(query):
     if platform is None:
         raise Forbidden("platform_key_required", "finding by external_id needs a platform key")
     found = service().players.find_external(platform, query["external_id"])
-    return service().player_profile(found["id"])
+    return service().player_profile(found["id"], private=True)
 
 
 @blp.route("/me")
@@ -88,7 +88,7 @@ def get_me():
     token)."""
     svc = service()
     player = me()
-    out = svc.player_profile(player)
+    out = svc.player_profile(player, private=True)
     out["games"] = svc.player_games(player)
     out["seeks"] = svc.seeks.of_player(player)
     return out

@@ -208,9 +208,9 @@ class GameService:
                     charge: Callable[[int], None] | None = None) -> list[dict]:
         return self._creation.create_many(specs, creator, charge)
 
-    def player_profile(self, player_id: str) -> dict:
-        """A player's public profile with its ratings."""
-        profile = self.players.profile(player_id)
+    def player_profile(self, player_id: str, private: bool = False) -> dict:
+        """A player's public profile with its ratings (``private``: ``Players.profile``)."""
+        profile = self.players.profile(player_id, private)
         for rating_type, rating in self.ratings.of_player(player_id).items():
             entry = profile["stats"].setdefault(rating_type,
                                                 {"games": 0, "wins": 0, "rating": None})

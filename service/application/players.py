@@ -110,9 +110,10 @@ class Players:
             raise PlayerNotFound(player_id)
         return found
 
-    def profile(self, player_id: str) -> dict:
+    def profile(self, player_id: str, private: bool = False) -> dict:
         """The public profile: name, kind, created time and counts per rating type (the
-        ratings themselves are added by ``GameService.player_profile``)."""
+        ratings themselves are added by ``GameService.player_profile``); ``private`` (the
+        player itself, or the platform that found it by it): its ``external_id`` too."""
         rec = self.record(player_id)
         per_type: dict[str, dict] = {}
         for key, value in self.store.stats(player_id).items():
@@ -121,7 +122,7 @@ class Players:
             entry[what] = value
         out = {"id": player_id, "name": rec["name"], "kind": rec["kind"],
                "created_at": rfc3339(int(rec["created_ms"])), "stats": per_type}
-        if "external_id" in rec:
+        if private and "external_id" in rec:
             out["external_id"] = rec["external_id"]
         return out
 

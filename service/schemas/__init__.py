@@ -554,7 +554,10 @@ class PlayerProfileSchema(Strict):
     name = fields.String(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
     created_at = Timestamp(required=True)
-    external_id = fields.String()
+    external_id = fields.String(metadata={
+        "description": "the platform's own user id, given to GET /v1/players?external_id= "
+                       "(the platform key that registered it) and GET /v1/players/me only, "
+                       "never to the public profile"})
     stats = fields.Dict(keys=fields.String(), values=fields.Nested(PlayerStatsSchema),
                         required=True, metadata={"description": "per game type"})
     games = fields.List(fields.Nested(PlayerGameSchema), metadata={

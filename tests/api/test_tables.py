@@ -389,6 +389,12 @@ def test_platform_keys_seat_players_and_find_them_by_external_id(redis_url, queu
     found = c.get("/v1/players?external_id=u-1", headers=auth(key)).get_json()
     assert found["id"] == ada["id"] and found["external_id"] == "u-1"
     assert c.get("/v1/players?external_id=u-1").status_code == 403
+    # the platform's user id is its own and the player's: the public profile has none
+    public = c.get(f"/v1/players/{ada['id']}")
+    assert public.status_code == 200 and "external_id" not in public.get_json()
+    assert "u-1" not in public.get_data(as_text=True)
+    assert c.get("/v1/players/me", headers=auth(ada["token"])).get_json()["external_id"] \
+        == "u-1"
     bob = c.post("/v1/players", json={"name": "Bob"}, headers=auth(key)).get_json()
     # a platform seats the players it names; the game starts at once
     r = c.post("/v1/games", headers=auth(key), json={"type": "tides-of-time", "players": [
