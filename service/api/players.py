@@ -68,7 +68,7 @@ def create_player(body):
 @blp.route("", methods=["GET"])
 @blp.arguments(s.PlayersQuerySchema, location="query", error_status_code=400)
 @blp.response(200, s.PlayerProfileSchema)
-@_alts(400, 403, 404, 503)
+@_alts(400, 401, 403, 404, 503)
 @blp.doc(operationId="findPlayer")
 def find_player(query):
     """The player a platform key registered under ``external_id``."""

@@ -195,6 +195,7 @@ class TournamentSource:
     "content": {"text/event-stream": {"schema": {"type": "object"}}}}},
     parameters=RESUME_AFTER_VERSION)
 @blp.alt_response(400, schema="Error", description="bad Last-Event-ID")
+@blp.alt_response(401, schema="Error", description="a malformed Authorization header")
 @blp.alt_response(404, schema="Error", description="`tournament_not_found`")
 @blp.alt_response(429, schema="Error", description=CAPPED[429])
 @blp.alt_response(503, schema="Error", description=CAPPED[503])
