@@ -31,9 +31,9 @@ class JsonInteger(fields.Integer):
     ``not_an_integer``."""
 
     def _deserialize(self, value, attr, data, **kwargs):
-        if type(value) is float and value.is_integer():
+        if type(value) is float and value.is_integer() and abs(value) < 2 ** 53:
             raise NotAnInteger(attr or "")
-        if type(value) is not int:
+        if type(value) is not int:  # a fraction, or past 64 bits (which JSON reads as a float)
             raise self.make_error("invalid")
         return value
 
@@ -645,9 +645,9 @@ class SeatCount(fields.Field):
         if isinstance(value, list):
             if len(value) != 2:
                 raise ma.ValidationError("a count or [min, max]")
-            low, high = (self._count.deserialize(v) for v in value)
+            low, high = (self._count.deserialize(v, attr) for v in value)
             return low, high
-        count = self._count.deserialize(value)
+        count = self._count.deserialize(value, attr)
         return count, count
 
 

@@ -113,3 +113,26 @@ def test_json_content_types_are_read(client, content_type):
 def test_a_post_without_a_body_needs_no_content_type(client):
     gid, tokens, _ = create(client, 3)
     assert client.post(f"/v1/games/{gid}/abort", headers=auth(tokens[0])).status_code == 200
+
+
+@pytest.mark.parametrize("number", ["18446744073709551617", "1" + "0" * 30, "-" + "1" * 25])
+def test_an_integer_past_64_bits_is_a_clean_400(client, number):
+    """JSON reads an integer past 64 bits as a float: it is refused as the schema refuses
+    any number that is not an integer (400 invalid_request, naming the field), not as a
+    ``3.0`` (walk 16: 422 not_an_integer, "3, not 3.0", and no field name on seeks)."""
+    gid, tokens, data = create(client, 3)
+    player = client.post("/v1/players", json={"name": "Ada", "kind": "human"}).get_json()
+    asked = [
+        (f"/v1/games/{gid}/fork", '{"version": %s}', None, "version"),
+        (f"/v1/games/{gid}/actions",
+         '{"action": {"type": "decide", "choice": "continue"}, "expected_version": %s}',
+         tokens[0], "expected_version"),
+        ("/v1/seeks", '{"type": "tides-of-time", "seats": %s}', player["token"], "seats"),
+        ("/v1/seeks", '{"type": "tides-of-time", "seats": [2, %s]}', player["token"], "seats"),
+    ]
+    for path, body, token, field in asked:
+        r = client.post(path, data=(body % number).encode(), content_type="application/json",
+                        headers=auth(token) if token else {})
+        assert r.status_code == 400 and code(r) == "invalid_request", (path, r.get_json())
+        assert field in r.get_json()["error"]["details"]["fields"], (path, r.get_json())
+    assert client.get(f"/v1/games/{gid}").get_json()["version"] == data["version"]
