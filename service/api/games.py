@@ -6,6 +6,7 @@ from flask import Response, current_app, request
 
 from .. import schemas as s
 from ..application import GameService, Table, body_digest
+from ..application.identity import TOKEN_PREFIX
 from ..application.players import PLATFORM
 from ..application.errors import (Forbidden, GameNotFinished, InvalidRequest, InvalidToken,
                                   NotFound, SeatUnavailable)
@@ -53,7 +54,8 @@ def bearer_from(header: str | None) -> str | None:
         return None
     scheme, _, token = header.partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not token or len(token) > 512:
+    if scheme.lower() != "bearer" or not token or len(token) > 512 or not token.isascii() \
+            or not token.isprintable():
         raise InvalidToken("use 'Authorization: Bearer <token>'")
     return token
 
@@ -150,7 +152,19 @@ def _require_creator() -> str | None:
         return PLATFORM
     if svc.platform_key_digests:
         raise Forbidden("platform_key_required", "creating games needs a platform key")
-    return svc.player_for_token(token)
+    return player_or_none(token)
+
+
+def player_or_none(token: str | None) -> str | None:
+    """The player a token names; None without a token or with another kind of token (a seat's:
+    they are told apart by game). A player token that names nobody is refused (401), rather
+    than read as no token: the request would otherwise go on anonymously."""
+    if token is None:
+        return None
+    player = service().player_for_token(token)
+    if player is None and token.startswith(TOKEN_PREFIX):
+        raise InvalidToken("this player token belongs to no player")
+    return player
 
 
 @blp.route("/games/bulk", methods=["POST"])

@@ -136,3 +136,24 @@ def test_an_integer_past_64_bits_is_a_clean_400(client, number):
         assert r.status_code == 400 and code(r) == "invalid_request", (path, r.get_json())
         assert field in r.get_json()["error"]["details"]["fields"], (path, r.get_json())
     assert client.get(f"/v1/games/{gid}").get_json()["version"] == data["version"]
+
+
+@pytest.mark.parametrize("path, body", [
+    ("/v1/games", {"type": "diamant", "players": PLAYERS}),
+    ("/v1/games/bulk", {"games": [{"type": "diamant", "players": PLAYERS}]}),
+    ("/v1/players", {"name": "Ada", "kind": "human"}),
+    ("/v1/tournaments", {"name": "Cup", "type": "tides-of-time", "format": "swiss", "rounds": 1,
+                         "seats_per_game": 2, "participants": ["bot-random", "bot-heuristic"]}),
+])
+def test_a_creation_with_a_token_that_names_nobody_is_401_not_anonymous(client, path, body):
+    """Where anybody may create (no platform key), a request carrying a player token that
+    names no player, or a token that is not one at all (not ASCII), is refused (401
+    invalid_token), not created anonymously for a client that meant to be somebody (walk 16:
+    201, and a table's own seat became an invitation to itself). A seat's token, which names
+    a seat of some game, creates as anybody does."""
+    for token in ("cp_" + "A" * 43, "t\u00f6k\u00e9n"):
+        r = client.post(path, json=body, headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 401 and code(r) == "invalid_token", (token, r.get_json())
+    _, tokens, _ = create(client, 3)
+    assert client.post(path, json=body, headers=auth(tokens[0])).status_code == 201
+    assert client.post(path, json=body).status_code == 201
