@@ -108,6 +108,9 @@ class Quota:
     stored: int = 0
     #: set once the counters have been charged (a quota is charged at most once)
     charged: bool = field(default=False, compare=False)
+    #: writes the same request was charged before, by another quota (a bulk creation's first
+    #: write, counted before its body was read): its retry is charged them again (:func:`wait`)
+    before: int = 0
 
     def keys(self) -> list[str]:
         return [k for pair in self.counters for k in pair]
@@ -115,6 +118,13 @@ class Quota:
     def costs(self) -> list[int]:
         kinds = self.kinds or (WRITES,) * len(self.limits)
         return [self.stored if kind == BYTES else self.cost for kind in kinds]
+
+    def retry_costs(self) -> list[int]:
+        """What a retry of the request charges each identity in all (:func:`wait`): its cost,
+        and, for writes, the writes it was charged :attr:`before`."""
+        kinds = self.kinds or (WRITES,) * len(self.limits)
+        return [cost + self.before if cost and kind == WRITES else cost
+                for cost, kind in zip(self.costs(), kinds)]
 
     def args(self) -> list:
         return [len(self.limits), self.window_ms, repr(self.elapsed), *self.limits,
@@ -152,24 +162,58 @@ def pairs(flat) -> tuple[tuple[int, int], ...]:
 
 
 def wait(quota: Quota, charged: Charged) -> float:
-    """Seconds until every identity of an over-limit charge is within its limit again (the
-    script's arithmetic, solved for time)."""
+    """Seconds until the same request, tried again, passes every identity's check: the
+    script's arithmetic solved for time, assuming the identities make no other request
+    meanwhile. The retry is charged before it is checked (its cost per identity:
+    :meth:`Quota.retry_costs`), and every identity it is charged counts, over now or not.
+
+    Per identity, with ``n`` its current count (the refused request included), ``p`` the
+    previous window's, ``L`` its limit, ``c`` the retry's cost, ``e`` the elapsed fraction and
+    ``W`` the window (s), a retry ``t`` seconds from now passes when its estimate is within
+    ``L``; the estimate only falls with ``t`` (it is continuous at the window's end, where
+    ``n`` becomes the previous count), so the earliest such ``t`` is:
+
+    - ``n + c <= L`` (within the limit on this window alone): as soon as the previous
+      window's weight has slid down to ``L - n - c``: ``W × (1 − e − (L − n − c) / p)``, 0
+      if it already has (or ``p`` is 0);
+    - ``n + c > L`` (over on this window alone): the rest of this window, then as much of
+      the next as it takes ``n``, now its previous count, to slide down to ``L − c``:
+      ``W × (1 − e) + W × (1 − (L − c) / n)``.
+
+    A retry whose cost alone is over the limit (a bulk creation of more games than the limit)
+    never passes: it is answered as if it cost ``L``, the time until the whole limit is free
+    again (everything counted so far has slid out: the rest of this window and the next
+    one). 0 when no identity has to wait (:func:`retry_after` still says 1)."""
     window = quota.window_ms / 1000
+    rest = 1.0 - quota.elapsed
     waits = []
-    for (current, previous), limit in zip(charged.counts, quota.limits):
-        estimate = previous * (1.0 - quota.elapsed) + current
-        if estimate <= limit:
+    for (current, previous), limit, cost in zip(charged.counts, quota.limits,
+                                                  quota.retry_costs()):
+        if cost <= 0:  # not charged, so never checked
             continue
-        if current > limit:  # over on this window alone: wait for the next one
-            waits.append((1.0 - quota.elapsed) * window)
-        else:  # over because of the previous window's weight: until enough has slid out
-            waits.append(max((estimate - limit) / previous * window, 0.001))
-    return max(waits) if waits else 1.0
+        cost = min(cost, limit)  # more than the limit can never pass (see above)
+        if current + cost <= limit:  # until the previous window's weight is low enough
+            room = limit - current - cost
+            if previous > room:
+                waits.append(window * (rest - room / previous))
+        else:  # the rest of this window, then until the current count slides down enough
+            waits.append(window * rest + window * (1.0 - (limit - cost) / current))
+    return max([0.0, *waits])
+
+
+#: A retry at the very instant its estimate comes down to the limit passes in exact arithmetic,
+#: but the script's floating point may find it a rounding error over (limit 2, 12 writes at a
+#: window's start: at 115 s, 12 × (1 − e) + 1 = 2.0000000000000004): a wait of whole seconds,
+#: or up to this much (s) short of them, is answered one second more.
+TIE_S = 1e-6
 
 
 def retry_after(quota: Quota, charged: Charged) -> int:
-    """:func:`wait` in whole seconds, at least 1 (the ``Retry-After`` header)."""
-    return max(1, math.ceil(wait(quota, charged)))
+    """:func:`wait` in whole seconds, rounded up, at least 1 (the ``Retry-After`` header): the
+    same request, tried again that many seconds later with nothing else charged to its
+    identities meanwhile, passes, and a second sooner it would not (but at a tie:
+    :data:`TIE_S`). A request whose cost alone is over a limit never passes (:func:`wait`)."""
+    return max(1, math.ceil(wait(quota, charged) + TIE_S))
 
 
 class QuotaExceeded(CodedError):

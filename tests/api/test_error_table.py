@@ -60,8 +60,10 @@ CASES = [
      {"known": []}),
     (IdempotencyKeyReused(), 422, "idempotency_key_reused", {}),
     (TooManySubscriptions(), 422, "too_many_webhooks", {}),
+    # limit 1, 3 writes, half the window gone: its rest (30 s), then the 3 slide out (60 s)
+    # for the retry's 1 to fit; 90 s exactly is answered 91 (service.store.quota.TIE_S)
     (QuotaExceeded(QUOTA, Charged(True, ((3, 0),))), 429, "rate_limited",
-     {"retry_after_s": 30}),
+     {"retry_after_s": 91}),
     (TooManyStreams("address", 200), 429, "too_many_streams",
      {"per": "address", "max": 200, "retry_after_s": 5}),
     (StoreUnavailable(), 503, "store_unavailable", {}),

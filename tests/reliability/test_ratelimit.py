@@ -105,11 +105,62 @@ def test_window_slides_and_retry_after_is_honest(redis_url, queue_url, wiring):
     assert _act(c, gid, tokens[0]).status_code == 409  # already committed: counted anyway
     res = _act(c, gid, tokens[0])
     _assert_429(res)
-    assert int(res.headers["Retry-After"]) == 60
+    # not 60 (this window's end): the 3 writes still weigh 3 × (1 − e) in the next one and the
+    # retry adds 1, within 2 at e = 2/3: 60 + 40 s, a whole second, which is answered the
+    # next one (service.store.quota.TIE_S)
+    assert int(res.headers["Retry-After"]) == 101
     now[0] += 61  # next window: the previous one still weighs ~(1 - 1/60) * 3
     _assert_429(_act(c, gid, tokens[0]))
     now[0] += 59  # two windows later: free again
     assert _act(c, gid, tokens[0]).status_code == 409
+
+
+#: (setup, then the refusal): times on the limiter's clock, window 60 s, 3 writes per token
+WAITS = {
+    # over on this window alone: 3 writes then a 4th, 10.5 s into a fresh window; in the next
+    # window the 4 still weigh 4 × (1 − e) and the retry adds 1: 49.5 s + 60 × (1 − 2/4)
+    "over on this window alone": ([], 6010.5, 4, 80),
+    # over by the previous window's weight: 3 writes at 6000, then one at 6075.5: 3 × 0.742
+    # + 1 > 3; the retry makes 2 here, so the 3 must weigh 1: until e = 2/3, 24.5 s
+    "over by the previous window": ([6000.0] * 3, 6075.5, 1, 25),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WAITS))
+def test_a_client_that_waits_retry_after_is_accepted_and_a_second_sooner_is_not(
+        redis_url, queue_url, wiring, case):
+    """The promise a client relies on (walk 16, item 7: told 4 s, still refused after 4.3 s,
+    accepted 75 s after its first 429): refused with 429, it waits exactly Retry-After, makes
+    no other request meanwhile, and its retry is accepted. Not pessimistic either: one
+    second sooner, it is still refused. Two seats of one game write the same at the same
+    times, one retrying a second sooner (itself counted), the other on time."""
+    history, at, writes, expect = WAITS[case]
+    app, _, limiter = _app(redis_url, queue_url, wiring, writes_per_minute=3,
+                           ip_writes_per_minute=0, window_seconds=60)
+    now = [6000.0]
+    limiter.clock = lambda: now[0]
+    c = app.test_client()
+    gid, tokens = _game(c)
+    sooner, on_time = tokens[0], tokens[1]
+    for when in history:
+        now[0] = when
+        assert _act(c, gid, sooner).status_code != 429
+        assert _act(c, gid, on_time).status_code != 429
+    now[0] = at
+    headers = []
+    for token in (sooner, on_time):
+        answers = [_act(c, gid, token) for _ in range(writes)]
+        assert [a.status_code == 429 for a in answers] == [False] * (writes - 1) + [True]
+        _assert_429(answers[-1])
+        headers.append(int(answers[-1].headers["Retry-After"]))
+        assert answers[-1].get_json()["error"]["details"]["retry_after_s"] == headers[-1]
+    header = headers[0]
+    assert headers[1] == header
+    now[0] = at + header - 1
+    _assert_429(_act(c, gid, sooner))
+    now[0] = at + header
+    assert _act(c, gid, on_time).status_code in (201, 409)
+    assert header == expect
 
 
 def test_zero_disables_and_env_config(monkeypatch, redis_url, queue_url):
