@@ -283,8 +283,11 @@ def charge_writes(count: int) -> None:
     limiter = current_app.extensions.get("cartouche_ratelimit")
     if limiter is None or count < 1:
         return
-    refused = _refusal(limiter, limiter.quota(_bearer(request.headers.get("Authorization")),
-                                              request.remote_addr, cost=count))
+    quota = limiter.quota(_bearer(request.headers.get("Authorization")), request.remote_addr,
+                          cost=count)
+    if quota is not None:
+        quota.before = 1  # the request itself: its retry is charged it again (Retry-After)
+    refused = _refusal(limiter, quota)
     if refused is not None:
         raise refused
 

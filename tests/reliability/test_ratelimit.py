@@ -163,6 +163,29 @@ def test_a_client_that_waits_retry_after_is_accepted_and_a_second_sooner_is_not(
     assert header == expect
 
 
+def test_a_bulk_creation_waits_for_all_its_games(redis_url, queue_url, wiring):
+    """A bulk of 5 refused with 429: its retry is 5 writes again, the first included (charged
+    when the request came, before its body was read), and Retry-After counts them all."""
+    app, _, limiter = _app(redis_url, queue_url, wiring, writes_per_minute=0,
+                           ip_writes_per_minute=10, window_seconds=60)
+    now = [6010.5]
+    limiter.clock = lambda: now[0]
+    c = app.test_client()
+    headers = []
+    for ip in ("10.0.0.7", "10.0.0.8"):  # the same writes from two addresses
+        assert _bulk(c, 6, ip=ip).status_code == 201
+        res = _bulk(c, 5, ip=ip)  # 7 after its first write, 11 after the other 4
+        _assert_429(res)
+        headers.append(int(res.headers["Retry-After"]))
+    header = headers[0]
+    assert headers[1] == header
+    now[0] += header - 1
+    _assert_429(_bulk(c, 5, ip="10.0.0.7"))
+    now[0] += 1
+    assert _bulk(c, 5, ip="10.0.0.8").status_code == 201
+    assert header == 83  # 49.5 s, then 11 × (1 − e) + 5 <= 10: 60 × (1 − 5/11)
+
+
 def test_zero_disables_and_env_config(monkeypatch, redis_url, queue_url):
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "0")
     monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_IP_WRITES_PER_MINUTE", "0")
