@@ -224,25 +224,25 @@ def _promise_kept(client, tag, limits, history, at, cost=1, stored=0, kinds=(), 
 @pytest.mark.parametrize("case", [
     # over on this window alone: limit 3, 3 writes then a 4th, 10.5 s into a fresh window:
     # 49.5 s + 60 × (1 − 2/4) (it used to say 50)
-    dict(limits=[3], history=[(6010.5, 1, 0)] * 3, at=6010.5, expect=80),
+    {"limits": [3], "history": [(6010.5, 1, 0)] * 3, "at": 6010.5, "expect": 80},
     # over by the previous window's weight: 3 writes at 6000, one at 6075.5: 24.5 s (it used
     # to say 5)
-    dict(limits=[3], history=[(6000, 1, 0)] * 3, at=6075.5, expect=25),
+    {"limits": [3], "history": [(6000, 1, 0)] * 3, "at": 6075.5, "expect": 25},
     # a token at its write limit, not over, and its bytes budget over: the retry puts the
     # writes over too: 19.9 + 60 × (1 − 2/3) for the writes, not 19.9 + 60 × (1 − 800/1040)
     # for the bytes (it used to say 20)
-    dict(limits=[3, 1000], kinds=[WRITES, BYTES], history=[(6001.3, 1, 420)] * 2,
-         at=6040.1, stored=200, expect=40),
+    {"limits": [3, 1000], "kinds": [WRITES, BYTES], "history": [(6001.3, 1, 420)] * 2,
+     "at": 6040.1, "stored": 200, "expect": 40},
     # a cost of 4 writes: 49.5 + 60 × (1 − 6/11)
-    dict(limits=[10], history=[(6010.5, 7, 0)], at=6010.5, cost=4, expect=77),
+    {"limits": [10], "history": [(6010.5, 7, 0)], "at": 6010.5, "cost": 4, "expect": 77},
     # bytes, over by the previous window's weight: 2,000 + 5,000 × (1 − 11.9/60) > 6,000
-    dict(limits=[6000], kinds=[BYTES], history=[(5990.2, 0, 5000)], at=6011.9, stored=2000,
-         expect=None),
+    {"limits": [6000], "kinds": [BYTES], "history": [(5990.2, 0, 5000)], "at": 6011.9,
+     "stored": 2000, "expect": None},
     # bytes, over on this window alone with the retry's 2,500
-    dict(limits=[6000], kinds=[BYTES], history=[(5990.2, 0, 2500), (6003.7, 0, 1700)],
-         at=6011.9, stored=2500, expect=None),
+    {"limits": [6000], "kinds": [BYTES], "history": [(5990.2, 0, 2500), (6003.7, 0, 1700)],
+     "at": 6011.9, "stored": 2500, "expect": None},
     # a short window
-    dict(limits=[2], window=1, history=[(6000.1, 1, 0)] * 2, at=6000.35, expect=None),
+    {"limits": [2], "window": 1, "history": [(6000.1, 1, 0)] * 2, "at": 6000.35, "expect": None},
 ], ids=["this window", "previous weight", "an identity not over", "cost 4",
         "bytes previous weight", "bytes this window", "1 s window"])
 def test_waiting_retry_after_passes_and_a_second_less_does_not(r, case, request):
