@@ -17,11 +17,14 @@ GAME_TYPES = tuple(GAMES)
 
 
 class NotAnInteger(CodedError):
-    """An integer written with a fraction (``3.0``): JSON Schema counts it as an integer, the
-    server does not (HTTP 422 ``not_an_integer``)."""
+    """An integer written with a fraction (``3.0``), or past 64 bits (which JSON reads as a
+    number with one): JSON Schema counts either as an integer, the server does not (HTTP 422
+    ``not_an_integer``)."""
 
-    def __init__(self, field: str) -> None:
-        message = f"{field or 'a field'} takes an integer written without a fraction (3, not 3.0)"
+    def __init__(self, field: str, past_64_bits: bool = False) -> None:
+        name = field or "a field"
+        message = (f"{name} takes an integer of at most 64 bits" if past_64_bits else
+                   f"{name} takes an integer written without a fraction (3, not 3.0)")
         super().__init__("not_an_integer", message, fields_detail(field, message))
 
 
@@ -31,9 +34,9 @@ class JsonInteger(fields.Integer):
     ``not_an_integer``."""
 
     def _deserialize(self, value, attr, data, **kwargs):
-        if type(value) is float and value.is_integer() and abs(value) < 2 ** 53:
-            raise NotAnInteger(attr or "")
-        if type(value) is not int:  # a fraction, or past 64 bits (which JSON reads as a float)
+        if type(value) is float and value.is_integer():
+            raise NotAnInteger(attr or "", past_64_bits=abs(value) >= 2 ** 64)
+        if type(value) is not int:
             raise self.make_error("invalid")
         return value
 
