@@ -158,7 +158,7 @@ def test_the_contract_declares_what_the_stream_and_action_headers_accept(client)
 
 def test_every_operation_documents_its_answer_to_a_malformed_authorization_header(client):
     """A client whose Authorization header is malformed gets, on every operation, a status
-    the contract lists for it (walk 16: two operations answered an undocumented 401)."""
+    the contract lists for it."""
     spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
     game = client.post("/v1/games", json={"type": "diamant", "players": [
         {"name": "a"}, {"name": "b"}, {"name": "c"}]}).get_json()

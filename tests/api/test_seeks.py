@@ -155,7 +155,7 @@ def test_a_claim_that_finds_a_seek_cancelled_deletes_its_game(client, svc, monke
 
     monkeypatch.setattr(svc.seeks.games, "create", create_then_cancel)
     assert seek(client, bob)["status"] == "waiting"
-    assert listed == [0]  # not listed while its claim could still lose (walk 15: 36%)
+    assert listed == [0]  # not listed while its claim could still lose
     assert client.get(f"/v1/seeks/{hers['id']}").get_json()["status"] == "cancelled"
     assert client.get("/v1/games").get_json()["total"] == 0
     assert svc.store.r.keys("cartouche:{*}:meta") == []

@@ -119,7 +119,7 @@ def test_a_post_without_a_body_needs_no_content_type(client):
 def test_an_integer_past_64_bits_is_refused_naming_its_field(client, number):
     """JSON reads an integer past 64 bits as a float. The contract counts it as an integer (no
     maximum), so the refusal is the 422 of a schema-valid request the server does not take,
-    saying why and naming the field (walk 16: "3, not 3.0", and no field name on seeks)."""
+    saying why (not "3, not 3.0") and naming the field, a seek's seat count included."""
     gid, tokens, data = create(client, 3)
     player = client.post("/v1/players", json={"name": "Ada", "kind": "human"}).get_json()
     asked = [
@@ -149,9 +149,9 @@ def test_an_integer_past_64_bits_is_refused_naming_its_field(client, number):
 def test_a_creation_with_a_token_that_names_nobody_is_401_not_anonymous(client, path, body):
     """Where anybody may create (no platform key), a request carrying a player token that
     names no player, or a token that is not one at all (not ASCII), is refused (401
-    invalid_token), not created anonymously for a client that meant to be somebody (walk 16:
-    201, and a table's own seat became an invitation to itself). A seat's token, which names
-    a seat of some game, creates as anybody does."""
+    invalid_token), not created anonymously for a client that meant to be somebody (a
+    table's own seat would become an invitation to itself). A seat's token, which names a
+    seat of some game, creates as anybody does."""
     for token in ("cp_" + "A" * 43, "t\u00f6k\u00e9n"):
         r = client.post(path, json=body, headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 401 and code(r) == "invalid_token", (token, r.get_json())

@@ -129,8 +129,7 @@ WAITS = {
 @pytest.mark.parametrize("case", sorted(WAITS))
 def test_a_client_that_waits_retry_after_is_accepted_and_a_second_sooner_is_not(
         redis_url, queue_url, wiring, case):
-    """The promise a client relies on (walk 16, item 7: told 4 s, still refused after 4.3 s,
-    accepted 75 s after its first 429): refused with 429, it waits exactly Retry-After, makes
+    """The promise a client relies on: refused with 429, it waits exactly Retry-After, makes
     no other request meanwhile, and its retry is accepted. Not pessimistic either: one
     second sooner, it is still refused. Two seats of one game write the same at the same
     times, one retrying a second sooner (itself counted), the other on time."""
@@ -428,8 +427,7 @@ def test_the_counters_names_are_the_windows_and_kept_for_a_bounded_number_of_cli
 def test_a_tournament_is_charged_at_its_creation_for_every_game_it_will_play(redis_url,
                                                                              queue_url):
     """Its creation stores its first round, and its workers every later round: the creator's
-    budget of bytes stored is charged for all of them before anything is written (walk 16:
-    tournaments of 64 games were not charged at all)."""
+    budget of bytes stored is charged for all of them before anything is written."""
     app, r, _ = _app(redis_url, queue_url, IN_THE_APPEND, writes_per_minute=0,
                      ip_writes_per_minute=0, stored_bytes_per_minute=0,
                      ip_stored_bytes_per_minute=0)

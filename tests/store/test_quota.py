@@ -39,20 +39,20 @@ def _passes(limit, cost, current, previous, elapsed, t, window=W):
 def test_over_on_this_window_alone_waits_for_its_count_to_slide_in_the_next():
     """Limit 3, a 4th write 10.5 s into a fresh window: the rest of the window (49.5 s) does
     not do, the 4 writes then weigh 4 × (1 − e) and the retry adds 1: 4 × (1 − e) + 1 <= 3 at
-    e = 1/2, 30 s later. (It used to say 50, and the retry then was refused again.)"""
+    e = 1/2, 30 s later. (The rest of the window alone, 50 s, is too soon.)"""
     e = 10.5 / W
     q = _quota([3], e)
     charged = Charged(True, ((4, 0),))
     assert wait(q, charged) == pytest.approx(49.5 + 30)
     assert retry_after(q, charged) == 80
-    assert not _passes(3, 1, 4, 0, e, 50)  # the old answer
+    assert not _passes(3, 1, 4, 0, e, 50)  # the rest of the window alone
     assert not _passes(3, 1, 4, 0, e, 79) and _passes(3, 1, 4, 0, e, 80)
 
 
 def test_over_by_the_previous_windows_weight_waits_for_it_to_slide_below_the_room_left():
     """Limit 3, 3 writes in the previous window, one now, 15 s in: 3 × 0.75 + 1 > 3. The retry
     makes 2 writes in this window, so the previous 3 must weigh at most 1: e = 2/3, 25 s later
-    (it used to say 5: until 3 × (1 − e) + 1 <= 3, the retry itself forgotten)."""
+    (not 5, until 3 × (1 − e) + 1 <= 3: that forgets the retry's own write)."""
     q = _quota([3], 0.25)
     charged = Charged(True, ((1, 3),))
     assert wait(q, charged) == pytest.approx(25)
@@ -223,14 +223,14 @@ def _promise_kept(client, tag, limits, history, at, cost=1, stored=0, kinds=(), 
 
 @pytest.mark.parametrize("case", [
     # over on this window alone: limit 3, 3 writes then a 4th, 10.5 s into a fresh window:
-    # 49.5 s + 60 × (1 − 2/4) (it used to say 50)
+    # 49.5 s + 60 × (1 − 2/4) (not the rest of the window alone, 50)
     {"limits": [3], "history": [(6010.5, 1, 0)] * 3, "at": 6010.5, "expect": 80},
-    # over by the previous window's weight: 3 writes at 6000, one at 6075.5: 24.5 s (it used
-    # to say 5)
+    # over by the previous window's weight: 3 writes at 6000, one at 6075.5: 24.5 s (the
+    # retry's own write counted)
     {"limits": [3], "history": [(6000, 1, 0)] * 3, "at": 6075.5, "expect": 25},
     # a token at its write limit, not over, and its bytes budget over: the retry puts the
     # writes over too: 19.9 + 60 × (1 − 2/3) for the writes, not 19.9 + 60 × (1 − 800/1040)
-    # for the bytes (it used to say 20)
+    # for the bytes
     {"limits": [3, 1000], "kinds": [WRITES, BYTES], "history": [(6001.3, 1, 420)] * 2,
      "at": 6040.1, "stored": 200, "expect": 40},
     # a cost of 4 writes: 49.5 + 60 × (1 − 6/11)
