@@ -647,9 +647,9 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
         ok = status is not None and 200 <= status < 300
         until = attempted(client, sub_id, ok, item.get("pause") or [PAUSE_AFTER, PAUSE_S,
                                                                    PAUSE_MAX_S])
-        metrics.WEBHOOK_ATTEMPTS.labels(
-            "delivered" if ok else "abandoned" if attempt >= int(item["max_attempts"])
-            else "retry_scheduled").inc()
+        outcome = ("delivered" if ok else "abandoned" if attempt >= int(item["max_attempts"])
+                   else "retry_scheduled")
+        metrics.WEBHOOK_ATTEMPTS.labels(outcome).inc()
         if until:
             metrics.WEBHOOK_PAUSES.inc()
             log.warning("webhooks: %s failed attempts in a row to %s: its deliveries wait "
@@ -658,12 +658,11 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
         entry = {"at": rfc3339(int(time.time() * 1000)), "delivery_id": delivery["id"],
                  "game_id": game_id, "versions": versions, "attempt": attempt,
                  "status_code": status, "error": None if ok else (error or f"HTTP {status}"),
-                 "outcome": "delivered"}
+                 "outcome": outcome}
         sent += 1
         client.pexpire(lock, LOCK_MS)
-        if ok or attempt >= int(item["max_attempts"]):
-            if not ok:
-                entry["outcome"] = "abandoned"
+        if outcome != "retry_scheduled":
+            if outcome == "abandoned":
                 log.warning("webhooks: abandoned delivery %s of %s v%s to %s after %s attempts",
                             delivery["id"], game_id, versions, sub_id, attempt)
             store.record(sub_id, entry)
@@ -672,7 +671,6 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
             client.delete(head)
             continue
         delay = float(item["base_s"]) * 2 ** (attempt - 1)
-        entry["outcome"] = "retry_scheduled"
         entry["next_attempt_in_s"] = delay
         store.record(sub_id, entry)
         client.hset(head, mapping={"id": delivery["id"], "attempts": attempt,
