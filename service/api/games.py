@@ -159,10 +159,10 @@ def player_or_none(token: str | None) -> str | None:
     """The player a token names; None without a token or with another kind of token (a seat's:
     they are told apart by game). A player token that names nobody is refused (401), rather
     than read as no token: the request would otherwise go on anonymously."""
-    if token is None:
+    if token is None or not token.startswith(TOKEN_PREFIX):  # (player tokens all carry it)
         return None
     player = service().player_for_token(token)
-    if player is None and token.startswith(TOKEN_PREFIX):
+    if player is None:
         raise InvalidToken("this player token belongs to no player")
     return player
 
