@@ -126,6 +126,23 @@ def app_without_worker(redis_url, queue_url, **options):
     return create_app(config, webhook_queue=queues, **options), queues
 
 
+def three_commands_queued(redis_url, queue_url, receiver, path):
+    """An app whose webhook jobs nobody takes, a subscription to ``receiver`` at ``path``, and
+    a game whose three seats have each made a command: the client, the delivery jobs' queue,
+    the subscription, the game's id and its seat tokens."""
+    from rq import Queue
+
+    from service.webhooks import QUEUE
+
+    app, queues = app_without_worker(redis_url, queue_url, scheduler=NullScheduler())
+    client = app.test_client()
+    sub = subscribe(client, receiver.url + path)
+    gid, tokens = new_game(client)
+    for seat in range(3):
+        assert act(client, gid, tokens[seat], "continue").status_code == 201
+    return client, Queue(QUEUE, connection=queues), sub, gid, tokens
+
+
 def subscribe(client, url, **filters):
     r = client.post("/v1/webhooks", json={"url": url, **filters}, headers=PLATFORM)
     assert r.status_code == 201, r.get_json()
@@ -491,17 +508,10 @@ def test_one_delivery_job_waits_in_the_queue_per_subscription_and_game(redis_url
     """No worker serves these queues: the commands of a game queue one delivery job for a
     subscription, not one each; that job sends them all, and a command after it started
     queues the next."""
-    from rq import Queue
+    from service.webhooks import drain
 
-    from service.webhooks import QUEUE, drain
-
-    app, queues = app_without_worker(redis_url, queue_url, scheduler=NullScheduler())
-    client = app.test_client()
-    sub = subscribe(client, receiver.url + "/one")
-    gid, tokens = new_game(client)
-    for seat in range(3):
-        assert act(client, gid, tokens[seat], "continue").status_code == 201
-    queue = Queue(QUEUE, connection=queues)
+    client, queue, sub, gid, tokens = three_commands_queued(redis_url, queue_url, receiver,
+                                                            "/one")
     assert queue.job_ids and [j.args for j in queue.jobs] == [(sub["id"], gid)]
     store = redis.Redis.from_url(redis_url)
     assert drain(store, queue, sub["id"], gid) == "empty"
@@ -519,17 +529,10 @@ def test_a_queue_far_behind_holds_one_delivery_job_per_subscription_and_game(
     """The workers far behind (slow receivers keep them busy): neither the sweep, finding the
     outbox stale while its job still waits, nor a job that hands over to a fresh one queues
     a second job for the game's deliveries."""
-    from rq import Queue
-
     from service import webhooks
 
-    app, queues = app_without_worker(redis_url, queue_url, scheduler=NullScheduler())
-    client = app.test_client()
-    sub = subscribe(client, receiver.url + "/far")
-    gid, tokens = new_game(client)
-    for seat in range(3):
-        assert act(client, gid, tokens[seat], "continue").status_code == 201
-    queue = Queue(webhooks.QUEUE, connection=queues)
+    client, queue, sub, gid, tokens = three_commands_queued(redis_url, queue_url, receiver,
+                                                            "/far")
     store = redis.Redis.from_url(redis_url)
     assert [j.args for j in queue.jobs] == [(sub["id"], gid)]
     later = webhooks._ms() + webhooks.STALE_MS + 1
