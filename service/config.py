@@ -122,6 +122,8 @@ class Config:
     lobby_ttl_s: int = 3600
     #: Notifications kept per player stream (a reconnect within them misses nothing).
     player_stream_max: int = 1000
+    #: Tables and games listed per player as waiting or running (``GET /v1/players/me``).
+    player_games_max: int = 1000
     #: Rated games before a player leaves a leaderboard's provisional list.
     rating_min_games: int = 5
     #: A seek still waiting this long after it opened expires.
@@ -184,6 +186,7 @@ class Config:
             verify_concurrency=_int("CARTOUCHE_VERIFY_CONCURRENCY", 2),
             lobby_ttl_s=_int("CARTOUCHE_LOBBY_TTL_S", 3600),
             player_stream_max=_int("CARTOUCHE_PLAYER_STREAM_MAX", 1000),
+            player_games_max=_int("CARTOUCHE_PLAYER_GAMES_MAX", 1000, least=1),
             rating_min_games=_int("CARTOUCHE_RATING_MIN_GAMES", 5),
             seek_ttl_s=_int("CARTOUCHE_SEEK_TTL_S", 600),
             seeks_per_player=_int("CARTOUCHE_SEEKS_PER_PLAYER", 20),

@@ -167,7 +167,8 @@ class GameService:
                    lobby_ttl_s=config.lobby_ttl_s,
                    max_events_per_game=config.max_events_per_game,
                    idle_abort_s=config.idle_abort_s,
-                   player_store=PlayerStore(client, stream_max=config.player_stream_max),
+                   player_store=PlayerStore(client, stream_max=config.player_stream_max,
+                                             games_max=config.player_games_max),
                    rating_store=RatingStore(client, min_games=config.rating_min_games),
                    seek_limits=SeekLimits(config.seek_ttl_s, config.seeks_per_player,
                                           config.seeks_max),
@@ -226,14 +227,18 @@ class GameService:
         return self.ratings.leaderboard(rating_type, offset, limit,
                                         self.player_store.get_many, provisional_offset)
 
-    def player_games(self, player_id: str, limit: int = 100) -> list[dict]:
-        """The tables and games a player is in, newest first (``limit`` at most): ``{"id",
-        "type", "status", "seats"}``."""
+    def player_games(self, player_id: str) -> list[dict]:
+        """The tables and games a player is in, waiting or running, newest first (the player's
+        list keeps the newest ``CARTOUCHE_PLAYER_GAMES_MAX``): ``{"id", "type", "status",
+        "seats"}``. A game gone from the store, or over whose end the list missed, is taken
+        out of the list here."""
         out = []
-        for game_id in self.player_store.game_ids(player_id, limit):
+        for game_id in self.player_store.game_ids(player_id, self.player_store.games_max):
             try:
                 table = self._loader.load(game_id)
             except NotFound:  # gone from the store
+                table = None
+            if table is None or table.over:
                 self.player_store.remove_game(player_id, game_id)
                 continue
             out.append({"id": game_id, "type": table.game.type_id, "status": table.status,

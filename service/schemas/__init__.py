@@ -564,7 +564,9 @@ class PlayerProfileSchema(Strict):
     stats = fields.Dict(keys=fields.String(), values=fields.Nested(PlayerStatsSchema),
                         required=True, metadata={"description": "per game type"})
     games = fields.List(fields.Nested(PlayerGameSchema), metadata={
-        "description": "GET /v1/players/me only: the tables and games the player is in"})
+        "description": "GET /v1/players/me only: every table and game the player is in that is "
+                       "waiting or running, newest first (up to CARTOUCHE_PLAYER_GAMES_MAX, "
+                       "1000: past it the oldest drop out of the list)"})
     seeks = fields.List(fields.Nested(lambda: SeekSchema()), metadata={
         "description": "GET /v1/players/me only: the player's waiting seeks"})
 

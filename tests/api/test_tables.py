@@ -442,3 +442,36 @@ def test_a_tables_clock_starts_with_the_game(client):
     assert view["status"] == "active"
     assert all(a["deadline_at"] is not None for a in view["awaiting"]) and view["awaiting"]
     assert all(ms is not None and ms > 590_000 for ms in view["clock"]["remaining_ms"])
+
+
+def test_me_lists_every_waiting_or_running_game_up_to_its_cap(redis_url, queue_url):
+    """A bot resynchronising from /me after a gap finds every game it is in: not only the
+    newest hundred, and none that is over."""
+    from service.app import create_app
+    from service.config import Config
+    from service.store.players import games as games_key
+
+    def me(client, who):
+        return [g["id"] for g in client.get("/v1/players/me",
+                                            headers=auth(who["token"])).get_json()["games"]]
+
+    client = create_app(Config(redis_url=redis_url, queue_url=queue_url)).test_client()
+    ada = player(client)
+    made = [table(client, ada, [{"player": ada["id"]}, {"open": True}, {"open": True}])["id"]
+            for _ in range(105)]
+    assert me(client, ada) == made[::-1]
+    # a game that ended while the list missed it (its removal lost) is left out, and dropped
+    gone = made[0]
+    assert client.post(f"/v1/games/{gone}/leave", json={"seat": 0},
+                       headers=auth(ada["token"])).status_code == 200
+    svc = client.application.extensions["cartouche"]
+    svc.player_store.r.zadd(games_key(ada["id"]), {gone: 1})
+    assert gone not in me(client, ada)
+    assert svc.player_store.game_ids(ada["id"], 1000) == made[1:][::-1]
+
+    capped = create_app(Config(redis_url=redis_url, queue_url=queue_url,
+                               player_games_max=3)).test_client()
+    bob = player(capped, "Bob")
+    newest = [table(capped, bob, [{"player": bob["id"]}, {"open": True}, {"open": True}])["id"]
+              for _ in range(5)][-3:]
+    assert me(capped, bob) == newest[::-1]
