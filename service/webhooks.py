@@ -68,6 +68,9 @@ OUTBOX_TTL_S = 7 * 24 * 3600
 PENDING_MAX = 1000
 #: Deliveries one job sends before it hands over to a fresh job (other jobs get a turn).
 BATCH = 20
+#: Seconds of attempts after which one job hands over (after its first attempt): a worker
+#: looks at its other queues (bots, clocks, expiries) between two attempts to a slow receiver.
+BATCH_S = 1.0
 #: The most versions one gap-filling delivery carries (:func:`filler`): a larger gap (the
 #: oldest deliveries dropped past PENDING_MAX) stays a gap.
 FILL_MAX = 500
@@ -576,7 +579,7 @@ def drain(client: redis.Redis, queue, sub_id: str, game_id: str, retry: bool = F
 
 def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, head,
                   fill) -> str:
-    sent = 0
+    sent, started = 0, time.monotonic()
     done_key, end_key = key_sent(sub_id, game_id), key_end(sub_id, game_id)
     while True:
         sub = store.get(sub_id)
@@ -625,7 +628,8 @@ def _drain_locked(client, store, queue, sub_id, game_id, retry, lock, outbox, he
                 return "waiting"
             time.sleep(wait)
         retry = False
-        if sent >= BATCH:  # let other jobs run; a fresh job continues (or one queued since)
+        if sent >= BATCH or (sent and time.monotonic() - started >= BATCH_S):
+            # let other jobs run; a fresh job continues (or one queued since)
             _queue_job(client, queue, sub_id, game_id)
             return "continued"
         timeout_s = float(item.get("timeout_s", TIMEOUT_S))

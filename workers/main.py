@@ -33,7 +33,7 @@ from rq.command import send_command
 
 from service import embedded, logs
 from service.config import env_count
-from service.jobs import QUEUES
+from service.jobs import QUEUES, WEBHOOK_QUEUE
 
 log = logging.getLogger("cartouche.worker")
 
@@ -207,7 +207,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="also run RQ's scheduler (jobs enqueued for later)")
     parser.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     parser.add_argument("--name", default=None, help="worker name (default: random)")
+    parser.add_argument("--queues", default=",".join(QUEUES),
+                        help="the queues this worker serves, comma separated, first served "
+                             f"first (default: all, {','.join(QUEUES)}); e.g. a worker of its "
+                             f"own for {WEBHOOK_QUEUE}, so that no delivery ever holds back a "
+                             "bot or a clock")
     args = parser.parse_args(argv)
+    queues = [q.strip() for q in args.queues.split(",") if q.strip()]
+    if not queues or set(queues) - set(QUEUES):
+        print(f"worker: --queues takes some of {', '.join(QUEUES)}", file=sys.stderr)
+        return 2
     url = os.environ.get("QUEUE_URL") or os.environ.get("REDIS_URL")
     if not url:
         print("worker: REDIS_URL (or QUEUE_URL) is not set", file=sys.stderr)
@@ -239,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         # a name whose worker did not record its end.
         k = next(made)
         name = f"{args.name}-{k}" if args.name is not None and k else args.name
-        return Worker([Queue(q, connection=conn) for q in QUEUES], connection=conn, name=name)
+        return Worker([Queue(q, connection=conn) for q in queues], connection=conn, name=name)
 
     _take_stop_signals()  # until RQ's loop has its own handlers
     _children_die_with_the_worker()
@@ -249,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.with_scheduler:
             watch_scheduler(current,
                             float(os.environ.get("CARTOUCHE_SCHEDULER_WATCH_SECONDS", "5")))
-    log.info("worker %s on queues %s%s", current.worker.name, ", ".join(QUEUES),
+    log.info("worker %s on queues %s%s", current.worker.name, ", ".join(queues),
              " with the scheduler" if args.with_scheduler else "")
     return run(current, make_worker, conn, with_scheduler=args.with_scheduler, burst=args.burst,
                logging_level=os.environ.get("CARTOUCHE_RQ_LOG_LEVEL", "WARNING").upper())

@@ -893,7 +893,7 @@ def test_a_dead_receiver_takes_one_attempt_a_pause_whatever_the_games(wc, whapp,
 def test_a_worker_takes_delivery_jobs_only_when_no_other_job_waits(redis_url, queue_url,
                                                                   receiver, monkeypatch):
     """Deliveries queued for many games, then an expiry-like job: the worker runs that job
-    first, and the bot and clock queue's before it (a slow receiver never delays them)."""
+    first, and the bot and clock queue's before it (they never wait behind queued deliveries)."""
     from rq import Queue, SimpleWorker
 
     from service.jobs import BOT_QUEUE, DEFAULT_QUEUE, QUEUES
@@ -949,3 +949,39 @@ def test_a_subscription_deleted_during_an_attempt_leaves_no_log_or_health_behind
     assert outcome == "gone"
     assert store.keys(f"cartouche:webhooks:*{sub['id']}*") == []
     store.close()
+
+
+@pytest.mark.unswept
+def test_a_bot_job_queued_during_a_slow_attempt_runs_before_the_next_attempt(
+        redis_url, queue_url, receiver, monkeypatch):
+    """A receiver that answers in time but slowly, and a game with four deliveries waiting:
+    the delivery job hands over after an attempt that used up its time (``BATCH_S``), so a
+    bot's job queued meanwhile runs next, not after every delivery of the game."""
+    from rq import Queue, SimpleWorker
+
+    from service import webhooks
+    from service.jobs import BOT_QUEUE, QUEUES
+    from workers import jobs
+
+    client, queue, sub, gid, tokens = three_commands_queued(redis_url, queue_url, receiver,
+                                                            "/slow-in-time")
+    monkeypatch.setattr(jobs, "_service", client.application.extensions["cartouche"])
+    monkeypatch.setattr(webhooks, "BATCH_S", 0.2)
+    posted, bot_jobs = [], []
+    bots = Queue(BOT_QUEUE, connection=queue.connection)
+
+    def post(url, body, headers, timeout_s):
+        if not posted:  # a bot's turn comes while the first attempt waits for its answer
+            bot_jobs.append(bots.enqueue("os.getppid"))
+        posted.append(json.loads(body)["first_version"])
+        time.sleep(0.25)
+        return 200, None
+
+    monkeypatch.setattr(webhooks, "post", post)
+    worker = SimpleWorker([Queue(q, connection=queue.connection) for q in QUEUES],
+                          connection=queue.connection)
+    worker.work(burst=True, max_jobs=2)
+    assert bot_jobs[0].get_status(refresh=True) == "finished"
+    assert posted == [1]  # the bot's job ran after one attempt
+    worker.work(burst=True)
+    assert posted == [1, 4, 5, 6]  # the rest, in order, by the next jobs
