@@ -56,6 +56,11 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     # headers (api.viewer.send_static)
     app = fastpaths.LeanFlask(__name__, static_folder=None)
     _observe(app, ops)  # first: its hooks see every request, whatever the others answer
+    if ops.cors_origins:  # next: its hook runs after every other but observe's, so an answer
+        from flask_cors import CORS  # a later hook replaces (a 429) carries the headers too
+
+        CORS(app, origins=list(ops.cors_origins), allow_headers=CORS_ALLOW_HEADERS,
+             expose_headers=CORS_EXPOSE_HEADERS, max_age=CORS_MAX_AGE_S)
     app.json = api_pkg.OrjsonProvider(app)
     app.config.update(API_SETTINGS)
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes
@@ -110,11 +115,6 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     docs.register(app, api)
     viewer.register(app)
     bench.register(app)  # POST /bench/append/<key> only with CARTOUCHE_BENCH_ENDPOINTS=1
-    if ops.cors_origins:
-        from flask_cors import CORS
-
-        CORS(app, origins=list(ops.cors_origins), allow_headers=CORS_ALLOW_HEADERS,
-             expose_headers=CORS_EXPOSE_HEADERS, max_age=CORS_MAX_AGE_S)
     fastpaths.install_action_route(app, ops.access_log)  # last: it checks the app's hooks
     return app
 

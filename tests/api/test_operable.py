@@ -59,6 +59,25 @@ def test_a_preflight_from_an_allowed_origin_gets_the_cors_headers(redis_url, que
     assert {"Retry-After", "X-Request-ID"} <= exposed
 
 
+def test_a_refused_action_over_the_write_limit_is_a_429_a_page_can_read(redis_url, queue_url,
+                                                                          monkeypatch):
+    """An action that never reaches its append (an illegal one, a replay) is counted after its
+    answer is made; over the limit that answer becomes the 429, and it carries the CORS
+    headers as every other answer does (else the page sees a network error, not the 429)."""
+    monkeypatch.setenv("CARTOUCHE_RATE_LIMIT_WRITES_PER_MINUTE", "3")
+    client = app_with(redis_url, queue_url, cors_origins=(ALLOWED,)).test_client()
+    gid, tokens, _ = create(client, 3)  # (the seat token's own limit counts the actions)
+    seat = auth(tokens[0]) | {"Origin": ALLOWED}
+    answers = [client.post(f"/v1/games/{gid}/actions", headers=seat,
+                           json={"action": {"type": "decide", "choice": "maybe"}})
+               for _ in range(5)]
+    assert [r.status_code for r in answers] == [422, 422, 422, 429, 429]
+    for r in answers:
+        assert r.headers["Access-Control-Allow-Origin"] == ALLOWED
+    assert "Retry-After" in answers[-1].headers
+    assert "Retry-After" in answers[-1].headers["Access-Control-Expose-Headers"]
+
+
 def test_a_preflight_from_another_origin_gets_no_cors_header(redis_url, queue_url):
     client = app_with(redis_url, queue_url, cors_origins=(ALLOWED,)).test_client()
     r = client.options("/v1/games", headers={"Origin": "https://evil.example", **PREFLIGHT})
