@@ -11,9 +11,10 @@ again) and the events they produce, all about seats, before the rules' first eve
 - ``{"shell": "join", "seat", "name", "player"}`` -> ``SeatJoined {"name", "player"}``, and
   when no seat is left unfilled ``GameStarted {"players": [entries]}`` (the rules' setup
   follows, drawn as any game's: ``Rng(seed, 1)``);
-- ``{"shell": "leave", "seat"}`` -> ``SeatLeft {}`` (the seat returns to what it was at
-  creation, or becomes open), and ``GameAborted {"by": seat, "reason": "empty"}`` when no
-  human seat is held any more;
+- ``{"shell": "leave", "seat"}`` -> ``SeatLeft {}`` (a seat its invited player leaves is
+  reserved for it again; any other becomes open: a seat reserved for a player was taken by
+  another only once that player declined it), and ``GameAborted {"by": seat, "reason":
+  "empty"}`` when no human seat is held any more;
 - ``{"shell": "decline", "seat", "player"}`` -> ``SeatDeclined {"player"}``: the seat becomes
   open, or with ``on_decline: "abort"`` ``GameAborted {"by": seat, "reason": "declined"}``.
 """
@@ -153,8 +154,9 @@ class Lobby:
                 entry["player"] = ev["data"]["player"]
             self.seats[seat] = entry
         elif kind == "SeatLeft":
-            self.seats[seat] = (dict(self.created[seat]) if unfilled(self.created[seat])
-                                else dict(OPEN_SEAT))
+            made, leaver = self.created[seat], self.seats[seat].get("player")
+            invited_back = made.get("invited") is not None and made["invited"] == leaver
+            self.seats[seat] = dict(made) if invited_back else dict(OPEN_SEAT)
         elif kind == "SeatDeclined":
             self.seats[seat] = dict(OPEN_SEAT)
         elif kind == "GameAborted":

@@ -79,7 +79,7 @@ SHELL_EVENT_SCHEMAS: dict[str, dict] = {
     "SeatLeft": {
         "type": "object",
         "description": "The seat's holder left the table before it started: the seat is open "
-                       "again (or reserved again for its invited player).",
+                       "again (reserved again when its invited player left it).",
         "properties": {},
         "additionalProperties": False,
     },

@@ -120,6 +120,28 @@ def test_invitations_reserved_seats_and_decline(client):
     assert r.status_code == 201 and r.get_json()["status"] == "active"
 
 
+def test_a_declined_seat_stays_open_when_its_next_holder_leaves(client):
+    """Bob declines his seat; Cy takes it and leaves: the seat is open for anyone (Dan), not
+    reserved for Bob again. A seat its invited player leaves is reserved for it again."""
+    ada, bob, cy, dan = (player(client, n) for n in ("Ada", "Bob", "Cy", "Dan"))
+    gid = table(client, ada, [{"player": ada["id"]}, {"player": bob["id"]},
+                              {"player": cy["id"]}, {"open": True}])["id"]
+    assert join(client, gid, cy).status_code == 201
+    r = client.post(f"/v1/games/{gid}/leave", headers=auth(cy["token"]))
+    assert r.get_json()["players"][2].get("invited") == cy["id"]  # Cy's own: reserved again
+    assert client.post(f"/v1/games/{gid}/decline", headers=auth(bob["token"])).status_code == 200
+    assert join(client, gid, dan, seat=1).status_code == 201
+    r = client.post(f"/v1/games/{gid}/leave", headers=auth(dan["token"]))
+    seat = r.get_json()["players"][1]
+    assert seat["controller"] == "open" and "invited" not in seat
+    r = join(client, gid, None, name="Anon", seat=1)
+    assert r.status_code == 201
+    for token in (r.get_json()["token"], ada["token"]):  # the table empties: aborted
+        r = client.post(f"/v1/games/{gid}/leave", headers=auth(token))
+    assert r.get_json()["status"] == "aborted"
+    assert verify(client.get(f"/v1/games/{gid}/export").get_json())["valid"]
+
+
 def test_decline_can_abort_the_table(client):
     ada, bob = player(client, "Ada"), player(client, "Bob")
     gid = table(client, ada, [{"player": ada["id"]}, {"player": bob["id"]},
