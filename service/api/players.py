@@ -104,15 +104,18 @@ STREAM_ID_OR_EMPTY = f"^({STREAM_ID.pattern})?$"
 @blp.route("/me/events/stream")
 @blp.doc(operationId="streamPlayerEvents", responses={"200": {
     "description": "text/event-stream: one message per notice, `id:` = its stream id "
-                   "(`<ms>-<seq>`), `event:` = its kind (`invitation`, `game_start`, "
-                   "`your_turn`, `game_finish`); first an `event: gap` (no id) when notices "
-                   "after the resume id were dropped; keep-alive comments; never ends",
+                   "(`<ms>-<seq>`), `event:` = its kind (`invitation`, `seek_matched`, "
+                   "`game_start`, `your_turn`, `game_finish`, `rating`); first an "
+                   "`event: gap` (no id) when notices after the resume id were dropped; "
+                   "keep-alive comments; never ends",
     "content": {"text/event-stream": {"schema": {
         "type": "object",
-        "description": "each message's data: invitation {game_id, type, from}, game_start "
-                       "{game_id, seat, type}, your_turn {game_id, seat, version, deadline_at}, "
-                       "game_finish {game_id, status, result} (a duplicate deal's games: "
-                       "once the deal is recorded), gap {after, oldest}"}}}}},
+        "description": "each message's data: invitation {game_id, type, from}, "
+                       "seek_matched {seek_id, game_id}, game_start {game_id, seat, type}, "
+                       "your_turn {game_id, seat, version, deadline_at}, game_finish "
+                       "{game_id, status, result} (a duplicate deal's games: once the deal "
+                       "is recorded), rating {type, game_id, before, after} (before and "
+                       "after: {mu, sigma, ordinal, games}), gap {after, oldest}"}}}}},
     parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
                  "schema": {"type": "string", "pattern": STREAM_ID_OR_EMPTY},
                  "description": "resume after this notice (the last `id:` received; empty: "

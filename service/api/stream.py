@@ -53,6 +53,11 @@ def resume_after(parse: Callable[[str], Position], start: Position, what: str) -
         raise MalformedRequest("invalid_last_event_id", what) from None
 
 
+def resumed() -> bool:
+    """Whether the request names a position to resume after (``Last-Event-ID``, ``?after=``)."""
+    return bool(request.headers.get("Last-Event-ID") or request.args.get("after"))
+
+
 def app_hubs(name: str, source: Callable[[GameService, StreamFollower], Source]) -> Hubs:
     """This app's hubs of one kind of stream, made on first use (in the worker process: after
     gevent's patching) with ``source(service, follower)``."""
@@ -67,7 +72,13 @@ def app_hubs(name: str, source: Callable[[GameService, StreamFollower], Source])
 def event_stream(hubs: Hubs, key: str, viewer: Viewer, after: Position) -> Response:
     """The ``text/event-stream`` response following ``key`` after ``after``, counted against
     this process's stream caps (``streamcaps.py``: a 429 or 503 past them) until it is
-    closed."""
+    closed. A stream resumed at or after its end (the end event's id: a browser's
+    ``EventSource`` reconnecting once the server closed it) is a 204, which tells an
+    ``EventSource`` to stop, not the end event again."""
+    if resumed() and hubs.source.settle(key, after, None)[0] is not None:
+        nothing_more = Response(status=204)
+        del nothing_more.headers["Content-Type"]
+        return nothing_more
     give_back = current_app.extensions["cartouche_stream_caps"].take(bearer_token(),
                                                                       request.remote_addr)
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -77,6 +88,11 @@ def event_stream(hubs: Hubs, key: str, viewer: Viewer, after: Position) -> Respo
     response.call_on_close(metrics.stream_opened(
         "player" if request.blueprint == "players" else "game"))
     return response
+
+
+#: The answer to a stream resumed at or after its end, as the contract documents it.
+ENDED = ("resumed at or after the end event's id (a browser's EventSource reconnecting after "
+         "the end): nothing more; EventSource stops reconnecting on a 204")
 
 
 #: The largest version a stream resumes after (the largest integer JSON carries exactly).
@@ -112,8 +128,8 @@ RESUME_AFTER_VERSION = [{"in": "header", "name": "Last-Event-ID", "required": Fa
     "description": "text/event-stream: `event: game_event` (id = version) ... `event: end`",
     "content": {"text/event-stream": {"schema": {
         "type": "object", "description": "each event's data: an event (game_event) or "
-                                         "{status, version, result} (end)"}}}}},
-    parameters=RESUME_AFTER_VERSION)
+                                         "{status, version, result} (end)"}}}},
+    "204": {"description": ENDED}}, parameters=RESUME_AFTER_VERSION)
 @blp.alt_response(400, schema="Error", description="bad Last-Event-ID")
 @blp.alt_response(401, schema="Error", description="bad token")
 @blp.alt_response(404, schema="Error", description="unknown game")

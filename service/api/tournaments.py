@@ -19,7 +19,7 @@ from . import Blueprint, json_response, ratelimit
 from .errors import STORE_DOC, alt_errors
 from .games import _require_creator, service
 from .hub import sse
-from .stream import (CAPPED, RESUME_AFTER_VERSION, _version, app_hubs, event_stream,
+from .stream import (CAPPED, ENDED, RESUME_AFTER_VERSION, _version, app_hubs, event_stream,
                      resume_after)
 
 blp = Blueprint("tournaments", __name__, url_prefix="/v1/tournaments",
@@ -192,8 +192,8 @@ class TournamentSource:
 @blp.doc(operationId="streamTournament", responses={"200": {
     "description": "text/event-stream: `event: tournament_event` (id = version; data: the "
                    "event and the standings after it) ... `event: end` (the final standings)",
-    "content": {"text/event-stream": {"schema": {"type": "object"}}}}},
-    parameters=RESUME_AFTER_VERSION)
+    "content": {"text/event-stream": {"schema": {"type": "object"}}}},
+    "204": {"description": ENDED}}, parameters=RESUME_AFTER_VERSION)
 @blp.alt_response(400, schema="Error", description="bad Last-Event-ID")
 @blp.alt_response(401, schema="Error", description="a malformed Authorization header")
 @blp.alt_response(404, schema="Error", description="`tournament_not_found`")

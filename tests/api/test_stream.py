@@ -87,6 +87,14 @@ def test_stream_is_complete_ordered_redacted_and_ends(live_url):
     others = [data for ev, _, data in replayed if ev == "game_event"
               and data["type"] == "ChoiceCommitted" and data["seat"] != 1]
     assert others and all(d["data"].get("choice") in ("continue", "return") for d in others)
+    # a browser's EventSource reconnects once the server closes after the end, with the end's
+    # id: a 204 tells it to stop (it would get the end event again, and reconnect, for ever)
+    assert events[-1][1] == final["version"]
+    r = requests.get(f"{live_url}/v1/games/{gid}/events/stream",
+                     headers={"Last-Event-ID": str(final["version"])}, timeout=10)
+    assert r.status_code == 204 and r.content == b""
+    earlier, _ = collect(live_url, gid, last_id=final["version"] - 1)
+    assert [ev for ev, _, _ in earlier] == ["game_event", "end"]
 
 
 def test_while_the_game_runs_the_stream_is_redacted_for_the_caller(live_url):

@@ -530,6 +530,10 @@ def test_the_live_stream_follows_the_tournament_to_its_end(client, svc):
                          {"Last-Event-ID": "2"})
     assert [(e, i) for e, i, _ in again] == [("tournament_event", "3"),
                                              ("tournament_event", "4"), ("end", "4")]
+    # resumed at the end event's id (a browser reconnecting after it): nothing more, a 204
+    for resume in ({"headers": {"Last-Event-ID": "4"}}, {"query_string": {"after": 9}}):
+        r = client.get(f"/v1/tournaments/{t['id']}/events/stream", **resume)
+        assert r.status_code == 204 and r.data == b"" and "Content-Type" not in r.headers
     r = client.get("/v1/tournaments/t-0000000000000000/events/stream")
     assert r.status_code == 404 and error(r)["code"] == "tournament_not_found"
     r = client.get(f"/v1/tournaments/{t['id']}/events/stream", headers={"Last-Event-ID": "x"})
