@@ -21,6 +21,7 @@ raises :class:`ApiError`; a server that cannot be reached raises :class:`ApiErro
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import time
@@ -544,7 +545,9 @@ class Client:
     def stream(self, game_id: str, after: int = 0, reconnect: bool = True,
                read_timeout: float = 60.0, max_retries: int = 20) -> Iterator[StreamItem]:
         """Follow ``GET /v1/games/{id}/events/stream``: yields every event after ``after`` once
-        and in order, then the ``end`` item, and returns. A dropped connection is resumed with
+        and in order, then the ``end`` item, and returns (without an ``end`` item when
+        ``after`` is at or past the end's id, or the connection dropped between the last event
+        and the end: the server answers the resumption 204). A dropped connection is resumed with
         ``Last-Event-ID`` (up to ``max_retries`` consecutive failures), so nothing is missed or
         repeated. Keep-alive comments are swallowed."""
         return self._versioned(f"/v1/games/{_q(game_id)}/events/stream", after, reconnect,
@@ -601,7 +604,8 @@ class Client:
         and a connection that ends or breaks is opened again with ``Last-Event-ID`` set to it,
         after a short backoff. An error answer raises :class:`ApiError` at once; so do
         ``max_retries`` consecutive attempts that connect to nothing or read nothing (a
-        keep-alive comment counts as something)."""
+        keep-alive comment counts as something). A 204 (a stream resumed at or after its end)
+        ends it."""
         failures = 0
         while True:
             hdrs = self._headers({"Accept": "text/event-stream"})
@@ -620,6 +624,9 @@ class Client:
                                    f"cannot reach {self.url} ({reason})") from None
                 time.sleep(_backoff(failures))
                 continue
+            if resp.status == 204:                   # nothing after the resume point: over
+                resp.close()
+                return
             try:
                 with resp:
                     for message in _read_sse(resp):
@@ -629,7 +636,8 @@ class Client:
                         if message.id is not None:
                             last_event_id = message.id
                         yield message
-            except (OSError, ValueError):            # socket.timeout is an OSError
+            # socket.timeout is an OSError; a cut inside a chunk an IncompleteRead
+            except (OSError, ValueError, http.client.HTTPException):
                 pass
             failures += 1
             if not reconnect or failures > max_retries:

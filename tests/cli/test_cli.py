@@ -130,6 +130,7 @@ def test_client_stream_resumes_and_errors_are_typed(live_url, finished):
     items = list(api.stream(finished, after=len(every) - 3))
     assert [i.id for i in items[:-1]] == [len(every) - 2, len(every) - 1, len(every)]
     assert items[-1].kind == "end" and items[-1].data["result"] is not None
+    assert list(api.stream(finished, after=len(every))) == []  # past the end: a 204, over
     assert api.verify(api.export(finished))["valid"] is True
     with pytest.raises(ApiError) as err:
         api.state(finished, 10**6)

@@ -16,7 +16,9 @@ class Relay:
     """A TCP relay on 127.0.0.1 to ``upstream`` that keeps each connection's first bytes (the
     request head) and can cut every open connection at once."""
 
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, cut_first_body_after: int | None = None) -> None:
+        #: cut the first answer this many bytes into its body (inside a chunk)
+        self.cut_first_body_after = cut_first_body_after
         host, port = upstream.removeprefix("http://").split(":")
         self.upstream = (host, int(port))
         self.server = socket.create_server(("127.0.0.1", 0))
@@ -40,12 +42,23 @@ class Relay:
 
     def _pump(self, src: socket.socket, dst: socket.socket, request: bool) -> None:
         first = request
+        with self.lock:
+            cut_at, answer = (None if request else self.cut_first_body_after), b""
+            if cut_at is not None:
+                self.cut_first_body_after = None
         try:
             while data := src.recv(65536):
                 if first:
                     with self.lock:
                         self.heads.append(data)
                     first = False
+                if cut_at is not None:
+                    answer += data
+                    head_end = answer.find(b"\r\n\r\n")
+                    if head_end >= 0 and len(answer) >= head_end + 4 + cut_at:
+                        dst.sendall(answer[:head_end + 4 + cut_at])
+                        break
+                    continue
                 dst.sendall(data)
         except OSError:
             pass
@@ -129,3 +142,19 @@ def test_player_events_start_after_a_given_id_and_refuse_bad_tokens(live_url):
     with pytest.raises(ApiError) as err:
         next(Client(live_url, "cp_nobody").player_events())
     assert err.value.status == 401
+
+
+def test_player_events_resume_after_a_cut_inside_a_chunk(live_url):
+    """The first answer is cut a few bytes into its body, inside its first chunk (urllib
+    raises ``IncompleteRead``, not an ``OSError``): the stream comes back by itself."""
+    api = Client(live_url)
+    ada = api.as_seat(api.create_player("Ada")["token"])
+    bob = api.create_player("Bob")
+    game_id = ada.create("tides-of-time", [player_seat(ada.me()["id"]),
+                                           player_seat(bob["id"])])["id"]
+    with Relay(live_url, cut_first_body_after=6) as relay:
+        events = Client(relay.url, bob["token"]).player_events()
+        invitation = next(events)
+        events.close()
+    assert invitation.kind == "invitation" and invitation.data["game_id"] == game_id
+    assert len(stream_heads(relay)) == 2
