@@ -124,6 +124,8 @@ class StreamId(NamedTuple):
 
 
 START = StreamId(0, 0)
+#: The last id Redis can write: nothing can come after it (and Redis refuses to read after it).
+LAST = StreamId(2**64 - 1, 2**64 - 1)
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,8 @@ class NoticeSource:
 
     def read(self, player_id: str, after: StreamId, *, upto: StreamId | None = None,
              count: int) -> Notices | None:
+        if after == LAST:
+            return None
         page = self.players.page(player_id, str(after), None if upto is None else str(upto),
                                  count=count)
         return _notices(page.notices, page.oldest)

@@ -411,6 +411,22 @@ def test_a_malformed_resume_id_is_a_400(client, bad):
         assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid_last_event_id"
 
 
+def test_a_resume_after_the_last_id_redis_can_write_reads_nothing(client, svc):
+    """``18446744073709551615-18446744073709551615`` is a well-formed id, the largest: nothing
+    is after it. Reading after it is no notice (Redis refuses the exclusive range: the stream
+    ended at once, and an EventSource reconnected for ever)."""
+    from service.api.sources import LAST, NoticeSource, StreamId
+
+    ada = client.post("/v1/players", json={"name": "Ada", "kind": "human"}).get_json()
+    assert client.post("/v1/games", headers=auth(ada["token"]), json={
+        "type": "tides-of-time", "players": [{"player": ada["id"]}, {"name": "Host"}]},
+    ).status_code == 201
+    source = NoticeSource(svc, None)
+    assert source.read(ada["id"], StreamId(0, 0), count=10) is not None  # it has notices
+    assert StreamId.parse(str(LAST)) == LAST
+    assert source.read(ada["id"], LAST, count=10) is None
+
+
 def test_the_stream_needs_a_player_token(client):
     assert client.get(STREAM).status_code == 401
     assert client.get(STREAM, headers=auth("cp_nobody")).status_code == 401
