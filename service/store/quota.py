@@ -216,20 +216,28 @@ def retry_after(quota: Quota, charged: Charged) -> int:
     return max(1, math.ceil(wait(quota, charged) + TIE_S))
 
 
+def whose(quota: Quota, charged: Charged) -> str:
+    """Which of the quota's identities is over: ``token`` or ``address`` (the rate limiter's
+    counters are named ``{tok:...}``, ``{btok:...}`` for a token, else for an address; the
+    token's when both are)."""
+    over = [name for (name, _), limit, (n, p) in zip(quota.counters, quota.limits,
+                                                      charged.counts)
+            if p * (1 - quota.elapsed) + n > limit]
+    return "token" if any("{tok:" in n or "{btok:" in n for n in over) else "address"
+
+
 class QuotaExceeded(CodedError):
     """Nothing was done: the quota is over (``charged.counts`` say by how much);
-    ``details.retry_after_s`` says when to come back."""
+    ``details.retry_after_s`` says when to come back, ``details.per`` whose limit it is."""
 
     def __init__(self, quota: Quota, charged: Charged) -> None:
+        details = {"retry_after_s": retry_after(quota, charged), "per": whose(quota, charged)}
         if quota.over_bytes(charged):  # the budget of bytes stored per minute
             super().__init__("rate_limited", "too many bytes stored; retry after the number "
-                             "of seconds in Retry-After",
-                             {"retry_after_s": retry_after(quota, charged),
-                              "limit": "stored_bytes"})
+                             "of seconds in Retry-After", {**details, "limit": "stored_bytes"})
         else:
             super().__init__("rate_limited", "too many writes; retry after the number of "
-                             "seconds in Retry-After",
-                             {"retry_after_s": retry_after(quota, charged)})
+                             "seconds in Retry-After", details)
         self.quota = quota
         self.charged = charged
 

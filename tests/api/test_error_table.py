@@ -35,7 +35,7 @@ def test_every_coded_error_class_has_an_answer():
     assert not unanswered
 
 
-QUOTA = Quota((("a", "b"),), (1,), 60_000, 0.5)
+QUOTA = Quota((("cartouche:rl:{tok:ab}:1", "cartouche:rl:{tok:ab}:0"),), (1,), 60_000, 0.5)
 
 CASES = [
     (MalformedRequest("malformed_json", "m"), 400, "malformed_json", {}),
@@ -64,7 +64,7 @@ CASES = [
     # limit 1, 3 writes, half the window gone: its rest (30 s), then the 3 slide out (60 s)
     # for the retry's 1 to fit; 90 s exactly is answered 91 (service.store.quota.TIE_S)
     (QuotaExceeded(QUOTA, Charged(True, ((3, 0),))), 429, "rate_limited",
-     {"retry_after_s": 91}),
+     {"retry_after_s": 91, "per": "token"}),
     (TooManyStreams("address", 200), 429, "too_many_streams",
      {"per": "address", "max": 200, "retry_after_s": 5}),
     (StoreUnavailable(), 503, "store_unavailable", {}),

@@ -51,12 +51,15 @@ def _act(c, gid, token, ip="10.0.0.1"):
                   headers=auth(token), environ_base={"REMOTE_ADDR": ip})
 
 
-def _assert_429(res):
+def _assert_429(res, per=None):
+    """A 429 ``rate_limited``; ``per``: whose limit it says it is (``token``, ``address``)."""
     assert res.status_code == 429, res.get_json()
     assert int(res.headers["Retry-After"]) >= 1
     body = res.get_json()
     assert set(body) == {"error"} and body["error"]["code"] == "rate_limited"
     assert set(body["error"]) == {"code", "message", "details"}
+    if per is not None:
+        assert body["error"]["details"]["per"] == per
 
 
 def test_per_token_limit_on_writes(redis_url, queue_url, wiring):
@@ -66,7 +69,7 @@ def test_per_token_limit_on_writes(redis_url, queue_url, wiring):
     gid, tokens = _game(c)
     answers = [_act(c, gid, tokens[0]).status_code for _ in range(3)]
     assert answers[0] == 201 and 429 not in answers
-    _assert_429(_act(c, gid, tokens[0]))
+    _assert_429(_act(c, gid, tokens[0]), per="token")
     # another token, same address: its own budget
     assert _act(c, gid, tokens[1]).status_code == 201
     # reads are never limited
@@ -88,7 +91,7 @@ def test_per_ip_limit_on_writes(redis_url, queue_url, wiring):
     c.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
            environ_base={"REMOTE_ADDR": "10.0.0.7"})
     _assert_429(c.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
-                       environ_base={"REMOTE_ADDR": "10.0.0.7"}))
+                       environ_base={"REMOTE_ADDR": "10.0.0.7"}), per="address")
     # another address is unaffected
     assert c.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
                   environ_base={"REMOTE_ADDR": "10.0.0.8"}).status_code == 201
