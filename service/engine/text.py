@@ -46,8 +46,17 @@ NOT_TEXT = ((0x0000, 0x001F), (0x007F, 0x009F), (0x00AD, 0x00AD), (0x0600, 0x060
             (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F))
 _CLASS = "".join(f"{chr(a)}-{chr(b)}" for a, b in NOT_TEXT)
 _NOT_TEXT = re.compile(f"[{_CLASS}]")
-#: :data:`NOT_TEXT` as a JSON Schema ``pattern`` (the contract documents it on text fields).
-TEXT_PATTERN = f"^[^{_CLASS}]*$"
+#: :data:`NOT_TEXT` as a JSON Schema ``pattern`` (the contract documents it on text fields),
+#: written to mean the same in Python's ``re`` and in ECMAScript with or without the ``u``
+#: flag (JavaScript validators and generated code compile it either way): the characters of
+#: the Basic Multilingual Plane as ``\uXXXX`` escapes in one class (no raw control or line
+#: separator in the text), the others, which a JavaScript regex without ``u`` sees as two code
+#: units each, as themselves in a lookahead of alternatives (a range of them in a class would
+#: be a range of code units there).
+TEXT_PATTERN = (
+    "^(?!.*(?:" + "|".join(chr(cp) for a, b in NOT_TEXT if a > 0xFFFF
+                            for cp in range(a, b + 1)) + "))"
+    "[^" + "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in NOT_TEXT if b <= 0xFFFF) + "]*$")
 #: Categories a terminal is not given as they are, besides :data:`NOT_TEXT`: surrogates,
 #: private use, unassigned.
 _UNPRINTED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})

@@ -112,6 +112,32 @@ def test_not_text_is_exactly_the_control_format_and_separator_characters():
     assert not any(re.fullmatch(TEXT_PATTERN, bad) for bad in BAD)
 
 
+def test_the_pattern_means_the_same_in_python_and_in_javascript():
+    """Generated JavaScript code and validators compile the contract's pattern with or
+    without the ``u`` flag: it holds no raw control or separator character, and with either
+    flag it accepts exactly what Python's ``re`` (and the server) accepts, for every character
+    of NOT_TEXT and for text in any script."""
+    import json
+    import shutil
+    import subprocess
+
+    assert all(" " <= c <= "~" or ord(c) > 0xFFFF for c in TEXT_PATTERN)
+    samples = GOOD + BAD + [f"a{chr(cp)}b" for a, b in NOT_TEXT for cp in range(a, b + 1)
+                            if not 0xD800 <= cp <= 0xDFFF]
+    expected = [re.fullmatch(TEXT_PATTERN, t) is not None for t in samples]
+    assert sum(expected) == len(GOOD)
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the JavaScript half is not checked")
+    script = ("const [p, xs] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "const a = new RegExp(p), u = new RegExp(p, 'u');"
+              "console.log(JSON.stringify([xs.map(x => a.test(x)), xs.map(x => u.test(x))]));")
+    out = subprocess.run([node, "-e", script], input=json.dumps([TEXT_PATTERN, samples]),
+                         capture_output=True, text=True, timeout=60, check=True)
+    without_u, with_u = json.loads(out.stdout)
+    assert without_u == expected and with_u == expected
+
+
 def test_the_contract_documents_the_rule_on_text_fields(app):
     spec = app.extensions["cartouche_api"].spec.to_dict()["components"]["schemas"]
     assert spec["CreatePlayer"]["properties"]["name"]["pattern"] == TEXT_PATTERN
