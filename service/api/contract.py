@@ -195,3 +195,6 @@ def document_games(api) -> None:
     schemas["GameView"] = _union(views, "type", "a game as the caller is served it")
     schemas["EventPage"] = _union(pages, "type", "a page of a game's event log")
     schemas["Export"] = _union(exports, "type", "a finished game's self-contained record")
+    # POST /v1/replays/verify takes either export (their ``format`` tells them apart)
+    schemas["Verifiable"] = {"description": "a game's export or a tournament's",
+                             "oneOf": [ref("Export"), ref("TournamentExport")]}

@@ -72,7 +72,7 @@ class TournamentSchema(Strict):
 
 
 class TournamentExportSchema(Strict):
-    format = fields.String(required=True)
+    format = fields.String(required=True, validate=validate.Equal("cartouche-tournament"))
     id = fields.String(required=True)
     events = fields.List(fields.Dict(), required=True)
     standings = fields.List(fields.Nested(TournamentStandingSchema), required=True)

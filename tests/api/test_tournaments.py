@@ -383,6 +383,16 @@ def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
     verdict = client.post("/v1/replays/verify", json=doc).get_json()
     assert verdict["valid"] is True, verdict
     assert verdict["details"]["signature"] == "valid" and verdict["details"]["games"] == 3
+    # the contract's body of POST /v1/replays/verify takes it (a generated client sends it),
+    # and a game's export, and not a tournament's with another format
+    from jsonschema import Draft202012Validator
+
+    spec = client.application.extensions["cartouche_api"].spec.to_dict()
+    body = spec["paths"]["/v1/replays/verify"]["post"]["requestBody"]["content"]
+    contract = Draft202012Validator({**body["application/json"]["schema"],
+                                     "components": spec["components"]})
+    assert contract.is_valid(doc) and contract.is_valid(doc["games"][0])
+    assert not contract.is_valid({**doc, "format": "cartouche-export/1"})
 
     def tampered(change, signed=True):
         """The verdict on ``doc`` changed, signed again by the server's key unless
