@@ -75,11 +75,18 @@ SERVER_ANSWERS = {
 }
 BODY_TIMED_OUT = ("`request_timeout`: the body did not arrive within the server's deadline "
                   "(`WEB_BODY_TIMEOUT`); the connection is closed")
+#: What every operation that takes a body may answer before its route reads it.
+BODY_ANSWERS = {
+    "408": BODY_TIMED_OUT,
+    "413": "`body_too_large`: the body is over the server's limit (`CARTOUCHE_MAX_BODY_BYTES`)",
+    "415": "`unsupported_media_type`: the body is not declared `application/json`",
+}
 
 
 class ServerAnswers(BasePlugin):
-    """An apispec plugin adding :data:`SERVER_ANSWERS` (and the 408 of a body) to every
-    operation, so that the contract names every status a client can get."""
+    """An apispec plugin adding :data:`SERVER_ANSWERS` (and :data:`BODY_ANSWERS` to those that
+    take a body) to every operation, so that the contract names every status a client can
+    get."""
 
     def operation_helper(self, path=None, operations=None, **kwargs) -> None:
         for operation in (operations or {}).values():
@@ -89,9 +96,10 @@ class ServerAnswers(BasePlugin):
                     "description": description,
                     "content": {"application/json": {
                         "schema": {"$ref": "#/components/schemas/Error"}}}})
-            if "requestBody" in operation:
-                responses.setdefault("408", {
-                    "description": BODY_TIMED_OUT,
+            for status, description in (BODY_ANSWERS if "requestBody" in operation
+                                        else {}).items():
+                responses.setdefault(status, {
+                    "description": description,
                     "content": {"application/json": {
                         "schema": {"$ref": "#/components/schemas/Error"}}}})
 

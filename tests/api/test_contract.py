@@ -85,8 +85,9 @@ def test_every_games_schemas_are_reachable_from_the_paths():
 
 def test_every_operation_documents_what_the_http_server_itself_answers():
     """A request line of 8 KiB or more (414) and a header block over 64 KiB (431) are answered
-    before any route, a body that does not arrive in time (408) on any route that takes one:
-    a client generated from the contract knows them all."""
+    before any route; a body that does not arrive in time (408), is too large (413) or is not
+    declared JSON (415) on any route that takes one: a client generated from the contract
+    knows them all."""
     spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
     operations = [op for ops in spec["paths"].values() for op in ops.values()
                   if isinstance(op, dict) and "responses" in op]
@@ -94,7 +95,36 @@ def test_every_operation_documents_what_the_http_server_itself_answers():
     for op in operations:
         assert {"414", "431"} <= set(op["responses"]), op.get("operationId", op.get("summary"))
         if "requestBody" in op:
-            assert {"400", "408"} <= set(op["responses"]), op.get("operationId", op.get("summary"))
+            assert {"400", "408", "413", "415"} <= set(op["responses"]), \
+                op.get("operationId", op.get("summary"))
+
+
+def test_every_operation_that_takes_a_body_answers_its_415_and_413(client, app):
+    """What the contract documents on every body: a body not declared JSON is a 415, one over
+    the server's limit (the export verifier's own limit for its route) a 413, whoever sends
+    it to whichever resource."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    game = client.post("/v1/games", json={"type": "diamant", "players": [
+        {"name": n} for n in "abc"]}).get_json()
+    seat = {"Authorization": f"Bearer {game['seats'][0]['token']}"}
+    config = app.config["CARTOUCHE"]
+    checked = 0
+    for path, ops in spec["paths"].items():
+        op = ops.get("post")
+        if op is None or "requestBody" not in op:
+            continue
+        url = path.replace("{game_id}", game["id"])
+        limit = config.max_export_bytes if path == "/v1/replays/verify" else \
+            config.max_body_bytes
+        wrong = client.post(url, data="{}", headers={**seat, "Content-Type": "text/plain"})
+        large = client.post(url, data="[" + " " * limit + "]", headers=seat,
+                            content_type="application/json")
+        assert (wrong.status_code, wrong.get_json()["error"]["code"]) == \
+            (415, "unsupported_media_type"), path
+        assert (large.status_code, large.get_json()["error"]["code"]) == \
+            (413, "body_too_large"), path
+        checked += 1
+    assert checked >= 10
 
 
 def test_every_write_documents_its_rate_limit():
