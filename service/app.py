@@ -113,7 +113,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     webhooks_api.register(app, api, app.extensions["cartouche"], webhook_queue or queue,
                           **(webhook_options or {}))
     docs.register(app, api)
-    viewer.register(app)
+    viewer.register(app, ops.viewer_frame_ancestors)
     bench.register(app)  # POST /bench/append/<key> only with CARTOUCHE_BENCH_ENDPOINTS=1
     fastpaths.install_action_route(app, ops.access_log)  # last: it checks the app's hooks
     return app

@@ -77,6 +77,12 @@ def redis_appendfsync(env: Mapping[str, str] | None = None) -> str:
     return raw
 
 
+#: A source of a CSP ``frame-ancestors`` directive: a keyword, a scheme, or a host with an
+#: optional scheme, wildcard subdomain and port (nothing that could end the directive).
+FRAME_SOURCE = re.compile(r"'self'|'none'|https?:|(https?://)?(\*\.)?[A-Za-z0-9-]+"
+                          r"(\.[A-Za-z0-9-]+)*(:([0-9]{1,5}|\*))?", re.ASCII)
+
+
 @dataclass(frozen=True)
 class OpsConfig:
     """How the service is operated (docs/operations.md, "Operating"): CORS and the access log."""
@@ -86,14 +92,24 @@ class OpsConfig:
     cors_origins: tuple[str, ...] = ()
     #: One ``cartouche.access`` log line per request (``CARTOUCHE_ACCESS_LOG=0`` turns it off).
     access_log: bool = True
+    #: Pages that may show the viewer in a frame (``CARTOUCHE_VIEWER_FRAME_ANCESTORS``, space
+    #: separated CSP sources, e.g. ``https://play.example.org``): its ``frame-ancestors``.
+    viewer_frame_ancestors: tuple[str, ...] = ("'self'",)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "OpsConfig":
         env = os.environ if env is None else env
         origins = tuple(o.strip().rstrip("/") for o in
                         env.get("CARTOUCHE_CORS_ORIGINS", "").split(",") if o.strip())
+        ancestors = tuple(env.get("CARTOUCHE_VIEWER_FRAME_ANCESTORS", "'self'").split())
+        bad = [a for a in ancestors if not FRAME_SOURCE.fullmatch(a)]
+        if bad or not ancestors:
+            raise ValueError("CARTOUCHE_VIEWER_FRAME_ANCESTORS takes CSP sources separated by "
+                             "spaces ('self', 'none', https://host[:port], https://*.host, "
+                             f"https:), not {' '.join(bad) or 'nothing'}")
         return cls(cors_origins=origins,
-                   access_log=env.get("CARTOUCHE_ACCESS_LOG", "1").strip() not in ("0", ""))
+                   access_log=env.get("CARTOUCHE_ACCESS_LOG", "1").strip() not in ("0", ""),
+                   viewer_frame_ancestors=ancestors)
 
 
 @dataclass

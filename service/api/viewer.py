@@ -28,6 +28,11 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline';
        "frame-ancestors 'self'")
 
 
+def framed_by(ancestors: tuple[str, ...]) -> str:
+    """:data:`CSP` with the pages that may frame the viewer (``OpsConfig``)."""
+    return CSP.replace("frame-ancestors 'self'", "frame-ancestors " + " ".join(ancestors))
+
+
 def send_static(directory: Path, filename: str, csp: str = CSP, max_age: int = 0):
     """``filename`` from ``directory`` (never outside it) with an explicit type, ``nosniff``
     and the page's Content Security Policy ``csp`` (the API console's pages use it too)."""
@@ -42,12 +47,13 @@ def send_static(directory: Path, filename: str, csp: str = CSP, max_age: int = 0
     return resp
 
 
-def _send(filename: str):
-    return send_static(STATIC_DIR, filename)
+def register(app: Flask, frame_ancestors: tuple[str, ...] = ("'self'",)) -> None:
+    """Add ``GET /viewer``, ``GET /viewer/`` and ``GET /viewer/<path>`` to ``app``; pages of
+    ``frame_ancestors`` may show it in a frame."""
+    csp = framed_by(frame_ancestors)
 
-
-def register(app: Flask) -> None:
-    """Add ``GET /viewer``, ``GET /viewer/`` and ``GET /viewer/<path>`` to ``app``."""
+    def _send(filename: str):
+        return send_static(STATIC_DIR, filename, csp)
 
     @app.get("/viewer")
     @app.get("/viewer/")
@@ -59,7 +65,7 @@ def register(app: Flask) -> None:
         resp = jsonify({"types": {tid: {"name": g.name, "tables": g.public_tables()}
                                   for tid, g in GAMES.items()}})
         resp.headers["X-Content-Type-Options"] = "nosniff"
-        resp.headers["Content-Security-Policy"] = CSP
+        resp.headers["Content-Security-Policy"] = csp
         return resp
 
     @app.get("/viewer/<path:filename>")

@@ -262,3 +262,24 @@ def test_the_embedded_servers_fsync_policy_is_one_of_three():
     assert redis_appendfsync({"CARTOUCHE_REDIS_APPENDFSYNC": " Always "}) == "always"
     with pytest.raises(ValueError, match="always, everysec or no"):
         redis_appendfsync({"CARTOUCHE_REDIS_APPENDFSYNC": "sometimes"})
+
+
+# -- the viewer in another site's frame ---------------------------------------------------------
+
+def test_the_viewer_may_be_framed_by_the_pages_the_operator_names(redis_url, queue_url):
+    def frame_ancestors(client, path):
+        csp = client.get(path).headers["Content-Security-Policy"]
+        return next(d for d in csp.split("; ") if d.startswith("frame-ancestors "))
+
+    default = app_with(redis_url, queue_url).test_client()
+    assert frame_ancestors(default, "/viewer") == "frame-ancestors 'self'"
+    env = {"CARTOUCHE_VIEWER_FRAME_ANCESTORS": "'self'  https://play.example.org"}
+    ops = OpsConfig.from_env(env)
+    framed = create_app(Config(redis_url=redis_url, queue_url=queue_url),
+                        ops=ops).test_client()
+    for path in ("/viewer", "/viewer/viewer.js", "/viewer/games.json"):
+        assert frame_ancestors(framed, path) == \
+            "frame-ancestors 'self' https://play.example.org", path
+    for bad in ("https://a.example; script-src *", "", "'unsafe-inline'", "javascript:"):
+        with pytest.raises(ValueError, match="CARTOUCHE_VIEWER_FRAME_ANCESTORS"):
+            OpsConfig.from_env({"CARTOUCHE_VIEWER_FRAME_ANCESTORS": bad})
