@@ -40,8 +40,11 @@ API_SETTINGS = {
 }
 
 #: Headers a browser's script may send (CORS preflight) and read (exposed).
-CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID",
-                      "X-Request-ID"]
+#: Any header may be sent: the API reads ``Authorization``, ``Content-Type``,
+#: ``Idempotency-Key``, ``Last-Event-ID`` and ``X-Request-ID``, and a page's tracing or error
+#: reporting adds its own (``traceparent``, ``baggage``, ``sentry-trace``); no cookie is ever
+#: read, so a header a page may send gives it nothing it could not send without a browser.
+CORS_ALLOW_HEADERS = "*"
 CORS_EXPOSE_HEADERS = ["Retry-After", "X-Request-ID"]
 #: How long a browser may reuse a preflight's answer.
 CORS_MAX_AGE_S = 600

@@ -51,6 +51,13 @@ def test_a_preflight_from_an_allowed_origin_gets_the_cors_headers(redis_url, que
     assert "POST" in r.headers["Access-Control-Allow-Methods"]
     allowed = {h.strip().lower() for h in r.headers["Access-Control-Allow-Headers"].split(",")}
     assert {"authorization", "content-type"} <= allowed
+    # a page's tracing and error reporting add headers of their own: they pass too
+    traced = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers":
+              "authorization, content-type, idempotency-key, traceparent, baggage, sentry-trace"}
+    r = client.options("/v1/games", headers={"Origin": ALLOWED, **traced})
+    allowed = {h.strip().lower() for h in r.headers["Access-Control-Allow-Headers"].split(",")}
+    assert {"authorization", "idempotency-key", "traceparent", "baggage", "sentry-trace"} <= \
+        allowed
     # the real request: a script may read the headers it needs
     r = client.post("/v1/games", json={"type": "diamant", "players": [{"name": "a"}] * 3},
                     headers={"Origin": ALLOWED})
