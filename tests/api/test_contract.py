@@ -29,6 +29,32 @@ def test_contract_is_served(client):
     assert spec["components"]["securitySchemes"]["bearer"] == {"type": "http", "scheme": "bearer"}
 
 
+def test_the_contract_is_written_once_and_served_compressed_and_conditionally(app, monkeypatch):
+    """Writing the YAML takes about half a second of CPU: a process writes it once, whoever
+    asks. A client that accepts gzip gets it gzipped (a tenth of the bytes), and one that
+    names the ETag it holds a 304."""
+    import gzip
+
+    api = app.extensions["cartouche_api"]
+    writes = []
+    to_yaml = api.spec.to_yaml
+    monkeypatch.setattr(api.spec, "to_yaml", lambda: writes.append(1) or to_yaml())
+    client = app.test_client()
+    plain = client.get("/openapi.yaml")
+    packed = client.get("/openapi.yaml", headers={"Accept-Encoding": "br, gzip"})
+    assert len(writes) == 1
+    assert packed.headers["Content-Encoding"] == "gzip" and "Content-Encoding" not in plain.headers
+    assert gzip.decompress(packed.get_data()) == plain.get_data() == to_yaml().encode()
+    assert len(packed.get_data()) * 5 < len(plain.get_data())
+    assert packed.headers["Vary"] == plain.headers["Vary"] == "Accept-Encoding"
+    for held, accept in ((plain, "identity"), (packed, "gzip")):
+        again = client.get("/openapi.yaml", headers={"If-None-Match": held.headers["ETag"],
+                                                     "Accept-Encoding": accept})
+        assert again.status_code == 304 and again.get_data() == b""
+    refused = client.get("/openapi.yaml", headers={"Accept-Encoding": "gzip;q=0"})
+    assert "Content-Encoding" not in refused.headers
+
+
 def test_schemathesis_finds_no_server_error_or_schema_violation(live_url):
     # One worker: hypothesis' lambda introspection under threads trips a CPython 3.11 ast bug
     # ("AST constructor recursion depth mismatch") inside schemathesis itself.
