@@ -272,13 +272,24 @@ class GameService:
 
     # -- loading --------------------------------------------------------------------------
     def withheld(self, table: Table) -> bool:
-        """``table`` is over but another game of its duplicate deal is still played (a
-        tournament's rotations of one seed): it is served as a running game until that ends."""
-        tid = table.created["data"].get("tournament")
-        if tid is None or not table.over or self._revealed.get(table.id):
+        """``table`` is over but served as a running game until another one ends: a game of a
+        duplicate deal while another of the deal is still played (a tournament's rotations of
+        one seed), or a fork while the game it was forked from is not over (or withheld
+        itself). A fork copies its parent's events, hidden draws included (a deck's order),
+        and an ended game shows everything: a running parent's secrets would be public."""
+        if not table.over or self._revealed.get(table.id):
             return False
-        if self.tournaments.deal_running(tid, table.id):
-            return True
+        data = table.created["data"]
+        if data.get("tournament") is not None:
+            if self.tournaments.deal_running(data["tournament"], table.id):
+                return True
+        elif data.get("forked_from") is not None:
+            try:
+                parent = self._loader.load(data["forked_from"]["id"])
+            except NotFound:  # gone: nothing of it left to keep hidden
+                parent = None
+            if parent is not None and (not parent.over or self.withheld(parent)):
+                return True
         self._revealed.put(table.id, True)
         return False
 

@@ -173,3 +173,47 @@ def test_fork_rules(client):
     r = client.post(f"/v1/games/{gid}/fork", json={"version": inside})
     assert r.status_code == 422 and r.get_json()["error"]["code"] == "not_a_command_boundary"
     assert r.get_json()["error"]["details"] == {"version": inside}
+
+
+def test_a_fork_of_a_running_game_keeps_its_secrets_until_the_parent_ends(redis_url, queue_url):
+    """A platform key forks a running Diamant game: the fork copies the round's deck, hidden.
+    Played to its end, the fork is withheld as a duplicate deal's rotation is (no final state,
+    no result, no export, the deck not in its log) while its parent runs: its end would show
+    the deck the parent still draws from. Once the parent is over, the fork is public and
+    verifies."""
+    import hashlib
+
+    from service.app import create_app
+    from service.config import Config
+
+    key = "platform-key-fork-secrets"
+    client = create_app(Config(redis_url=redis_url, queue_url=queue_url, platform_key_digests=(
+        hashlib.sha256(key.encode()).hexdigest(),))).test_client()
+    made = client.post("/v1/games", headers=auth(key), json={
+        "type": "diamant", "players": [{"name": f"p{i}"} for i in range(3)]}).get_json()
+    gid, tokens = made["id"], [s["token"] for s in made["seats"]]
+    at = client.get(f"/v1/games/{gid}").get_json()["version"]
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": at}, headers=auth(key))
+    assert r.status_code == 201, r.get_json()
+    fid, fork_tokens = r.get_json()["id"], [s["token"] for s in r.get_json()["seats"]]
+
+    def decks(game_id):
+        log = client.get(f"/v1/games/{game_id}/events?limit=1000").get_json()["events"]
+        return [e["data"]["deck"] for e in log if "deck" in e["data"]]
+
+    def end(game_id, seat_tokens):
+        while (view := client.get(f"/v1/games/{game_id}").get_json())["status"] == "active":
+            for a in view["awaiting"]:
+                client.post(f"/v1/games/{game_id}/actions", headers=auth(seat_tokens[a["seat"]]),
+                            json={"action": {"type": "decide", "choice": "return"}})
+
+    end(fid, fork_tokens)
+    shown = client.get(f"/v1/games/{fid}").get_json()  # over, its end not shown
+    assert (shown["status"], shown["state"], shown["result"]) == ("finished", None, None)
+    r = client.get(f"/v1/games/{fid}/export")
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "game_not_finished"
+    assert decks(fid) == [] and decks(gid) == []
+    end(gid, tokens)
+    assert decks(fid) and decks(fid)[0] == decks(gid)[0]  # the parent's deck, public now
+    doc = client.get(f"/v1/games/{fid}/export").get_json()
+    assert verify(doc)["valid"] is True
