@@ -10,7 +10,7 @@ from marshmallow import fields, validate
 from ..application import GameService
 from ..engine import Viewer
 from ..engine.tournament import Tournament
-from ..schemas import GamesQuerySchema, JsonInteger, Query, Strict, Timestamp
+from ..schemas import GamesQuerySchema, JsonInteger, List, Query, Strict, Timestamp
 from ..schemas import tournaments as s
 from ..store.events import StreamFollower
 from ..store.tournaments import read_blocking
@@ -59,7 +59,7 @@ class TournamentSummarySchema(Strict):
 
 
 class TournamentListSchema(Strict):
-    tournaments = fields.List(fields.Nested(TournamentSummarySchema), required=True)
+    tournaments = List(fields.Nested(TournamentSummarySchema), required=True)
     page = JsonInteger(required=True)
     per_page = JsonInteger(required=True)
     total = JsonInteger(required=True)

@@ -41,11 +41,11 @@ class WebhookCreateSchema(s.Strict):
         metadata={"description": "where deliveries are POSTed (http or https; any host: the "
                                  "server will call whatever you name)",
                   "example": "http://127.0.0.1:9000/cartouche-hook"})
-    game_types = fields.List(fields.String(validate=validate.OneOf(s.GAME_TYPES)),
+    game_types = s.List(fields.String(validate=validate.OneOf(s.GAME_TYPES)),
                              validate=validate.Length(1, 16), allow_none=True,
                              metadata={"description": "only games of these types (with "
                                                       "game_ids: either matches)"})
-    game_ids = fields.List(fields.String(validate=GAME_ID), validate=validate.Length(1, 1000),
+    game_ids = s.List(fields.String(validate=GAME_ID), validate=validate.Length(1, 1000),
                            allow_none=True, metadata={"description": "only these games"})
     description = s.Text(validate=validate.Length(0, 200), allow_none=True)
 
@@ -53,8 +53,8 @@ class WebhookCreateSchema(s.Strict):
 class WebhookSchema(s.Strict):
     id = fields.String(required=True)
     url = fields.String(required=True)
-    game_types = fields.List(fields.String(), required=True, allow_none=True)
-    game_ids = fields.List(fields.String(), required=True, allow_none=True)
+    game_types = s.List(fields.String(), required=True, allow_none=True)
+    game_ids = s.List(fields.String(), required=True, allow_none=True)
     description = fields.String(required=True, allow_none=True)
     created_at = s.Timestamp(required=True)
 
@@ -79,7 +79,7 @@ class WebhookDeliverySchema(s.Strict):
 
 
 class WebhookDetailSchema(WebhookSchema):
-    deliveries = fields.List(fields.Nested(WebhookDeliverySchema), required=True, metadata={
+    deliveries = s.List(fields.Nested(WebhookDeliverySchema), required=True, metadata={
         "description": f"the last {wh.LOG_SIZE} attempts, newest first"})
     consecutive_failures = fields.Integer(required=True, metadata={
         "description": "failed attempts in a row to this receiver, any game (0 after a "
@@ -93,7 +93,7 @@ class WebhookDetailSchema(WebhookSchema):
 
 
 class WebhookListSchema(s.Strict):
-    webhooks = fields.List(fields.Nested(WebhookSchema), required=True)
+    webhooks = s.List(fields.Nested(WebhookSchema), required=True)
 
 
 def store() -> wh.WebhookStore:

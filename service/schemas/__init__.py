@@ -61,6 +61,27 @@ class JsonBoolean(fields.Boolean):
         return value
 
 
+class List(fields.List):
+    """A list of a request: its ``Length`` checked before its items, and its items one after
+    another up to the first that fails, which refuses the list at once (marshmallow's own
+    reads every item and keeps an error for each: a body of many bad items cost seconds of
+    CPU and an answer of megabytes). Every list of the schemas is one."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not ma.utils.is_collection(value):
+            raise self.make_error("invalid")
+        for check in self.validators:
+            if isinstance(check, validate.Length):
+                check(value)
+        items = []
+        for index, item in enumerate(value):
+            try:
+                items.append(self.inner.deserialize(item, **kwargs))
+            except ma.ValidationError as error:
+                raise ma.ValidationError({index: error.messages}) from None
+        return items
+
+
 class Text(fields.String):
     """Free text a client stores for others to read (a name, a description): a string without
     control, format or separator characters (``engine.text.NOT_TEXT``), else a 400
@@ -208,7 +229,7 @@ class CreateGameSchema(Strict):
     type = fields.String(required=True, validate=validate.Length(1, 64),
                          metadata={"description": "a game type id from GET /v1/game-types",
                                    "example": "diamant"})
-    players = fields.List(SeatEntry(), required=True, validate=validate.Length(1, 16))
+    players = List(SeatEntry(), required=True, validate=validate.Length(1, 16))
     options = Options(keys=fields.String(), load_default=dict,
                           metadata={"description": "game options, see GET /v1/game-types"})
     seed = fields.String(validate=FullMatch(r"^(?:[0-9a-fA-F]{2}){16,64}$"),
@@ -228,7 +249,7 @@ class SeatTokenSchema(Strict):
 class CreatedGameSchema(Strict):
     id = fields.String(required=True)
     version = JsonInteger(required=True)
-    seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    seats = List(fields.Nested(SeatTokenSchema), required=True)
     seed_commitment = fields.String(required=True)
 
 
@@ -268,7 +289,7 @@ class EventSchema(Strict):
 
 class ActionResponseSchema(Strict):
     version = JsonInteger(required=True)
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = List(fields.Nested(EventSchema), required=True)
 
 
 class AwaitingSchema(Strict):
@@ -292,7 +313,7 @@ class SeatSchema(Strict):
 
 
 class ClockViewSchema(Strict):
-    remaining_ms = fields.List(JsonInteger(allow_none=True), required=True, allow_none=True,
+    remaining_ms = List(JsonInteger(allow_none=True), required=True, allow_none=True,
                                metadata={"description": "each seat's time left (null for a "
                                                         "seat with no limit running); null "
                                                         "while a table waits for players"})
@@ -302,9 +323,9 @@ class ClockViewSchema(Strict):
 
 
 class ResultSchema(Strict):
-    scores = fields.List(JsonInteger(), required=True)
-    ranks = fields.List(JsonInteger(), required=True)
-    winners = fields.List(JsonInteger(), required=True)
+    scores = List(JsonInteger(), required=True)
+    ranks = List(JsonInteger(), required=True)
+    winners = List(JsonInteger(), required=True)
     details = fields.Dict(required=True)
 
 
@@ -315,14 +336,14 @@ class GameViewSchema(Strict):
                                                                    "finished", "aborted"]))
     version = JsonInteger(required=True)
     created_at = Timestamp(required=True, allow_none=True)
-    players = fields.List(fields.Nested(SeatSchema), required=True)
+    players = List(fields.Nested(SeatSchema), required=True)
     you = JsonInteger(required=True, allow_none=True,
                          metadata={"description": "the caller's seat, null for others"})
     options = fields.Dict(required=True)
     seed = fields.String(required=True, validate=validate.OneOf(["server", "supplied"]))
     seed_commitment = fields.String(required=True)
     setup = fields.String(required=True, validate=validate.OneOf(["standard", "custom"]))
-    awaiting = fields.List(fields.Nested(AwaitingSchema), required=True)
+    awaiting = List(fields.Nested(AwaitingSchema), required=True)
     clock = fields.Nested(ClockViewSchema, required=True, allow_none=True)
     state = fields.Dict(required=True, allow_none=True,
                         metadata={"description": "game-specific view (null while a table "
@@ -335,7 +356,7 @@ class GameViewSchema(Strict):
 class LegalActionsSchema(Strict):
     version = JsonInteger(required=True)
     seat = JsonInteger(required=True, allow_none=True)
-    actions = fields.List(fields.Dict(), required=True)
+    actions = List(fields.Dict(), required=True)
 
 
 class Query(ma.Schema):
@@ -361,7 +382,7 @@ class EventsQuerySchema(Query):
 class EventPageSchema(Strict):
     type = fields.String(required=True, metadata={"description": "the game type"})
     version = JsonInteger(required=True, metadata={"description": "the game's version"})
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = List(fields.Nested(EventSchema), required=True)
     next_after = JsonInteger(required=True, metadata={
         "description": "pass as `after` for the next page (the last version read)"})
 
@@ -382,13 +403,13 @@ class GameSummarySchema(Strict):
     version = JsonInteger(required=True)
     created_at = Timestamp(required=True)
     open_seats = JsonInteger(metadata={"description": "tables: seats nobody holds yet"})
-    seats = fields.List(fields.Nested(SeatSchema), metadata={
+    seats = List(fields.Nested(SeatSchema), metadata={
         "description": "tables: who holds each seat"})
     options = fields.Dict(metadata={"description": "tables: the game's public options"})
 
 
 class GameListSchema(Strict):
-    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    games = List(fields.Nested(GameSummarySchema), required=True)
     page = JsonInteger(required=True)
     per_page = JsonInteger(required=True)
     total = JsonInteger(required=True)
@@ -399,7 +420,7 @@ class GameTypeSchema(Strict):
     name = fields.String(required=True)
     min_players = JsonInteger(required=True)
     max_players = JsonInteger(required=True)
-    variants = fields.List(fields.Dict(), required=True)
+    variants = List(fields.Dict(), required=True)
     options = fields.Dict(required=True, metadata={"description": "JSON Schema of options"})
     actions = fields.Dict(required=True, metadata={
         "description": "JSON Schema per action type"})
@@ -413,7 +434,7 @@ class GameTypeSchema(Strict):
 
 
 class GameTypeListSchema(Strict):
-    game_types = fields.List(fields.Nested(GameTypeSchema), required=True)
+    game_types = List(fields.Nested(GameTypeSchema), required=True)
 
 
 class HealthSchema(Strict):
@@ -452,14 +473,14 @@ class ExportSchema(Strict):
     type = fields.String(required=True)
     status = fields.String(required=True)
     created_at = Timestamp(required=True, allow_none=True)
-    players = fields.List(fields.Dict(), required=True)
+    players = List(fields.Dict(), required=True)
     options = fields.Dict(required=True)
     clock = fields.Dict(required=True, allow_none=True)
     seed = fields.String(required=True, metadata={"description": "the revealed seed (hex)"})
     seed_source = fields.String(required=True, validate=validate.OneOf(["server", "supplied"]))
     seed_commitment = fields.String(required=True)
     forked_from = fields.Nested(ForkedFromSchema, required=True, allow_none=True)
-    events = fields.List(fields.Nested(ExportedEventSchema), required=True)
+    events = List(fields.Nested(ExportedEventSchema), required=True)
     result = fields.Nested(ResultSchema, required=True, allow_none=True)
     signature = fields.Nested(SignatureSchema, metadata={
         "description": "the server's Ed25519 signature (keys: GET /v1/replays/keys)"})
@@ -488,7 +509,7 @@ class SigningKeySchema(Strict):
 
 
 class SigningKeysSchema(Strict):
-    keys = fields.List(fields.Nested(SigningKeySchema), required=True)
+    keys = List(fields.Nested(SigningKeySchema), required=True)
 
 
 class VerifyResultSchema(Strict):
@@ -505,12 +526,12 @@ class ForkRequestSchema(Strict):
 
 
 class BulkCreateSchema(Strict):
-    games = fields.List(fields.Nested(CreateGameSchema), required=True,
+    games = List(fields.Nested(CreateGameSchema), required=True,
                         validate=validate.Length(1, 100))
 
 
 class BulkCreatedSchema(Strict):
-    games = fields.List(fields.Nested(CreatedGameSchema), required=True)
+    games = List(fields.Nested(CreatedGameSchema), required=True)
 
 
 # -- players and tables ---------------------------------------------------------------------
@@ -549,7 +570,7 @@ class PlayerGameSchema(Strict):
     id = fields.String(required=True)
     type = fields.String(required=True)
     status = fields.String(required=True)
-    seats = fields.List(JsonInteger(), required=True)
+    seats = List(JsonInteger(), required=True)
 
 
 class PlayerProfileSchema(Strict):
@@ -563,11 +584,11 @@ class PlayerProfileSchema(Strict):
                        "never to the public profile"})
     stats = fields.Dict(keys=fields.String(), values=fields.Nested(PlayerStatsSchema),
                         required=True, metadata={"description": "per game type"})
-    games = fields.List(fields.Nested(PlayerGameSchema), metadata={
+    games = List(fields.Nested(PlayerGameSchema), metadata={
         "description": "GET /v1/players/me only: every table and game the player is in that is "
                        "waiting or running, newest first (up to CARTOUCHE_PLAYER_GAMES_MAX, "
                        "1000: past it the oldest drop out of the list)"})
-    seeks = fields.List(fields.Nested(lambda: SeekSchema()), metadata={
+    seeks = List(fields.Nested(lambda: SeekSchema()), metadata={
         "description": "GET /v1/players/me only: the player's waiting seeks"})
 
 
@@ -594,7 +615,7 @@ class JoinedSchema(Strict):
 class RematchSchema(Strict):
     id = fields.String(required=True)
     version = JsonInteger(required=True)
-    seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    seats = List(fields.Nested(SeatTokenSchema), required=True)
     seed_commitment = fields.String(required=True)
 
 
@@ -620,11 +641,11 @@ class StandingSchema(Strict):
 
 class LeaderboardSchema(Strict):
     type = fields.String(required=True)
-    players = fields.List(fields.Nested(StandingSchema), required=True, metadata={
+    players = List(fields.Nested(StandingSchema), required=True, metadata={
         "description": "players with at least `min_games` rated games, best ordinal first "
                        "(equal ordinals: by id, descending), `limit` of them from `offset`"})
     total = JsonInteger(required=True)
-    provisional = fields.List(fields.Nested(StandingSchema), required=True, metadata={
+    provisional = List(fields.Nested(StandingSchema), required=True, metadata={
         "description": "players with fewer rated games, in the same order, `limit` of them "
                        "from `provisional_offset`"})
     provisional_total = JsonInteger(required=True)
@@ -674,7 +695,7 @@ class CreateSeekSchema(Strict):
     options = fields.Dict(keys=fields.String(), load_default=dict, metadata={
         "description": "game options (see GET /v1/game-types), `clock` and `rated` (default "
                        "true); seeks are matched only with seeks of the same options"})
-    rating_range = fields.List(
+    rating_range = List(
         fields.Float(allow_nan=False, validate=validate.Range(-1e6, 1e6)),
         validate=validate.Length(max=16), metadata={
             "description": "[low, high]: the ordinals (mu - 3 sigma, in the game's rating "
@@ -692,10 +713,10 @@ class SeekSchema(Strict):
         ["waiting", "matched", "cancelled", "expired"]))
     player = fields.String(required=True)
     type = fields.String(required=True)
-    seats = fields.List(JsonInteger(), required=True, metadata={
+    seats = List(JsonInteger(), required=True, metadata={
         "description": "[min, max]"})
     options = fields.Dict(required=True)
-    rating_range = fields.List(fields.Float(), required=True, allow_none=True)
+    rating_range = List(fields.Float(), required=True, allow_none=True)
     fill_with_bots = fields.Nested(FillWithBotsSchema, required=True, allow_none=True)
     created_at = Timestamp(required=True)
     expires_at = Timestamp(required=True)
@@ -712,5 +733,5 @@ class SeeksQuerySchema(Query):
 
 
 class SeekListSchema(Strict):
-    seeks = fields.List(fields.Nested(SeekSchema), required=True)
+    seeks = List(fields.Nested(SeekSchema), required=True)
     total = JsonInteger(required=True)

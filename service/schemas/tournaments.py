@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from . import (GAME_TYPES, ExportSchema, JsonBoolean, JsonInteger, SignatureSchema, Strict,
-               Text)
+from . import (GAME_TYPES, ExportSchema, JsonBoolean, JsonInteger, List, SignatureSchema,
+               Strict, Text)
 
 
 class CreateTournamentSchema(Strict):
@@ -20,7 +20,7 @@ class CreateTournamentSchema(Strict):
                            metadata={"enum": ["round_robin", "swiss"]})
     rounds = JsonInteger(metadata={"description": "Swiss: the number of rounds"})
     seats_per_game = JsonInteger(required=True)
-    participants = fields.List(fields.String(validate=validate.Length(1, 64)),
+    participants = List(fields.String(validate=validate.Length(1, 64)),
                                required=True, validate=validate.Length(max=1000),
                                metadata={"description": "player ids (bots: `bot-<level>`)",
                                          "minItems": 2})
@@ -31,17 +31,17 @@ class CreateTournamentSchema(Strict):
 
 class TournamentGameSchema(Strict):
     id = fields.String(required=True)
-    seats = fields.List(fields.String(), required=True)
+    seats = List(fields.String(), required=True)
     deal = JsonInteger(required=True)
     status = fields.String(required=True)
-    result = fields.List(JsonInteger(), required=True, allow_none=True, metadata={
+    result = List(JsonInteger(), required=True, allow_none=True, metadata={
         "description": "each seat's rank once recorded (null: not yet, or aborted)"})
 
 
 class TournamentRoundSchema(Strict):
     number = JsonInteger(required=True)
-    games = fields.List(fields.Nested(TournamentGameSchema), required=True)
-    byes = fields.List(fields.String(), required=True)
+    games = List(fields.Nested(TournamentGameSchema), required=True)
+    byes = List(fields.String(), required=True)
 
 
 class TournamentStandingSchema(Strict):
@@ -65,18 +65,18 @@ class TournamentSchema(Strict):
     duplicate = fields.Boolean(required=True)
     rated = fields.Boolean(required=True)
     status = fields.String(required=True, validate=validate.OneOf(["running", "finished"]))
-    participants = fields.List(fields.Dict(), required=True)
-    rounds = fields.List(fields.Nested(TournamentRoundSchema), required=True)
-    standings = fields.List(fields.Nested(TournamentStandingSchema), required=True)
+    participants = List(fields.Dict(), required=True)
+    rounds = List(fields.Nested(TournamentRoundSchema), required=True)
+    standings = List(fields.Nested(TournamentStandingSchema), required=True)
     version = JsonInteger(required=True, metadata={"description": "events in its stream"})
 
 
 class TournamentExportSchema(Strict):
     format = fields.String(required=True, validate=validate.Equal("cartouche-tournament"))
     id = fields.String(required=True)
-    events = fields.List(fields.Dict(), required=True)
-    standings = fields.List(fields.Nested(TournamentStandingSchema), required=True)
-    games = fields.List(fields.Nested(ExportSchema), required=True, metadata={
+    events = List(fields.Dict(), required=True)
+    standings = List(fields.Nested(TournamentStandingSchema), required=True)
+    games = List(fields.Nested(ExportSchema), required=True, metadata={
         "description": "every game's export, as GET /v1/games/{id}/export serves it"})
     signature = fields.Nested(SignatureSchema, metadata={
         "description": "the server's Ed25519 signature of the whole export (keys: GET "
