@@ -178,6 +178,12 @@ _LOCATIONS = frozenset({"json", "query", "querystring", "form", "headers", "cook
                         "view_args", "path", "json_or_form"})
 
 
+#: Fields a schema refusal lists at most (``details.fields``); ``details.fields_omitted``
+#: counts the others (a body of many unknown fields would be answered at twice its size).
+FIELDS_LISTED = 50
+OMITTED = "\0omitted"  # (a key no path can be)
+
+
 def field_messages(messages: dict) -> dict[str, list[str]]:
     """Webargs' nested messages (``{"json": {"seats": {0: {"name": [...]}}}}``) as
     ``details.fields``: ``{"seats.0.name": [...]}``, a dotted path per field, the request's
@@ -185,6 +191,9 @@ def field_messages(messages: dict) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
 
     def walk(node, path: str) -> None:
+        if len(out) >= FIELDS_LISTED and (path or "_schema") not in out:
+            out.setdefault(OMITTED, []).append(path)
+            return
         if isinstance(node, dict):
             for key, value in node.items():
                 walk(value, f"{path}.{key}" if path else str(key))
@@ -204,8 +213,11 @@ def _http_response(exc: HTTPException):
     status = exc.code or 500
     data = getattr(exc, "data", None) or {}
     if "messages" in data:  # webargs validation (flask-smorest)
+        listed = field_messages(data["messages"])
+        omitted = listed.pop(OMITTED, [])
+        details = {"fields": listed, **({"fields_omitted": len(omitted)} if omitted else {})}
         return error_response(400, "invalid_request", "the request does not match the schema",
-                              {"fields": field_messages(data["messages"])})
+                              details)
     if status == 400:
         return error_response(400, "malformed_json", "the body is not valid JSON")
     if status >= 500:

@@ -180,3 +180,16 @@ def test_a_list_of_many_bad_items_is_refused_at_its_first(client, app, route, pr
     assert r.status_code == 400 and len(r.get_data()) < 2_000, len(r.get_data())
     listed = r.get_json()["error"]["details"]["fields"]
     assert {name.split(".")[1] for name in listed if "." in name} <= {"0"}, listed  # one item
+
+
+def test_a_refusal_lists_at_most_fifty_fields(client):
+    """200 unknown fields: the answer names 50 of them and counts the others, rather than
+    being twice the size of the body."""
+    body = {"type": "diamant", "players": [{"name": n} for n in "abc"],
+            **{f"unknown{i:03d}": 0 for i in range(200)}}
+    r = client.post("/v1/games", json=body)
+    details = r.get_json()["error"]["details"]
+    assert r.status_code == 400 and len(details["fields"]) == 50
+    assert details["fields_omitted"] == 150
+    few = client.post("/v1/games", json={"type": "diamant", "players": [], "x": 1})
+    assert "fields_omitted" not in few.get_json()["error"]["details"]
