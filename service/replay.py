@@ -96,6 +96,13 @@ class Divergence(Exception):
         self.details = details or {}
 
 
+#: What reading a document of the wrong shape raises, wherever: a member missing or of the
+#: wrong type, a value the rules cannot take (no player: a division by zero; an empty deck),
+#: nesting deeper than Python recurses. (The server's budget, raised by ``tick``, is none.)
+MALFORMED = (LookupError, TypeError, ValueError, AttributeError, ArithmeticError,
+             RuntimeError)
+
+
 def verify(doc: Any, keys: Sequence[Any] | None = None,
            tick: Callable[[], None] | None = None) -> dict:
     """``{"valid": true, "version": null, "reason": null, "details": {"checked": N,
@@ -118,13 +125,17 @@ def verify(doc: Any, keys: Sequence[Any] | None = None,
         if keys is not None:
             if not isinstance(doc, dict):
                 raise Divergence(0, "not_an_export", {"format": FORMAT})
-            refused = signing.check(doc, keys)
+            try:
+                refused = signing.check(doc, keys)
+            except MALFORMED as exc:  # a value no export holds (an integer past 64 bits...)
+                raise Divergence(None, "malformed_export", {"error": type(exc).__name__}) \
+                    from None
             if refused is not None:
                 raise Divergence(None, refused)
             signature = "valid"
         try:
             checked = _verify(doc, tick or (lambda: None))
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        except MALFORMED as exc:
             # a member missing or of the wrong shape, wherever it was read
             raise Divergence(None, "malformed_export", {"error": type(exc).__name__}) from None
     except Divergence as exc:
@@ -625,12 +636,14 @@ def main(argv: list[str] | None = None) -> int:
         keys = [signing.read_public_key(k) for k in args.key]
     except ValueError as exc:
         return _cannot(f"--key: not an Ed25519 public key (a PEM file or base64): {exc}")
-    try:
-        with open(args.export, "rb") as fh:
+    try:  # read as ``cartouche verify`` reads it (``cli.read_json``): UTF-8, no BOM
+        with open(args.export, encoding="utf-8") as fh:
             doc = json.load(fh)
     except OSError as exc:
         return _cannot(f"{args.export}: {exc.strerror or exc}")
-    except ValueError as exc:
+    except UnicodeDecodeError:
+        return _cannot(f"{args.export}: not a UTF-8 text file")
+    except (ValueError, RecursionError) as exc:
         return _cannot(f"{args.export}: not JSON ({exc})")
     outcome = verify(doc, keys or None)
     print(json.dumps(outcome, indent=2))

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from . import signing
+from .replay import MALFORMED
 from .engine.game import CodedError, fields_detail
 from .engine.tournament import Tournament
 
@@ -42,7 +43,7 @@ def verify_tournament(doc: dict, keys: Sequence[Any] | None,
     except Refused as exc:
         return {"valid": False, "version": exc.index, "reason": exc.reason,
                 "details": exc.details}
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except MALFORMED as exc:
         return {"valid": False, "version": None, "reason": "malformed_export",
                 "details": {"error": type(exc).__name__}}
     return {"valid": True, "version": None, "reason": None,

@@ -83,6 +83,9 @@ def read_json(path: str, what: str = "a Cartouche export") -> Any:
     except json.JSONDecodeError as exc:
         raise FileProblem(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
                           f"{exc.msg.lower()}); it should be {what}") from None
+    except RecursionError:
+        raise FileProblem(f"{path}: JSON nested too deep to read; it should be {what}") \
+            from None
 
 
 def _pipe_closed() -> NoReturn:

@@ -217,3 +217,39 @@ def test_a_fork_of_a_running_game_keeps_its_secrets_until_the_parent_ends(redis_
     assert decks(fid) and decks(fid)[0] == decks(gid)[0]  # the parent's deck, public now
     doc = client.get(f"/v1/games/{fid}/export").get_json()
     assert verify(doc)["valid"] is True
+
+
+def test_hostile_exports_get_a_verdict_offline_never_a_traceback(client, svc, tmp_path):
+    """What a hand-made export can hold that no server writes -- no player, an integer past
+    64 bits under a signature check, tournaments nested hundreds deep, JSON nested deeper
+    than Python recurses -- is a verdict (not valid) or a one-line refusal, as the server
+    answers them, not a crash of the offline verifiers."""
+    import copy
+    import json
+    import subprocess
+    import sys
+
+    gid, _ = play_to_end(client, "diamant", 3)
+    doc = client.get(f"/v1/games/{gid}/export").get_json()
+    keys = svc.signer.public_keys()
+    nobody = copy.deepcopy(doc)
+    nobody["events"][0]["data"]["players"] = []
+    huge = copy.deepcopy(doc)
+    huge["events"][3]["data"]["x"] = 2**70
+    nested = {"format": "cartouche-tournament", "id": "t", "events": [], "standings": [],
+              "games": []}
+    for _ in range(450):
+        nested = {**nested, "games": [nested]}
+    for hostile, with_keys in ((nobody, None), (huge, keys), (nested, None), (nested, keys)):
+        verdict = verify(hostile, with_keys)
+        assert verdict["valid"] is False and verdict["reason"], verdict
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"format": "cartouche-export/1", "x": ' + "[" * 100_000 +
+                    "]" * 100_000 + "}")
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps(doc).encode())
+    for path in (deep, bom):
+        out = subprocess.run([sys.executable, "-m", "service.replay", "verify", str(path)],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-500:]
+        assert out.stderr.startswith("error: ")
