@@ -111,7 +111,7 @@ def verify(doc: Any, keys: Sequence[Any] | None = None,
     Without ``keys`` everything the seed and the rules can prove is checked, and
     ``details.signature`` is ``"unchecked"``: the names, the times and the game's id are then
     not proven. With ``keys`` (Ed25519 public keys, ``service.signing``) the export must also
-    carry a valid signature by one of them (checked first): then every byte is the server's.
+    carry a valid signature by one of them (checked first): then every value is the server's.
     ``tick`` is called once per command (the server bounds the work with it).
 
     A tournament's export (``service.tournament_verify``) is verified game by game, then its

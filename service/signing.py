@@ -67,6 +67,10 @@ def public_key(text: str) -> Ed25519PublicKey:
     return Ed25519PublicKey.from_public_bytes(data)
 
 
+#: The members of an export's ``signature``, every one of them.
+SIGNATURE_FIELDS = frozenset({"alg", "key_id", "value"})
+
+
 def check(doc: dict, keys: Sequence[Ed25519PublicKey]) -> str | None:
     """None when ``doc`` carries a valid signature by one of ``keys``; else why not:
     ``not_signed``, ``unknown_signing_key`` or ``signature_invalid``."""
@@ -77,8 +81,14 @@ def check(doc: dict, keys: Sequence[Ed25519PublicKey]) -> str | None:
     key = by_id.get(sig.get("key_id"))
     if key is None:
         return "unknown_signing_key"
+    value = sig.get("value")
+    if set(sig) != SIGNATURE_FIELDS or not isinstance(value, str):
+        return "signature_invalid"
     try:
-        key.verify(base64.b64decode(str(sig.get("value")), validate=True), canonical(doc))
+        signed = base64.b64decode(value, validate=True)
+        if base64.b64encode(signed).decode() != value:  # one spelling of the bytes: the one
+            return "signature_invalid"                   # written (the padding bits zero)
+        key.verify(signed, canonical(doc))
     except (InvalidSignature, ValueError):
         return "signature_invalid"
     return None

@@ -68,7 +68,7 @@ def verify_replay(body):
     then every random draw re-derived from its revealed seed, every command replayed through
     the rules, and its own fields (players, options, status, result) against its events.
     A tournament's export (`GET /v1/tournaments/{id}/export`) is verified game by game, then
-    its pairings, results and standings. `valid: true` means every byte is what this server
+    its pairings, results and standings. `valid: true` means every value is what this server
     recorded; otherwise the reason, and the first version that diverges."""
     verifier: Verifier = current_app.extensions["cartouche_verifier"]
     # the document as sent (the schema checked its shape): the signature covers those bytes

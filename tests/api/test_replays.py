@@ -1,5 +1,6 @@
 """Exports, offline verification (tampering caught), time travel and forks."""
 
+import base64
 import copy
 import random
 
@@ -253,3 +254,21 @@ def test_hostile_exports_get_a_verdict_offline_never_a_traceback(client, svc, tm
                              capture_output=True, text=True, timeout=60)
         assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-500:]
         assert out.stderr.startswith("error: ")
+
+
+def test_a_signature_verifies_in_the_one_spelling_it_was_written(client, svc):
+    """The signature's base64 has one spelling of its 64 bytes (the padding bits zero) and
+    the member holds alg, key_id and value only: another spelling of the same bytes, or one
+    more member, is ``signature_invalid`` offline as on the server."""
+    gid, _ = play_to_end(client, "tides-of-time", 2)
+    doc = client.get(f"/v1/games/{gid}/export").get_json()
+    keys = svc.signer.public_keys()
+    assert verify(doc, keys)["valid"] is True
+    value = doc["signature"]["value"]
+    assert value.endswith("==")  # 64 bytes: the last character holds 4 unused bits
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    twin = value[:-3] + alphabet[alphabet.index(value[-3]) ^ 1] + "=="
+    assert base64.b64decode(twin) == base64.b64decode(value)
+    for signature in ({**doc["signature"], "value": twin},
+                      {**doc["signature"], "note": "trust me"}):
+        assert verify({**doc, "signature": signature}, keys)["reason"] == "signature_invalid"
