@@ -106,7 +106,10 @@ MALFORMED = (LookupError, TypeError, ValueError, AttributeError, ArithmeticError
 def verify(doc: Any, keys: Sequence[Any] | None = None,
            tick: Callable[[], None] | None = None) -> dict:
     """``{"valid": true, "version": null, "reason": null, "details": {"checked": N,
-    "signature": ...}}`` or ``{"valid": false, "version", "reason", "details"}``.
+    "signature": ...}}`` or ``{"valid": false, "version", "reason", "details"}``. A fork's
+    details also say how many of its events were ``copied`` from its parent (and which:
+    ``forked_from``): those were folded in as logged, proven by the signature or by the
+    parent's export, not by this one's seed (:func:`copied`).
 
     Without ``keys`` everything the seed and the rules can prove is checked, and
     ``details.signature`` is ``"unchecked"``: the names, the times and the game's id are then
@@ -141,8 +144,11 @@ def verify(doc: Any, keys: Sequence[Any] | None = None,
     except Divergence as exc:
         return {"valid": False, "version": exc.version, "reason": exc.reason,
                 "details": exc.details}
-    return {"valid": True, "version": None, "reason": None,
-            "details": {"checked": checked, "signature": signature}}
+    details = {"checked": checked, "signature": signature}
+    if copied(doc):
+        details["copied"] = copied(doc)
+        details["forked_from"] = doc["events"][0]["data"]["forked_from"]
+    return {"valid": True, "version": None, "reason": None, "details": details}
 
 
 def _compare(expected: Iterable[dict], got: list[dict], first_version: int) -> None:
@@ -272,6 +278,14 @@ def _verify(doc: Any, tick: Callable[[], None]) -> int:
         tick()
     _check_document(doc, game, seats, state, len(events))
     return len(events)
+
+
+def copied(doc: dict) -> int:
+    """How many events of a fork's export (``doc``, verified) were copied from its parent:
+    folded into the state as logged, not re-derived (the parent's seed is not in the fork's
+    export). What proves them is the signature, or the parent's own export verified."""
+    forked = doc["events"][0]["data"].get("forked_from")
+    return max(0, int(forked["version"]) - 1) if forked else 0
 
 
 def _seats(created: dict) -> Seats:

@@ -649,8 +649,14 @@ def verify(c: Ctx, export_file: str, keys: tuple[str, ...], as_json: bool) -> No
         what = (f"tournament {doc.get('id')} ({outcome['details'].get('games')} games, "
                 f"every pairing and the standings)" if doc.get("format") == "cartouche-tournament"
                 else f"{doc.get('type')} game {doc.get('id')}")
-        c.console.print(Text(f"valid: {outcome['details'].get('checked')} events of {what} "
-                             f"re-derived and replayed; {signed}", style="bold green"))
+        checked, copied = outcome["details"].get("checked"), outcome["details"].get("copied")
+        told = f"{checked} events of {what} re-derived and replayed"
+        if copied:  # a fork: its parent's events were folded in as logged
+            parent = outcome["details"]["forked_from"]
+            told = (f"{checked} events of {what}: {copied} copied from game {parent['id']} "
+                    f"(proven {'by the signature' if keys else 'by verifying its export'}), "
+                    f"the {checked - copied} others re-derived and replayed")
+        c.console.print(Text(f"valid: {told}; {signed}", style="bold green"))
     else:
         where = f" at version {outcome['version']}" if outcome.get("version") else ""
         details = f" {render.compact(outcome['details'], 300)}" if outcome.get("details") else ""

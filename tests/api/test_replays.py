@@ -136,6 +136,9 @@ def test_fork_continues_from_a_past_version_with_new_tokens(client):
                         ["continue", "return"])}})
     outcome = verify(client.get(f"/v1/games/{gid2}/export").get_json())
     assert outcome["valid"] is True, outcome
+    # the verdict says which events were copied from the parent, not re-derived
+    assert outcome["details"]["copied"] == at - 1
+    assert outcome["details"]["forked_from"] == {"id": gid, "version": at}
 
 
 @pytest.mark.parametrize("type_,n,clock,end", [

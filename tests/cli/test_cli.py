@@ -103,6 +103,15 @@ def test_verify_an_export_file_offline(live_url, finished, tmp_path):
     assert f"INVALID at version {len(export['events']) - 1}" in out.stdout
     missing = run("verify", str(tmp_path / "nope.json"))
     assert missing.returncode != 0 and "Traceback" not in missing.stderr
+    # a fork's events copied from its parent are said to be copied, not re-derived
+    api = Client(live_url)
+    last = len(api.export(finished)["events"])
+    fork = api.fork(finished, last)["id"]  # at its end: born over, its export public
+    forked = tmp_path / "fork.json"
+    forked.write_text(json.dumps(api.export(fork)))
+    out = run("--url", env_url, "verify", str(forked))
+    assert out.returncode == 0, out.stderr
+    assert f"{last - 1} copied from game {finished}" in out.stdout, out.stdout
 
 
 def test_api_errors_are_one_line_with_their_code(live_url):
