@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from . import clock as clock_mod
 from . import signing
 from .replay import MALFORMED
 from .engine.game import CodedError, fields_detail
 from .engine.tournament import Tournament
+from .games import GAMES
 
 FORMAT = "cartouche-tournament"
 #: A game's events by which a seat leaves it (its player resigned, or forfeited on time).
@@ -104,6 +106,18 @@ def _verify(doc: dict, keys, tick, verify_game) -> int:
     return len(events)
 
 
+def _settings(config: dict) -> dict:
+    """The options, clock and ``rated`` every game of the tournament ``config`` records in its
+    creation event, as the server derives them from the tournament's options (the game's own
+    normalized by the game; ``application.creation.Settings``)."""
+    options = dict(config["options"])
+    rated = bool(options.pop("rated", False))
+    clock = clock_mod.normalize(options.pop("clock", None))
+    game = GAMES[config["type"]]
+    return {"options": game.normalize_options(options, [{}] * config["seats_per_game"]),
+            "clock": clock, "rated": rated}
+
+
 def _check_game(index: int, tid: str, t: Tournament, number: int, paired: dict,
                 games: dict, seeds: dict) -> None:
     game = games.get(paired["id"])
@@ -112,10 +126,15 @@ def _check_game(index: int, tid: str, t: Tournament, number: int, paired: dict,
     created = game["events"][0]["data"]
     seats = [p.get("player") for p in created["players"]]
     config = t.config
+    try:
+        settings = _settings(config)
+    except CodedError as exc:  # options no game takes (InvalidOptions, ClockError)
+        raise Refused(index, "options_rejected", {"error": exc.message}) from None
     expected = {"tournament": tid, "round": number, "seats": paired["seats"],
-                "type": config["type"]}
+                "type": config["type"], **settings}
     have = {"tournament": created.get("tournament"), "round": created.get("round"),
-            "seats": seats, "type": game["type"]}
+            "seats": seats, "type": game["type"], "options": created.get("options"),
+            "clock": created.get("clock"), "rated": bool(created.get("rated"))}
     if have != expected:
         raise Refused(index, "game_differs", {"game": game["id"], "expected": expected,
                                               "logged": have})

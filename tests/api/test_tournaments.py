@@ -435,6 +435,10 @@ def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
         (lambda d: d["games"].pop(), "game_missing"),
         (lambda d: d["games"][0]["events"][0]["data"].update(round=2), "game_invalid"),
         (lambda d: d["events"].pop(), "not_finished"),
+        # the games played on other options, or another clock, than the tournament's
+        (lambda d: d["events"][0]["data"]["options"].update(
+            clock={"per_decision_ms": 1000, "timeout": "forfeit"}), "game_differs"),
+        (lambda d: d["events"][0]["data"]["options"].update(rated=True), "game_differs"),
     ]:
         verdict = tampered(change)
         assert verdict["valid"] is False and verdict["reason"] == reason, verdict

@@ -18,7 +18,7 @@ import redis
 from service.app import create_app
 from service.application import GameService
 from service.application.commands import body_digest
-from service.application.errors import InvalidRequest
+from service.application.errors import GameNotFinished, InvalidRequest
 from service.application.players import PLATFORM
 from service.config import Config
 from service.engine import NotYourTurn
@@ -186,6 +186,10 @@ def test_a_fork_past_this_servers_cap_is_refused_and_one_within_it_verifies(redi
         for _ in range(CAP):
             play_one(small, fork["id"])
     assert small.load(fork["id"]).status == "aborted"
+    with pytest.raises(GameNotFinished):  # withheld while its parent runs (its secrets)
+        small.export(fork["id"])
+    while not svc.load(gid).over:
+        play_one(svc, gid)
     assert verify(small.export(fork["id"]))["valid"]
 
 
