@@ -61,11 +61,15 @@ class JsonBoolean(fields.Boolean):
         return value
 
 
+#: Bad items of one list a refusal reports: the list is refused at the next one.
+LIST_ERRORS = 10
+
+
 class List(fields.List):
     """A list of a request: its ``Length`` checked before its items, and its items one after
-    another up to the first that fails, which refuses the list at once (marshmallow's own
-    reads every item and keeps an error for each: a body of many bad items cost seconds of
-    CPU and an answer of megabytes). Every list of the schemas is one."""
+    another until :data:`LIST_ERRORS` have failed, which refuses the list at once
+    (marshmallow's own reads every item and keeps an error for each: a body of many bad items
+    cost seconds of CPU and an answer of megabytes). Every list of the schemas is one."""
 
     def _deserialize(self, value, attr, data, **kwargs):
         if not ma.utils.is_collection(value):
@@ -73,12 +77,16 @@ class List(fields.List):
         for check in self.validators:
             if isinstance(check, validate.Length):
                 check(value)
-        items = []
+        items, errors = [], {}
         for index, item in enumerate(value):
             try:
                 items.append(self.inner.deserialize(item, **kwargs))
             except ma.ValidationError as error:
-                raise ma.ValidationError({index: error.messages}) from None
+                errors[index] = error.messages
+                if len(errors) >= LIST_ERRORS:
+                    break
+        if errors:
+            raise ma.ValidationError(errors)
         return items
 
 
