@@ -195,6 +195,12 @@ def document_games(api) -> None:
     schemas["GameView"] = _union(views, "type", "a game as the caller is served it")
     schemas["EventPage"] = _union(pages, "type", "a page of a game's event log")
     schemas["Export"] = _union(exports, "type", "a finished game's self-contained record")
-    # POST /v1/replays/verify takes either export (their ``format`` tells them apart)
+    # POST /v1/replays/verify takes either export (their ``format`` tells them apart), each
+    # in the shape the server reads before verifying it (events of any game: not the typed
+    # ``Export``, which a body the server then finds invalid need not match)
+    schemas["VerifiableGame"] = schemas["Verifiable"]
+    tournament = json.loads(json.dumps(schemas["TournamentExport"]))
+    tournament["properties"]["games"]["items"] = ref("VerifiableGame")
+    schemas["VerifiableTournament"] = tournament
     schemas["Verifiable"] = {"description": "a game's export or a tournament's",
-                             "oneOf": [ref("Export"), ref("TournamentExport")]}
+                             "oneOf": [ref("VerifiableGame"), ref("VerifiableTournament")]}
