@@ -198,9 +198,9 @@ class RateLimiter:
     def _made(self, names: tuple | None, elapsed: float, cost: int, stored: int) -> Quota | None:
         if names is None:
             return None
-        counters, limits, kinds = names
+        counters, limits, kinds, owners = names
         return Quota(counters, limits, self.config.window_seconds * 1000, elapsed, cost, kinds,
-                     stored)
+                     stored, owners=owners)
 
     def charge(self, quota: Quota | None) -> Charged | None:
         """Count one write (unless ``quota`` was already charged): the counts, or None when
@@ -210,15 +210,22 @@ class RateLimiter:
         return self.counters.charge(quota)
 
 
+#: The identities' names that stand for a token (the others stand for a client address).
+TOKEN_IDENTITIES = ("tok:", "btok:")
+
+
 def _names(identities: list[tuple[str, int, str]], index: int) -> tuple | None:
-    """(counters, limits, kinds) of ``identities`` ((name, limit, kind) each) in window
-    ``index``: each identity's counter of that window, then of the previous one. None when
-    there is no identity (no limit applies)."""
+    """(counters, limits, kinds, owners) of ``identities`` ((name, limit, kind) each) in window
+    ``index``: each identity's counter of that window, then of the previous one, and whose
+    limit it is (``token`` or ``address``). None when there is no identity (no limit
+    applies)."""
     if not identities:
         return None
     return (tuple((f"{PREFIX}:{{{c}}}:{index}", f"{PREFIX}:{{{c}}}:{index - 1}")
                   for c, _, _ in identities),
-            tuple(lim for _, lim, _ in identities), tuple(kind for _, _, kind in identities))
+            tuple(lim for _, lim, _ in identities), tuple(kind for _, _, kind in identities),
+            tuple("token" if c.startswith(TOKEN_IDENTITIES) else "address"
+                  for c, _, _ in identities))
 
 
 def _token_digest(token: str) -> str:

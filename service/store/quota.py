@@ -111,6 +111,9 @@ class Quota:
     #: writes the same request was charged before, by another quota (a bulk creation's first
     #: write, counted before its body was read): its retry is charged them again (:func:`wait`)
     before: int = 0
+    #: per identity, whose limit it is (``token``, ``address``: ``details.per`` of a refusal);
+    #: ``address`` when empty
+    owners: tuple[str, ...] = ()
 
     def keys(self) -> list[str]:
         return [k for pair in self.counters for k in pair]
@@ -133,16 +136,21 @@ class Quota:
     def split(self) -> list[Quota]:
         """One quota per identity (a cluster keeps each identity's counters in its own slot)."""
         kinds = self.kinds or (WRITES,) * len(self.limits)
+        owners = self.owners or ("address",) * len(self.limits)
         return [Quota((c,), (lim,), self.window_ms, self.elapsed, self.cost, (kind,),
-                      self.stored)
-                for c, lim, kind in zip(self.counters, self.limits, kinds)]
+                      self.stored, owners=(owner,))
+                for c, lim, kind, owner in zip(self.counters, self.limits, kinds, owners)]
+
+    def over(self, charged: Charged) -> list[int]:
+        """The identities (their indexes) over their limit after ``charged``."""
+        return [i for i, ((current, previous), limit) in enumerate(zip(charged.counts,
+                                                                       self.limits))
+                if previous * (1.0 - self.elapsed) + current > limit]
 
     def over_bytes(self, charged: Charged) -> bool:
         """An identity counting bytes stored is over its budget."""
         kinds = self.kinds or (WRITES,) * len(self.limits)
-        return any(kind == BYTES and previous * (1.0 - self.elapsed) + current > limit
-                   for kind, (current, previous), limit
-                   in zip(kinds, charged.counts, self.limits))
+        return any(kinds[i] == BYTES for i in self.over(charged))
 
 
 #: no quota: the prologue's ARGV when the script is called without one
@@ -217,13 +225,10 @@ def retry_after(quota: Quota, charged: Charged) -> int:
 
 
 def whose(quota: Quota, charged: Charged) -> str:
-    """Which of the quota's identities is over: ``token`` or ``address`` (the rate limiter's
-    counters are named ``{tok:...}``, ``{btok:...}`` for a token, else for an address; the
-    token's when both are)."""
-    over = [name for (name, _), limit, (n, p) in zip(quota.counters, quota.limits,
-                                                      charged.counts)
-            if p * (1 - quota.elapsed) + n > limit]
-    return "token" if any("{tok:" in n or "{btok:" in n for n in over) else "address"
+    """Whose limit is spent (:attr:`Quota.owners`): ``token``, or ``address``; the token's
+    when both are."""
+    owners = quota.owners or ("address",) * len(quota.limits)
+    return "token" if any(owners[i] == "token" for i in quota.over(charged)) else "address"
 
 
 class QuotaExceeded(CodedError):

@@ -35,7 +35,8 @@ def test_every_coded_error_class_has_an_answer():
     assert not unanswered
 
 
-QUOTA = Quota((("cartouche:rl:{tok:ab}:1", "cartouche:rl:{tok:ab}:0"),), (1,), 60_000, 0.5)
+QUOTA = Quota((("cartouche:rl:{tok:ab}:1", "cartouche:rl:{tok:ab}:0"),), (1,), 60_000, 0.5,
+              owners=("token",))
 
 CASES = [
     (MalformedRequest("malformed_json", "m"), 400, "malformed_json", {}),
