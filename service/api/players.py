@@ -141,7 +141,8 @@ def stream_me():
     by itself."""
     player = me()
     after = resume_after(StreamId.parse, START, "Last-Event-ID is a notice id: <ms>-<seq>")
-    return event_stream(app_hubs("cartouche_player_hubs", NoticeSource), player, None, after)
+    return event_stream(app_hubs("cartouche_player_hubs", NoticeSource), player, None, after,
+                        ends=False)
 
 
 @blp.route("/<player_id>")

@@ -69,13 +69,15 @@ def app_hubs(name: str, source: Callable[[GameService, StreamFollower], Source])
     return found
 
 
-def event_stream(hubs: Hubs, key: str, viewer: Viewer, after: Position) -> Response:
+def event_stream(hubs: Hubs, key: str, viewer: Viewer, after: Position, *,
+                 ends: bool = True) -> Response:
     """The ``text/event-stream`` response following ``key`` after ``after``, counted against
     this process's stream caps (``streamcaps.py``: a 429 or 503 past them) until it is
     closed. A stream resumed at or after its end (the end event's id: a browser's
     ``EventSource`` reconnecting once the server closed it) is a 204, which tells an
-    ``EventSource`` to stop, not the end event again."""
-    if resumed() and hubs.source.settle(key, after, None)[0] is not None:
+    ``EventSource`` to stop, not the end event again (``ends``: the stream has an end to
+    look for; a player's never ends)."""
+    if ends and resumed() and hubs.source.settle(key, after, None)[0] is not None:
         nothing_more = Response(status=204)
         del nothing_more.headers["Content-Type"]
         return nothing_more
