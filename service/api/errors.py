@@ -181,18 +181,20 @@ _LOCATIONS = frozenset({"json", "query", "querystring", "form", "headers", "cook
 #: Fields a schema refusal lists at most (``details.fields``); ``details.fields_omitted``
 #: counts the others (a body of many unknown fields would be answered at twice its size).
 FIELDS_LISTED = 50
-OMITTED = "\0omitted"  # (a key no path can be)
 
 
-def field_messages(messages: dict) -> dict[str, list[str]]:
+def field_messages(messages: dict) -> tuple[dict[str, list[str]], int]:
     """Webargs' nested messages (``{"json": {"seats": {0: {"name": [...]}}}}``) as
     ``details.fields``: ``{"seats.0.name": [...]}``, a dotted path per field, the request's
-    location left out."""
+    location left out, at most :data:`FIELDS_LISTED` of them; and how many more were left out
+    (a nested group past the cap counted once)."""
     out: dict[str, list[str]] = {}
+    omitted = 0
 
     def walk(node, path: str) -> None:
+        nonlocal omitted
         if len(out) >= FIELDS_LISTED and (path or "_schema") not in out:
-            out.setdefault(OMITTED, []).append(path)
+            omitted += 1
             return
         if isinstance(node, dict):
             for key, value in node.items():
@@ -204,7 +206,7 @@ def field_messages(messages: dict) -> dict[str, list[str]]:
 
     for location, found in messages.items():
         walk(found, "" if location in _LOCATIONS else str(location))
-    return out
+    return out, omitted
 
 
 def _http_response(exc: HTTPException):
@@ -213,9 +215,8 @@ def _http_response(exc: HTTPException):
     status = exc.code or 500
     data = getattr(exc, "data", None) or {}
     if "messages" in data:  # webargs validation (flask-smorest)
-        listed = field_messages(data["messages"])
-        omitted = listed.pop(OMITTED, [])
-        details = {"fields": listed, **({"fields_omitted": len(omitted)} if omitted else {})}
+        listed, omitted = field_messages(data["messages"])
+        details = {"fields": listed, **({"fields_omitted": omitted} if omitted else {})}
         return error_response(400, "invalid_request", "the request does not match the schema",
                               details)
     if status == 400:
