@@ -276,22 +276,37 @@ class GameService:
         duplicate deal while another of the deal is still played (a tournament's rotations of
         one seed), or a fork while the game it was forked from is not over (or withheld
         itself). A fork copies its parent's events, hidden draws included (a deck's order),
-        and an ended game shows everything: a running parent's secrets would be public."""
+        and an ended game shows everything: a running parent's secrets would be public.
+
+        A chain of forks, each over, is walked up in a loop to the first game that decides
+        (running, revealed, gone, or not a fork): one load per game, never a recursion as
+        deep as the chain."""
         if not table.over or self._revealed.get(table.id):
             return False
-        data = table.created["data"]
-        if data.get("tournament") is not None:
-            if self.tournaments.deal_running(data["tournament"], table.id):
-                return True
-        elif data.get("forked_from") is not None:
+        chain = [table.id]  # over and not known revealed: each as withheld as the next
+        held = False
+        while True:
+            data = table.created["data"]
+            if data.get("tournament") is not None:
+                held = self.tournaments.deal_running(data["tournament"], table.id)
+                break
+            forked_from = data.get("forked_from")
+            if forked_from is None:
+                break
             try:
-                parent = self._loader.load(data["forked_from"]["id"])
+                table = self._loader.load(forked_from["id"])
             except NotFound:  # gone: nothing of it left to keep hidden
-                parent = None
-            if parent is not None and (not parent.over or self.withheld(parent)):
-                return True
-        self._revealed.put(table.id, True)
-        return False
+                break
+            if not table.over:
+                held = True
+                break
+            if self._revealed.get(table.id):
+                break
+            chain.append(table.id)
+        if not held:
+            for game_id in chain:
+                self._revealed.put(game_id, True)
+        return held
 
     def of_duplicate_deal(self, table: Table) -> bool:
         """``table`` is a game of a tournament that plays duplicate deals: its end is told to

@@ -275,3 +275,50 @@ def test_a_signature_verifies_in_the_one_spelling_it_was_written(client, svc):
     for signature in ({**doc["signature"], "value": twin},
                       {**doc["signature"], "note": "trust me"}):
         assert verify({**doc, "signature": signature}, keys)["reason"] == "signature_invalid"
+
+
+def test_a_chain_of_forks_keeps_the_running_root_s_secrets_at_any_depth(redis_url, queue_url):
+    """Forks of forks of a running game, each ended: every one is withheld while the game at
+    the chain's root runs, however long the chain (asked with a stack far shallower than the
+    chain: a walk up it, not a recursion), and public once the root is over."""
+    import hashlib
+    import inspect
+    import sys
+
+    from service.app import create_app
+    from service.config import Config
+
+    key = "platform-key-fork-chain"
+    app = create_app(Config(redis_url=redis_url, queue_url=queue_url, platform_key_digests=(
+        hashlib.sha256(key.encode()).hexdigest(),)))
+    client, svc = app.test_client(), app.extensions["cartouche"]
+    root = client.post("/v1/games", headers=auth(key), json={
+        "type": "diamant", "players": [{"name": f"p{i}"} for i in range(3)]}).get_json()
+    chain, version = [root["id"]], root["version"]
+    for _ in range(150):
+        r = client.post(f"/v1/games/{chain[-1]}/fork", json={"version": version},
+                        headers=auth(key))
+        assert r.status_code == 201, r.get_json()
+        chain.append(r.get_json()["id"])
+        version = r.get_json()["version"]
+    for gid in reversed(chain[1:]):
+        assert client.post(f"/v1/games/{gid}/abort", headers=auth(key)).status_code == 200
+    deepest = chain[-1]
+    r = client.get(f"/v1/games/{deepest}/export")
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "game_not_finished"
+    shown = client.get(f"/v1/games/{deepest}").get_json()
+    assert (shown["state"], shown["result"]) == (None, None)
+
+    table = svc.load(deepest)
+    fresh = create_app(Config(redis_url=redis_url, queue_url=queue_url)).extensions["cartouche"]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 100)
+    try:
+        assert fresh.withheld(table) is True
+    finally:
+        sys.setrecursionlimit(limit)
+
+    assert client.post(f"/v1/games/{root['id']}/abort", headers=auth(key)).status_code == 200
+    doc = client.get(f"/v1/games/{deepest}/export").get_json()
+    assert verify(doc)["valid"] is True
+    assert client.get(f"/v1/games/{chain[1]}/export").status_code == 200
