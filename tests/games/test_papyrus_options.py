@@ -274,13 +274,41 @@ def test_solo_multi_seat_turns_and_final_round():
 def test_solo_ranks_by_margin():
     s = fresh(3, variant="solo")
     s["over"] = True
-    s["end_reason"] = "turn_limit"
+    s["end_reason"] = "final_round"
     for seat, (score, scarabs, paid) in enumerate(((10, 2, 5), (0, 0, 0), (14, 2, 30))):
         s["seats"][seat].update(score=score, scarabs=scarabs, paid=paid)
     res = GAME.result(s)
     assert res["scores"] == [20, 0, 24]
     assert res["ranks"] == [1, 2, 3]   # margins 15, 0, -6
     assert res["winners"] == [0]
+    # the win is scored once the last God card is formed (10.1): a game cut short by its
+    # turn limit ranks the same, and nobody beats the Pharaoh
+    s["end_reason"] = "turn_limit"
+    res = GAME.result(s)
+    assert (res["ranks"], res["winners"]) == ([1, 2, 3], [])
+    assert [d["beats_pharaoh"] for d in res["details"]["seats"]] == [False] * 3
+
+
+def test_a_solo_turn_limit_of_one_is_no_win():
+    """A one-seat solo game with ``turn_limit: 1`` dealt Horus and its spelling: the seat forms
+    it (11 points) and buys once (1 paid), and the game ends with 35 God cards unformed: the
+    seat has not beaten the Pharaoh."""
+    from service.games.papyrus.data import GODS, canonical_glyphs
+
+    spelling = ["flax", "lasso", "mouth", "cloth", "quail"]
+    bag = canonical_glyphs()
+    for glyph in spelling:
+        bag.remove(glyph)
+    setup = {"god_deck": ["horus"] + [g for g in GODS if g != "horus"], "bag": spelling + bag}
+    g = LocalGame(GAME, players(1), {"variant": "solo", "turn_limit": 1, "setup": setup},
+                  b"solo-limit-1")
+    g.act(0, {"type": "form_god", "god": "horus"})
+    if not GAME.is_over(g.state):
+        g.act(0, {"type": "buy_glyph"})
+    res = GAME.result(g.state)
+    seat = res["details"]["seats"][0]
+    assert res["details"]["end_reason"] == "turn_limit" and (seat["total"], seat["paid"]) == (11, 1)
+    assert res["winners"] == [] and seat["beats_pharaoh"] is False
 
 
 def test_solo_timeout_actions():

@@ -338,6 +338,7 @@ class PapyrusRef:
         self.final_left: list[int] | None = None   # seats still to play their final turn
         self.turns = 0
         self.over = False
+        self.cut_short = False  # ended by the turn limit
         self.counts: Counter = Counter()           # diagnostics for the tests (coverage)
         self._begin_turn()
         self._forced(rng)
@@ -401,7 +402,7 @@ class PapyrusRef:
         self.turns += 1
         if self.turn_limit and self.turns >= self.turn_limit:
             self.counts["end:turn_limit"] += 1
-            self.over = True
+            self.over = self.cut_short = True
             return
         if self.final_left is not None:
             if not self.final_left:
@@ -716,7 +717,9 @@ class PapyrusRef:
         if self.solo:
             paid = [p.paid for p in self.players]
             keys = [(scores[s] - paid[s], self.sons(s), amon[s]) for s in range(self.n)]
-            winners = [s for s in range(self.n) if scores[s] > paid[s]]
+            # the rules' solo win comes after the last God card is formed (10.1): never at
+            # the turn limit
+            winners = [s for s in range(self.n) if not self.cut_short and scores[s] > paid[s]]
         else:
             keys = [(scores[s], self.sons(s), amon[s]) for s in range(self.n)]
             winners = None

@@ -36,7 +36,9 @@ Events are fine grained (see :meth:`Papyrus.apply`); every random outcome is in 
 
 Turn limit (spec 12.1, ``turn_limit``; not part of the source rules): after that many turns in
 total (every seat's, skipped and interrupted turns included) the game ends as if the final round
-had just finished (``GameEnded{reason: "turn_limit"}``, ranked by the usual section 9 key).
+had just finished (``GameEnded{reason: "turn_limit"}``, ranked by the usual section 9 key). In
+the solo variant a win is scored after the last God card is formed (spec 10.1), so a game the
+limit cut short has no winner: a low limit is not a way to beat the Pharaoh.
 The default, :data:`DEFAULT_TURN_LIMIT` = 2,000 turns, is 3 times the longest game the built-in
 bots were measured to play (``bench/game_lengths.py``, 2026-12-02: 100 of 102 heuristic games of
 1-5 seats, standard and solo, ended after 298-600 turns, 2 two-seat ones looped past 3,900; 2
@@ -1120,7 +1122,10 @@ class Papyrus(Game):
             if solo:
                 d["paid"] = p["paid"]
                 d["margin"] = total - p["paid"]
-                d["beats_pharaoh"] = total > p["paid"]
+                # a win is scored once the last God card is formed (spec 10.1): a game cut
+                # short by the turn limit leaves gods unformed, and no seat beats the Pharaoh
+                d["beats_pharaoh"] = (total > p["paid"]
+                                      and state["end_reason"] != "turn_limit")
             scores.append(total)
             details.append(d)
         return scores, details

@@ -189,7 +189,8 @@ RESULT_SEAT = _object("a seat's final score broken down (section 9, solo 10.1)",
     "margin": {"type": "integer", "description": "solo variant only: total - paid (the "
                                                  "ranking key)"},
     "beats_pharaoh": {"type": "boolean",
-                      "description": "solo variant only: total > paid (the seat wins)"},
+                      "description": "solo variant only: total > paid and the "
+                                      "game not cut short by its turn limit (the seat wins)"},
     "resigned": {"type": "boolean", "description": "the seat resigned (ranked after the others)"},
 }, optional=("paid", "margin", "beats_pharaoh"))
 
