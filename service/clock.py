@@ -38,8 +38,10 @@ SCHEMA = {
         "bot_level": {"enum": list(LEVELS), "default": "heuristic"},
     },
     "additionalProperties": False,
-    "anyOf": [{"required": [name], "properties": {name: {"type": "integer"}}}
-              for name in ("per_decision_ms", "initial_ms")],
+    # per_decision_ms, initial_ms or both: written as if/else rather than an anyOf of the two,
+    # which generated clients read as a union of one-field types (the same JSON Schema)
+    "if": {"required": ["per_decision_ms"], "properties": {"per_decision_ms": {"type": "integer"}}},
+    "else": {"required": ["initial_ms"], "properties": {"initial_ms": {"type": "integer"}}},
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import clock
 from .engine import Game
+from .engine.schemas import typed_literals
 
 #: The options every game takes, owned by the shell.
 SHELL_PROPERTIES = {
@@ -27,4 +28,5 @@ SHELL_PROPERTIES = {
 def served_schema(game: Game) -> dict:
     """``game``'s options schema with the shell's options among its properties."""
     schema = game.options_schema
-    return {**schema, "properties": {**schema.get("properties", {}), **SHELL_PROPERTIES}}
+    return typed_literals({**schema, "properties": {**schema.get("properties", {}),
+                                                    **SHELL_PROPERTIES}})

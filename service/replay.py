@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,6 +32,7 @@ from .engine import (IllegalAction, NotYourTurn, Rng, command, commitment, event
                      fields_detail, fold, forfeit, forfeit_result, start)
 from .engine.lobby import LOBBY_EVENTS, Lobby, SeatUnavailable, unfilled
 from .engine.local import creation_event
+from .engine.schemas import INSTANT_PATTERN
 from .games import GAMES
 
 FORMAT = "cartouche-export/1"
@@ -245,7 +247,8 @@ def _verify(doc: Any, tick: Callable[[], None]) -> int:
         if not isinstance(ev, dict) or ev.get("version") != i + 1:
             raise Divergence(i + 1, "versions_not_dense")
         if set(ev) - EVENT_FIELDS or not isinstance(ev.get("data", {}), dict) \
-                or any(ev.get(flag) not in (None, True) for flag in ("forced", "timeout")):
+                or any(ev.get(flag) not in (None, True) for flag in ("forced", "timeout")) \
+                or not _instant(ev.get("at")):
             raise Divergence(i + 1, "malformed_event")
     try:
         seed = bytes.fromhex(doc["seed"])
@@ -322,9 +325,23 @@ def _groups(events: list[dict], pos: int):
         pos = end
 
 
+def _instant(at: Any) -> bool:
+    """``at`` is null or an RFC 3339 point in time the calendar has (the contract's pattern
+    takes 30 February)."""
+    if at is None:
+        return True
+    if not isinstance(at, str) or re.fullmatch(INSTANT_PATTERN, at) is None:
+        return False
+    try:
+        datetime.fromisoformat(at.upper())
+    except ValueError:
+        return False
+    return True
+
+
 def _at_ms(at: Any) -> float:
     """An event's ``at`` (RFC 3339) in milliseconds since the epoch."""
-    return datetime.fromisoformat(at).timestamp() * 1000
+    return datetime.fromisoformat(at.upper()).timestamp() * 1000
 
 
 def _idle(version: int, group: list[dict], seats: Seats) -> list[dict]:

@@ -5,7 +5,8 @@ From each game of the registry (``service.games.GAMES``; a game added there appe
 other change), ``<Game>`` being its type id in CamelCase (``pharaohs-wall`` ->
 ``PharaohsWall``):
 
-- ``<Game>Options`` (``service.options.served_schema``: what the server validates with) and
+- ``<Game>Options`` (``service.options.served_schema``: what the server validates with; its
+  ``clock`` the one ``Clock`` component, or null) and
   ``<Game>CreateGame``: the creation request of that type (``type`` a ``const``);
   ``CreateGame`` is the ``oneOf`` of them, discriminated by ``type``.
 - ``<Game>Action<Name>`` (``Game.action_schemas``); ``Action`` is the ``oneOf`` of every game's,
@@ -33,7 +34,9 @@ from __future__ import annotations
 import copy
 import json
 
-from ..engine.schemas import EVENT_ENVELOPE, EVENT_REQUIRED, SHELL_EVENT_SCHEMAS
+from ..clock import SCHEMA as CLOCK_SCHEMA
+from ..engine.schemas import (EVENT_ENVELOPE, EVENT_REQUIRED, SHELL_EVENT_SCHEMAS,
+                              typed_literals)
 
 REF = "#/components/schemas/"
 
@@ -104,7 +107,8 @@ def document_games(api) -> None:
 
     def add(name: str, schema: dict) -> None:
         # a copy sharing nothing: YAML prints a sub-schema used twice as an anchor and alias
-        components.schema(name, _literals_as_enums(json.loads(json.dumps(schema))))
+        components.schema(name, typed_literals(_literals_as_enums(
+            json.loads(json.dumps(schema)))))
 
     def add_typed(name: str, schema: dict) -> None:
         """``add``, with each object a top-level ``oneOf``/``anyOf`` lists inline (a state or
@@ -144,9 +148,15 @@ def document_games(api) -> None:
     add("SeatRequest", seat)
     players = {**create_common["properties"]["players"], "items": ref("SeatRequest")}
 
+    # one component for every game's options.clock: generated clients get one clock type
+    add("Clock", {**CLOCK_SCHEMA, "type": "object"})
+    clock = {"anyOf": [ref("Clock"), {"type": "null"}],
+             "description": CLOCK_SCHEMA["description"]}
     for game in GAMES.values():
         prefix, type_id = camel(game.type_id), game.type_id
-        add(f"{prefix}Options", served_schema(game))
+        options = served_schema(game)
+        add(f"{prefix}Options", {**options, "properties": {**options["properties"],
+                                                           "clock": clock}})
         for action, schema in game.action_schemas.items():
             name = f"{prefix}Action{camel(action)}"
             add(name, schema)

@@ -109,9 +109,10 @@ STREAM_ID_OR_EMPTY = f"^({STREAM_ID.pattern})?$"
                    "`event: gap` (no id) when notices after the resume id were dropped; "
                    "keep-alive comments; never ends",
     "content": {"text/event-stream": {"schema": {
-        "type": "object",
-        "description": "each message's data: invitation {game_id, type, from}, "
-                       "seek_matched {seek_id, game_id}, game_start {game_id, seat, type}, "
+        "type": "string",
+        "description": "the stream's text, read as it comes (never a whole body: the stream "
+                       "does not end); each message's data, JSON: invitation {game_id, type, "
+                       "from}, seek_matched {seek_id, game_id}, game_start {game_id, seat, type}, "
                        "your_turn {game_id, seat, version, deadline_at}, game_finish "
                        "{game_id, status, result} (a duplicate deal's games: once the deal "
                        "is recorded), rating {type, game_id, before, after} (before and "

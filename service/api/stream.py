@@ -129,7 +129,8 @@ RESUME_AFTER_VERSION = [{"in": "header", "name": "Last-Event-ID", "required": Fa
 @blp.doc(operationId="streamEvents", responses={"200": {
     "description": "text/event-stream: `event: game_event` (id = version) ... `event: end`",
     "content": {"text/event-stream": {"schema": {
-        "type": "object", "description": "each event's data: an event (game_event) or "
+        "type": "string", "description": "the stream's text, read as it comes; each "
+                                         "message's data, JSON: an event (game_event) or "
                                          "{status, version, result} (end)"}}}},
     "204": {"description": ENDED}}, parameters=RESUME_AFTER_VERSION)
 @blp.alt_response(400, schema="Error", description="bad Last-Event-ID")

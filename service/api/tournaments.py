@@ -192,7 +192,9 @@ class TournamentSource:
 @blp.doc(operationId="streamTournament", responses={"200": {
     "description": "text/event-stream: `event: tournament_event` (id = version; data: the "
                    "event and the standings after it) ... `event: end` (the final standings)",
-    "content": {"text/event-stream": {"schema": {"type": "object"}}}},
+    "content": {"text/event-stream": {"schema": {
+        "type": "string", "description": "the stream's text, read as it comes; each message's "
+                                         "data, JSON"}}}},
     "204": {"description": ENDED}}, parameters=RESUME_AFTER_VERSION)
 @blp.alt_response(400, schema="Error", description="bad Last-Event-ID")
 @blp.alt_response(401, schema="Error", description="a malformed Authorization header")

@@ -98,6 +98,8 @@ class Settings(NamedTuple):
         ``details.code``. ``rated`` defaults to ``table``, but for a solo game."""
         options = dict(options)
         on_decline = options.pop("on_decline", _ABSENT)
+        if on_decline == "open" and not table:  # the default, sent: as if not sent
+            on_decline = _ABSENT
         if on_decline is not _ABSENT and (not table or on_decline not in ON_DECLINE):
             raise InvalidRequest("invalid_options", "on_decline is 'open' or 'abort', for "
                                  "tables with an invited seat",

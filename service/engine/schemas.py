@@ -129,14 +129,51 @@ SHELL_EVENT_SCHEMAS: dict[str, dict] = {
     },
 }
 
+#: JSON Schema's type of a literal's Python value
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number",
+               type(None): "null"}
+
+
+def typed_literals(node):
+    """``node`` with a ``type`` beside each ``const`` or ``enum`` that has none, from its
+    values (one type, or one and null): the same schema, which Java's and Go's generators
+    need to type a discriminator or an enum (without it they warn and fall back to an
+    untyped value)."""
+    if isinstance(node, list):
+        return [typed_literals(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: typed_literals(value) for key, value in node.items()}
+    values = [out["const"]] if "const" in out else out.get("enum")
+    if "type" not in out and isinstance(values, list) and values:
+        kinds = {_JSON_TYPES.get(type(v)) for v in values}
+        if None not in kinds:
+            if len(kinds) == 1:
+                out["type"] = kinds.pop()
+            elif len(kinds) == 2 and "null" in kinds:
+                out["type"] = [(kinds - {"null"}).pop(), "null"]
+    return out
+
+
+#: A point in time as text: RFC 3339 (Cartouche writes UTC with milliseconds and ``Z``,
+#: ``2026-12-02T09:14:03.512Z``), a JSON Schema ``pattern``. Events and exports give their
+#: instants as text with it rather than ``format: date-time``: an export's signature covers
+#: them as written, and a client generated from the contract that parsed them into dates and
+#: wrote them back would spell them otherwise (``+00:00``, microseconds) and break it.
+INSTANT_PATTERN = (r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]"
+                   r"([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?"
+                   r"([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$")
+INSTANT_DESCRIPTION = ("RFC 3339 (2026-12-02T09:14:03.512Z), as text: an export's signature "
+                       "covers it as written")
+
 #: The envelope of every served event (``GET /v1/games/{id}/events``, an action's response,
 #: an export's ``events``) around its ``type`` and ``data``.
 EVENT_ENVELOPE: dict[str, dict] = {
     "version": {"type": "integer", "minimum": 1, "description": "the game's version it made"},
     "seat": {"type": ["integer", "null"], "minimum": 0,
              "description": "the seat it is about, null for the table"},
-    "at": {"type": ["string", "null"], "format": "date-time",
-           "description": "when it was written (RFC 3339)"},
+    "at": {"type": ["string", "null"], "pattern": INSTANT_PATTERN,
+           "description": f"when it was written: {INSTANT_DESCRIPTION}"},
     "forced": {"type": "boolean",
                "description": "played by the engine: the seat had one legal action"},
     "timeout": {"type": "boolean",

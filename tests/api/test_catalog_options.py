@@ -53,7 +53,12 @@ def test_the_catalog_and_the_contract_serve_the_same_schemas(client):
     assert {t["id"] for t in catalog} == set(GAMES)
     for t in catalog:
         name = "".join(part.capitalize() for part in t["id"].split("-")) + "Options"
-        assert contract[name] == t["options"]
+        # the contract's clock is one component for every game, or null
+        clock = contract[name]["properties"]["clock"]
+        assert clock["anyOf"] == [{"$ref": "#/components/schemas/Clock"}, {"type": "null"}]
+        inline = {**contract["Clock"], "type": ["object", "null"]}
+        assert {**contract[name], "properties": {**contract[name]["properties"],
+                                                 "clock": inline}} == t["options"]
         Draft202012Validator.check_schema(t["options"])
         assert t["options"]["properties"]["clock"]["properties"]["timeout"]["enum"] == \
             ["auto", "bot", "forfeit"]
@@ -121,3 +126,23 @@ def test_options_refused_for_a_schema_reason_are_refused_by_the_served_schema(cl
         assert list(validator.iter_errors({"clock": clock})), clock
         status, body = post(client, type_id, n, {"clock": clock})
         assert status == 422 and body["error"]["details"]["code"] == "invalid_clock", body
+
+
+@pytest.mark.parametrize("type_id", list(GAMES))
+def test_a_creation_may_send_every_default_the_schema_declares(client, type_id):
+    """A generated client's options model fills in the schema's defaults and sends them:
+    sending a default is as not sending it (``on_decline: "open"`` on a game that is not a
+    table was refused), for every option and every variant."""
+    entry = next(t for t in client.get("/v1/game-types").get_json()["game_types"]
+                 if t["id"] == type_id)
+    defaults = {name: prop["default"] for name, prop in entry["options"]["properties"].items()
+                if "default" in prop}
+    game = GAMES[type_id]
+    for options in [v["options"] for v in entry["variants"]] or [{}]:
+        n = seats_for(game, options)
+        status, plain = post(client, type_id, n, options)
+        assert status == 201, plain
+        status, filled = post(client, type_id, n, {**defaults, **options})
+        assert status == 201, (options, filled)
+        views = [client.get(f"/v1/games/{made['id']}").get_json() for made in (plain, filled)]
+        assert views[1]["options"] == views[0]["options"], (options, views[1]["options"])

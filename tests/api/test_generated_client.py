@@ -164,3 +164,36 @@ def test_a_generated_client_plays_a_whole_game_typed(app, generated, type_id):
         assert name in typed_events or name == f"ShellEvent{ev.type_}", name
         assert type(ev.data).__name__.startswith(f"{name}Data"), type(ev.data).__name__
         assert not getattr(ev.data, "additional_properties", {}), f"{name}: untyped data"
+
+    # the export, stored as the generated client writes it back, verifies: its instants are
+    # text the signature covers as written, not dates the client would spell otherwise
+    raw = json.loads(anyone.get_httpx_client().get(f"/v1/games/{gid}/export").content)
+    assert export.to_dict() == raw
+    verify = import_module(f"{PACKAGE}.api.replays.verify_replay")
+    verdict = call(verify, client=anyone, body=models.VerifiableGame.from_dict(export.to_dict()))
+    assert verdict.valid is True, verdict.to_dict()
+    # a stream's operation answers its text (the generated code parsed it as a JSON object)
+    stream = import_module(f"{PACKAGE}.api.stream.stream_events")
+    text = stream.sync_detailed(client=anyone, game_id=gid).parsed
+    assert isinstance(text, str), type(text)
+    assert text.count("event: game_event") == view.version and "event: end" in text
+
+
+def test_a_generated_client_types_the_clock_and_the_literals(app, generated):
+    """Every game's ``options.clock`` is one typed ``Clock`` (its fields attributes, not a
+    union of one-field types), and a game created with it keeps it."""
+    from importlib import import_module
+
+    models = import_module(f"{PACKAGE}.models")
+    create_game = import_module(f"{PACKAGE}.api.games.create_game")
+    clock = models.Clock.from_dict({"per_decision_ms": 60000, "timeout": "bot"})
+    assert (clock.per_decision_ms, clock.timeout.value) == (60000, "bot")
+    options = models.DiamantOptions(clock=clock)
+    body = models.DiamantCreateGame(type_="diamant", options=options,
+                                    players=[models.NamedSeat(name=f"p{i}") for i in range(3)])
+    anyone = generated.Client(base_url="http://cartouche.test",
+                              httpx_args={"transport": httpx.WSGITransport(app=app)})
+    created = create_game.sync_detailed(client=anyone, body=body)
+    assert created.status_code == 201, created.content
+    view = anyone.get_httpx_client().get(f"/v1/games/{created.parsed.id}").json()
+    assert view["options"]["clock"]["per_decision_ms"] == 60000

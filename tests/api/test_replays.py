@@ -74,7 +74,8 @@ def test_a_tampered_shuffle_is_caught(client):
 
 
 def test_an_export_whose_timestamps_are_not_rfc3339_is_refused(client):
-    # the contract says date-time: a request that breaks it is a 400 naming the field
+    # the contract's pattern (RFC 3339 as text): a request that breaks it is a 400 naming the
+    # field; a date the pattern takes and the calendar has not is the verifier's to find
     gid, _ = play_to_end(client, "diamant", 3)
     doc = client.get(f"/v1/games/{gid}/export").get_json()
     assert client.post("/v1/replays/verify", json=doc).get_json()["valid"] is True
@@ -90,6 +91,14 @@ def test_an_export_whose_timestamps_are_not_rfc3339_is_refused(client):
         assert r.status_code == 400, (path, r.get_json())
         assert r.get_json()["error"]["code"] == "invalid_request"
         assert str(path[0]) in str(r.get_json()["error"]["details"]["fields"])
+    impossible = copy.deepcopy(doc)
+    impossible["events"][2]["at"] = "2026-02-30T09:14:03.512Z"
+    r = client.post("/v1/replays/verify", json=impossible)
+    assert r.status_code == 200 and r.get_json()["valid"] is False
+    unsigned = {k: v for k, v in impossible.items() if k != "signature"}
+    assert (verify(unsigned)["reason"], verify(unsigned)["version"]) == ("malformed_event", 3)
+    unsigned["events"][2]["at"] = doc["events"][2]["at"].lower()  # RFC 3339 allows t and z
+    assert verify(unsigned)["valid"] is True, verify(unsigned)
 
 
 def test_export_needs_a_finished_game(client):

@@ -72,7 +72,7 @@ def test_open_read_list_and_cancel(client):
     ({"type": "diamant", "seats": 3, "options": {"clock": {"per_decision_ms": 5}}}, 422,
      "invalid_options"),
     ({"type": "diamant", "seats": 3, "options": {"rated": "yes"}}, 422, "invalid_options"),
-    ({"type": "diamant", "seats": 3, "options": {"on_decline": "open"}}, 422,
+    ({"type": "diamant", "seats": 3, "options": {"on_decline": "abort"}}, 422,
      "invalid_options"),
     ({"type": "diamant", "seats": 3, "rating_range": [5, -5]}, 422, "invalid_rating_range"),
     ({"type": "diamant", "seats": 3, "fill_with_bots": {"after_s": 600, "level": "random"}},

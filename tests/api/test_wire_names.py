@@ -1,5 +1,7 @@
 """One name per concept on the wire: every point in time is an RFC 3339 string in UTC with
-milliseconds (``2026-12-02T09:14:03.512Z``) named ``at`` or ``*_at``; durations are integers
+milliseconds (``2026-12-02T09:14:03.512Z``) named ``at`` or ``*_at``, in the contract a
+``date-time`` or, where an export holds it (events, an export's ``created_at``), text with the
+RFC 3339 pattern (``INSTANT_PATTERN``: a signature covers it as written); durations are integers
 named ``*_ms`` (the ones below, each a length of time, never a moment). Checked on the contract
 (openapi.yaml, every property of every schema) and on what the main routes serve."""
 
@@ -13,6 +15,7 @@ import pytest
 import yaml
 
 from service.api.sources import START, NoticeSource
+from service.engine.schemas import INSTANT_PATTERN
 from service.app import create_app
 from service.application import NullScheduler
 from service.config import Config
@@ -68,8 +71,10 @@ def contract_violations(spec: dict) -> list[str]:
     for path, name, schema in properties(spec):
         dated = schema.get("format") == "date-time"
         if is_moment(name):
-            if not dated or types(schema) - {"string", "null"}:
-                bad.append(f"{path}: a moment is a string of format date-time")
+            if not (dated or schema.get("pattern") == INSTANT_PATTERN) \
+                    or types(schema) - {"string", "null"}:
+                bad.append(f"{path}: a moment is a string of format date-time, or an "
+                           "instant's pattern")
         elif dated:
             bad.append(f"{path}: a date-time is named at or *_at")
         elif name.endswith("_ms"):
@@ -105,6 +110,8 @@ def test_the_guard_refuses_what_it_is_for():
     assert not contract_violations(schema(at={"type": ["string", "null"],
                                                "format": "date-time"},
                                           increment_ms={"type": "integer"}))
+    assert not contract_violations(schema(at={"type": "string", "pattern": INSTANT_PATTERN}))
+    assert contract_violations(schema(at={"type": "string", "pattern": "^.*$"}))
 
 
 # -- served bodies ----------------------------------------------------------------------------
