@@ -14,7 +14,8 @@ other change), ``<Game>`` being its type id in CamelCase (``pharaohs-wall`` ->
   share one, ``Action`` becomes a plain ``anyOf``). ``ActionRequest.action`` and
   ``LegalActions.actions`` reference it.
 - ``<Game>State`` (``Game.state_schema``) and ``<Game>GameView``: the common view with ``type`` a
-  ``const`` and ``state`` a ``<Game>State`` (or null while a table waits); ``GameView`` is the
+  ``const``, ``options`` a ``<Game>Options`` and ``state`` a ``<Game>State`` (or null while a
+  table waits); ``GameView`` is the
   ``oneOf`` of them, discriminated by the game type.
 - ``<Game>Event<Type>Data`` (``Game.event_schemas``) and ``<Game>Event<Type>`` (the envelope,
   ``type`` a ``const``, ``data``); the shell's ``ShellEvent<Type>`` likewise
@@ -22,7 +23,8 @@ other change), ``<Game>`` being its type id in CamelCase (``pharaohs-wall`` ->
   discriminated by the event type within that game (event type names repeat across games).
   A game that declares no event schemas gets the untyped ``Event`` (``ExportedEvent`` in
   exports).
-- ``<Game>EventPage`` and ``<Game>Export`` (``type`` a ``const``, ``events`` of ``<Game>Event``);
+- ``<Game>EventPage`` and ``<Game>Export`` (``type`` a ``const``, ``events`` of ``<Game>Event``;
+  an export's ``options`` a ``<Game>Options``);
   ``EventPage`` and ``Export`` are the ``oneOf`` of them, discriminated by the game type.
 
 The per-type unions are what openapi-python-client handles: it tries each member in turn and a
@@ -169,7 +171,11 @@ def document_games(api) -> None:
         add_typed(f"{prefix}State", {"description": f"The state of a {game.name} game as a "
                                                     "viewer is served it.", **game.state_schema})
         views[type_id] = f"{prefix}GameView"
-        add(views[type_id], _typed(view_common, type_id, state={
+        # the options a game serves are its creation's, normalized: they pass its schema
+        # (tests/api/test_catalog_options.py)
+        typed_options = {**ref(f"{prefix}Options"),
+                         "description": "the game's options, normalized (defaults filled in)"}
+        add(views[type_id], _typed(view_common, type_id, options=typed_options, state={
             "anyOf": [ref(f"{prefix}State"), {"type": "null"}],
             "description": view_common["properties"]["state"].get("description", "")}))
 
@@ -189,7 +195,7 @@ def document_games(api) -> None:
         add(pages[type_id], _typed(page_common, type_id,
                                    events={"type": "array", "items": served}))
         exports[type_id] = f"{prefix}Export"
-        add(exports[type_id], _typed(export_common, type_id,
+        add(exports[type_id], _typed(export_common, type_id, options=typed_options,
                                      events={"type": "array", "items": exported}))
 
     if shared_actions:

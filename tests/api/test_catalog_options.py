@@ -146,3 +146,21 @@ def test_a_creation_may_send_every_default_the_schema_declares(client, type_id):
         assert status == 201, (options, filled)
         views = [client.get(f"/v1/games/{made['id']}").get_json() for made in (plain, filled)]
         assert views[1]["options"] == views[0]["options"], (options, views[1]["options"])
+
+
+@pytest.mark.parametrize("type_id", list(GAMES))
+def test_the_options_a_game_serves_pass_its_options_schema(client, type_id):
+    """A game's view and export serve its options normalized (defaults filled in); the
+    contract types them as the game's options schema, so they must pass it: every variant,
+    with and without a clock."""
+    entry = next(t for t in client.get("/v1/game-types").get_json()["game_types"]
+                 if t["id"] == type_id)
+    validator = Draft202012Validator(entry["options"])
+    game = GAMES[type_id]
+    for options in [v["options"] for v in entry["variants"]] or [{}]:
+        for clock in (None, CLOCKS[3]):
+            sent = dict(options, **({"clock": clock} if clock else {}))
+            status, made = post(client, type_id, seats_for(game, options), sent)
+            assert status == 201, made
+            served = client.get(f"/v1/games/{made['id']}").get_json()["options"]
+            assert not [e.message for e in validator.iter_errors(served)], (sent, served)

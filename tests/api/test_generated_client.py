@@ -133,6 +133,7 @@ def test_a_generated_client_plays_a_whole_game_typed(app, generated, type_id):
         view = call(ops["get_game"], getattr(models, f"{prefix}GameView"), client=anyone,
                     game_id=gid)
         assert type(view.state) is getattr(models, f"{prefix}State")
+        assert type(view.options) is options_class
         untyped = getattr(view.state, "additional_properties", {})
         assert not untyped, f"{prefix}State leaves {sorted(untyped)} untyped"
         if view.status != "active":
@@ -159,6 +160,7 @@ def test_a_generated_client_plays_a_whole_game_typed(app, generated, type_id):
     assert [e.version for e in read] == list(range(1, view.version + 1))
     export = call(ops["export_game"], getattr(models, f"{prefix}Export"), client=anyone,
                   game_id=gid)
+    assert type(export.options) is options_class
     for ev in read + export.events:
         name = type(ev).__name__
         assert name in typed_events or name == f"ShellEvent{ev.type_}", name
