@@ -9,13 +9,27 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 
-def _int(name: str, default: int, least: int = 0) -> int:
-    return env_count(os.environ, name, default, least)
+#: The most a duration setting in seconds may be: ten years (a TTL or a delay past it could
+#: overflow what Redis or a timedelta holds once turned into milliseconds).
+SECONDS_MAX = 315_360_000
+#: The most a count or size setting may be unless it has a smaller bound of its own.
+COUNT_MAX = 1_000_000_000
 
 
-def env_count(env: Mapping[str, str], name: str, default: int, least: int = 0) -> int:
-    """An integer setting of at least ``least`` (0) from ``env`` (``default`` when unset or
-    empty); ValueError, naming the setting, for anything else."""
+class SettingError(ValueError):
+    """A setting from the environment the process cannot run with; its message is one line
+    naming the variable and what it accepts."""
+
+
+def _int(name: str, default: int, least: int = 0, most: int = COUNT_MAX) -> int:
+    return env_count(os.environ, name, default, least, most)
+
+
+def env_count(env: Mapping[str, str], name: str, default: int, least: int = 0,
+              most: int = COUNT_MAX) -> int:
+    """An integer setting from ``least`` (0) to ``most`` (:data:`COUNT_MAX`) from ``env``
+    (``default`` when unset or empty); :class:`SettingError`, naming the setting, for anything
+    else."""
     raw = env.get(name)
     if raw in (None, ""):
         return default
@@ -23,24 +37,34 @@ def env_count(env: Mapping[str, str], name: str, default: int, least: int = 0) -
         value = int(raw)
     except ValueError:
         value = least - 1  # refused below
-    if value < least:
-        raise ValueError(f"{name} must be an integer >= {least}: {raw!r}")
+    if not least <= value <= most:
+        raise SettingError(f"{name} must be an integer from {least:,} to {most:,}: "
+                           f"{_shown(raw)}")
     return value
 
 
 def env_seconds(env: Mapping[str, str], name: str, default: float, *,
-                most: float = math.inf, zero: bool = False) -> float:
+                most: float = SECONDS_MAX, zero: bool = False) -> float:
     """A duration setting in seconds from ``env`` (``default`` when unset or blank): a finite
-    number above 0 (or 0 itself, with ``zero``), at most ``most``."""
+    number above 0 (or 0 itself, with ``zero``), at most ``most`` (:data:`SECONDS_MAX`)."""
     raw = (env.get(name) or "").strip()
     try:
         value = float(raw) if raw else default
     except ValueError:
         value = math.nan  # refused below
     if not (math.isfinite(value) and (value >= 0 if zero else value > 0) and value <= most):
-        bounds = ("from 0" if zero else "above 0") + (f" to {most:g}" if most < math.inf else "")
-        raise ValueError(f"{name} must be a number of seconds {bounds}: {raw!r}")
+        bounds = ("from 0" if zero else "above 0") + f" to {_number(most)}"
+        raise SettingError(f"{name} must be a number of seconds {bounds}: {_shown(raw)}")
     return value
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if value == int(value) else f"{value:g}"
+
+
+def _shown(raw: str) -> str:
+    """A refused value as an error line shows it: quoted, cut short past 40 characters."""
+    return repr(raw) if len(raw) <= 40 else f"{raw[:40]!r}... ({len(raw)} characters)"
 
 
 #: The embedded server's memory limit when CARTOUCHE_REDIS_MAXMEMORY is unset.
@@ -200,25 +224,26 @@ class Config:
             max_export_bytes=_int("CARTOUCHE_MAX_EXPORT_BYTES", 512 * 1024),
             verify_seconds=env_seconds(os.environ, "CARTOUCHE_VERIFY_SECONDS", 2.0),
             verify_concurrency=_int("CARTOUCHE_VERIFY_CONCURRENCY", 2),
-            lobby_ttl_s=_int("CARTOUCHE_LOBBY_TTL_S", 3600),
+            lobby_ttl_s=_int("CARTOUCHE_LOBBY_TTL_S", 3600, most=SECONDS_MAX),
             player_stream_max=_int("CARTOUCHE_PLAYER_STREAM_MAX", 1000),
             player_games_max=_int("CARTOUCHE_PLAYER_GAMES_MAX", 1000, least=1),
             rating_min_games=_int("CARTOUCHE_RATING_MIN_GAMES", 5),
-            seek_ttl_s=_int("CARTOUCHE_SEEK_TTL_S", 600),
+            seek_ttl_s=_int("CARTOUCHE_SEEK_TTL_S", 600, most=SECONDS_MAX),
             seeks_per_player=_int("CARTOUCHE_SEEKS_PER_PLAYER", 20),
             seeks_max=_int("CARTOUCHE_SEEKS_MAX", 10_000),
             tournament_players_max=env_count(os.environ, "CARTOUCHE_TOURNAMENT_PLAYERS_MAX", 64),
             tournament_games_max=env_count(os.environ, "CARTOUCHE_TOURNAMENT_GAMES_MAX", 2000),
             tournament_rounds_max=env_count(os.environ, "CARTOUCHE_TOURNAMENT_ROUNDS_MAX", 30),
             tournaments_max=env_count(os.environ, "CARTOUCHE_TOURNAMENTS_MAX", 1000),
-            tournament_keep_s=env_count(os.environ, "CARTOUCHE_TOURNAMENT_KEEP_S",
-                                        30 * 24 * 3600),
+            tournament_keep_s=_int("CARTOUCHE_TOURNAMENT_KEEP_S", 30 * 24 * 3600,
+                                   most=SECONDS_MAX),
             archive=env_count(os.environ, "CARTOUCHE_ARCHIVE", 1) != 0,
-            archive_after_s=env_count(os.environ, "CARTOUCHE_ARCHIVE_AFTER_S", 300),
+            archive_after_s=_int("CARTOUCHE_ARCHIVE_AFTER_S", 300, most=SECONDS_MAX),
             archive_cache=env_count(os.environ, "CARTOUCHE_ARCHIVE_CACHE", 256),
             archive_sweep_max=env_count(os.environ, "CARTOUCHE_ARCHIVE_SWEEP_MAX", 500),
             archive_dir=os.environ.get("CARTOUCHE_ARCHIVE_DIR") or None,
             max_events_per_game=env_count(os.environ, "CARTOUCHE_MAX_EVENTS_PER_GAME",
                                           20_000),
-            idle_abort_s=env_count(os.environ, "CARTOUCHE_IDLE_ABORT_S", 30 * 24 * 3600),
+            idle_abort_s=_int("CARTOUCHE_IDLE_ABORT_S", 30 * 24 * 3600,
+                              most=SECONDS_MAX),
         )

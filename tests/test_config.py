@@ -3,7 +3,7 @@ naming the setting, instead of failing requests later."""
 
 import pytest
 
-from service.config import Config
+from service.config import SECONDS_MAX, Config
 
 
 @pytest.fixture
@@ -21,6 +21,11 @@ def env(monkeypatch):
     ("CARTOUCHE_PLAYER_STREAM_MAX", "ten"),
     ("CARTOUCHE_REDIS_MAX_CONNECTIONS", "0"),
     ("CARTOUCHE_VERIFY_SECONDS", "-1"),
+    # past what Redis holds as a 64-bit integer (every table creation answered 500 with it)
+    ("CARTOUCHE_LOBBY_TTL_S", "99999999999999999999"),
+    ("CARTOUCHE_SEEK_TTL_S", "99999999999999999999"),
+    ("CARTOUCHE_IDLE_ABORT_S", str(SECONDS_MAX + 1)),
+    ("CARTOUCHE_SEEKS_MAX", "1000000001"),
 ])
 def test_a_setting_out_of_its_range_stops_the_server_at_start(env, name, value):
     env.setenv(name, value)
@@ -35,3 +40,32 @@ def test_settings_in_range_are_taken(env):
     config = Config.from_env()
     assert (config.cache_size, config.seeks_per_player, config.verify_seconds) == (0, 3, 0.5)
     assert config.redis_max_connections == 2000  # unset: the default
+
+
+def test_a_duration_past_ten_years_is_refused_naming_its_range(env):
+    env.setenv("CARTOUCHE_LOBBY_TTL_S", "99999999999999999999")
+    with pytest.raises(ValueError) as refused:
+        Config.from_env()
+    assert str(refused.value) == ("CARTOUCHE_LOBBY_TTL_S must be an integer from 0 to "
+                                  "315,360,000: '99999999999999999999'")
+
+
+def test_the_longest_durations_are_taken(env):
+    env.setenv("CARTOUCHE_LOBBY_TTL_S", str(SECONDS_MAX))
+    env.setenv("CARTOUCHE_SEEK_TTL_S", str(SECONDS_MAX))
+    config = Config.from_env()
+    assert (config.lobby_ttl_s, config.seek_ttl_s) == (SECONDS_MAX, SECONDS_MAX)
+
+
+def test_a_table_and_a_seek_with_the_longest_wait_are_created(redis_url, queue_url):
+    """The longest waits the settings accept fit in what Redis stores (deadlines in ms)."""
+    from service.app import create_app
+    from tests.api.helpers import auth, player, table
+
+    client = create_app(Config(redis_url=redis_url, queue_url=queue_url,
+                               lobby_ttl_s=SECONDS_MAX, seek_ttl_s=SECONDS_MAX)).test_client()
+    ada = player(client, "Ada")
+    assert table(client, ada, [{"player": ada["id"]}, {"open": True}], "tides-of-time")
+    seek = client.post("/v1/seeks", json={"type": "diamant", "seats": 3},
+                       headers=auth(ada["token"]))
+    assert seek.status_code == 201, seek.get_json()

@@ -77,6 +77,9 @@ from .fastpaths import ACTION_ENDPOINT
 log = logging.getLogger("cartouche.ratelimit")
 
 PREFIX = "cartouche:rl"
+#: the most bytes a window's stored-bytes limit may be (a terabyte)
+BYTES_MAX = 10**12
+
 #: the endpoint with a per-address limit of its own (verification replays a whole game)
 VERIFY_ENDPOINT = "replays.verify_replay"
 
@@ -108,9 +111,10 @@ class RateLimitConfig:
             window_seconds=max(1, env_count(env, "CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS",
                                             cls.window_seconds)),
             stored_bytes_per_minute=env_count(env, "CARTOUCHE_STORED_BYTES_PER_MINUTE",
-                                              cls.stored_bytes_per_minute),
+                                              cls.stored_bytes_per_minute, most=BYTES_MAX),
             ip_stored_bytes_per_minute=env_count(env, "CARTOUCHE_IP_STORED_BYTES_PER_MINUTE",
-                                                 cls.ip_stored_bytes_per_minute),
+                                                 cls.ip_stored_bytes_per_minute,
+                                                 most=BYTES_MAX),
         )
 
     @property
