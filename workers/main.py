@@ -24,7 +24,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -32,7 +33,7 @@ from rq import Queue, SimpleWorker
 from rq.command import send_command
 
 from service import embedded, logs
-from service.config import env_count
+from service.config import SettingError, env_count, env_seconds
 from service.jobs import QUEUES, WEBHOOK_QUEUE
 
 log = logging.getLogger("cartouche.worker")
@@ -201,6 +202,36 @@ def watch_scheduler(current: Current, every_s: float) -> None:
     threading.Thread(target=loop, name="cartouche-scheduler-watch", daemon=True).start()
 
 
+#: the levels CARTOUCHE_RQ_LOG_LEVEL takes
+RQ_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The worker's own settings (README, "Configuration")."""
+
+    sweep_games: int
+    sweep_seconds: float
+    scheduler_watch_seconds: float
+    metrics_port: int | None
+    rq_log_level: str
+
+
+def read_settings(env: Mapping[str, str], sweep_games: int = 2000) -> Settings:
+    """The worker's settings from ``env``; :class:`SettingError`, naming the variable and
+    what it takes, for a value out of its range."""
+    port = env_count(env, "CARTOUCHE_WORKER_METRICS_PORT", 0, least=1, most=65535) or None
+    level = (env.get("CARTOUCHE_RQ_LOG_LEVEL") or "WARNING").strip().upper()
+    if level not in RQ_LOG_LEVELS:
+        raise SettingError(f"CARTOUCHE_RQ_LOG_LEVEL must be one of {', '.join(RQ_LOG_LEVELS)}: "
+                           f"{env.get('CARTOUCHE_RQ_LOG_LEVEL')!r}")
+    return Settings(
+        sweep_games=env_count(env, "CARTOUCHE_SWEEP_GAMES", sweep_games, least=1),
+        sweep_seconds=env_seconds(env, "CARTOUCHE_SWEEP_SECONDS", 5.0),
+        scheduler_watch_seconds=env_seconds(env, "CARTOUCHE_SCHEDULER_WATCH_SECONDS", 5.0),
+        metrics_port=port, rq_log_level=level)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--with-scheduler", action="store_true",
@@ -224,19 +255,21 @@ def main(argv: list[str] | None = None) -> int:
     from workers import jobs
 
     try:
-        sweep_games = env_count(os.environ, "CARTOUCHE_SWEEP_GAMES", jobs.SWEEP_GAMES)
-    except ValueError:
-        sweep_games = 0
-    if not sweep_games:
-        print("worker: CARTOUCHE_SWEEP_GAMES must be a whole number >= 1", file=sys.stderr)
+        settings = read_settings(os.environ, jobs.SWEEP_GAMES)
+    except SettingError as exc:
+        print(f"worker: {exc}", file=sys.stderr)
         return 2
     logs.configure()
-    metrics_port = os.environ.get("CARTOUCHE_WORKER_METRICS_PORT")
-    if metrics_port:
-        serve_metrics(int(metrics_port))
+    try:
+        service = jobs.service()  # reads the service's settings (Config, the webhooks')
+    except SettingError as exc:
+        print(f"worker: {exc}", file=sys.stderr)
+        return 2
+    if settings.metrics_port:
+        serve_metrics(settings.metrics_port)
     from service import metrics
 
-    jobs.service().observe(metrics.OBSERVER)  # the bots' decision times
+    service.observe(metrics.OBSERVER)  # the bots' decision times
     conn = redis.Redis.from_url(url)
 
     made = itertools.count()
@@ -254,14 +287,13 @@ def main(argv: list[str] | None = None) -> int:
     _children_die_with_the_worker()
     current = Current(make_worker())
     if not args.burst:  # every worker sweeps: a killed worker must not take the backstop along
-        start_sweeper(float(os.environ.get("CARTOUCHE_SWEEP_SECONDS", "5")), sweep_games)
+        start_sweeper(settings.sweep_seconds, settings.sweep_games)
         if args.with_scheduler:
-            watch_scheduler(current,
-                            float(os.environ.get("CARTOUCHE_SCHEDULER_WATCH_SECONDS", "5")))
+            watch_scheduler(current, settings.scheduler_watch_seconds)
     log.info("worker %s on queues %s%s", current.worker.name, ", ".join(queues),
              " with the scheduler" if args.with_scheduler else "")
     return run(current, make_worker, conn, with_scheduler=args.with_scheduler, burst=args.burst,
-               logging_level=os.environ.get("CARTOUCHE_RQ_LOG_LEVEL", "WARNING").upper())
+               logging_level=settings.rq_log_level)
 
 
 def _children_die_with_the_worker() -> None:

@@ -142,4 +142,5 @@ def test_a_worker_refuses_a_sweep_of_no_games(games, monkeypatch, capsys):
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # never reached
     monkeypatch.setenv("CARTOUCHE_SWEEP_GAMES", games)
     assert worker_main.main([]) == 2
-    assert "CARTOUCHE_SWEEP_GAMES must be a whole number >= 1" in capsys.readouterr().err
+    assert capsys.readouterr().err == (f"worker: CARTOUCHE_SWEEP_GAMES must be an integer from 1 "
+                                       f"to 1,000,000,000: {games!r}\n")
