@@ -34,13 +34,13 @@ import urllib.error
 import urllib.request
 import uuid
 from datetime import timedelta
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import orjson
 import redis
 
 from . import metrics
-from .config import env_count
+from .config import env_count, env_seconds
 from .timestamps import rfc3339
 from .engine import ALL, CodedError
 from .store import connect, due
@@ -144,11 +144,6 @@ def key_queued(sub_id: str, game_id: str) -> str:
     most: nothing queues a second one meanwhile (the job, once started, sends every pending
     delivery, those added while it waited included)."""
     return f"{PREFIX}:queued:{sub_id}:{game_id}"
-
-
-def env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    return float(raw) if raw not in (None, "") else default
 
 
 # -- signing ----------------------------------------------------------------------------------
@@ -362,6 +357,27 @@ class Listener:
                               sub.get("id"))
 
 
+#: The most attempts of one delivery (its last retry waits the base times 2^(attempts - 2)).
+MAX_ATTEMPTS_MAX = 30
+#: The longest base of the retries' backoff, in seconds.
+RETRY_BASE_MAX_S = 3600.0
+
+
+def settings(env: Mapping[str, str]) -> dict[str, Any]:
+    """The listener's options from ``env`` (:func:`attach`); SettingError, naming the
+    variable and its range, for a value out of it."""
+    return {
+        "retry_base_s": env_seconds(env, "CARTOUCHE_WEBHOOK_RETRY_BASE_S", 1.0,
+                                    most=RETRY_BASE_MAX_S),
+        "max_attempts": env_count(env, "CARTOUCHE_WEBHOOK_MAX_ATTEMPTS", 8, least=1,
+                                  most=MAX_ATTEMPTS_MAX),
+        "pending_max": env_count(env, "CARTOUCHE_WEBHOOK_PENDING_MAX", PENDING_MAX, least=1),
+        "pause_after": env_count(env, "CARTOUCHE_WEBHOOK_PAUSE_AFTER", PAUSE_AFTER, least=1),
+        "pause_s": env_seconds(env, "CARTOUCHE_WEBHOOK_PAUSE_S", PAUSE_S),
+        "pause_max_s": env_seconds(env, "CARTOUCHE_WEBHOOK_PAUSE_MAX_S", PAUSE_MAX_S),
+    }
+
+
 def attach(service, queue_connection: redis.Redis, **options: Any) -> Listener:
     """Add the webhook listener to ``service`` (the API's and the worker's GameService).
 
@@ -369,14 +385,8 @@ def attach(service, queue_connection: redis.Redis, **options: Any) -> Listener:
     CARTOUCHE_WEBHOOK_MAX_ATTEMPTS (8), CARTOUCHE_WEBHOOK_PENDING_MAX (:data:`PENDING_MAX`),
     CARTOUCHE_WEBHOOK_PAUSE_AFTER, _PAUSE_S and _PAUSE_MAX_S (:data:`PAUSE_AFTER`...).
     """
-    options.setdefault("retry_base_s", env_float("CARTOUCHE_WEBHOOK_RETRY_BASE_S", 1.0))
-    options.setdefault("max_attempts", int(env_float("CARTOUCHE_WEBHOOK_MAX_ATTEMPTS", 8)))
-    options.setdefault("pending_max", env_count(os.environ, "CARTOUCHE_WEBHOOK_PENDING_MAX",
-                                                PENDING_MAX, least=1))
-    options.setdefault("pause_after", env_count(os.environ, "CARTOUCHE_WEBHOOK_PAUSE_AFTER",
-                                                PAUSE_AFTER, least=1))
-    options.setdefault("pause_s", env_float("CARTOUCHE_WEBHOOK_PAUSE_S", PAUSE_S))
-    options.setdefault("pause_max_s", env_float("CARTOUCHE_WEBHOOK_PAUSE_MAX_S", PAUSE_MAX_S))
+    for name, value in settings(os.environ).items():
+        options.setdefault(name, value)
     for existing in service.listeners:
         if isinstance(existing, Listener):
             return existing

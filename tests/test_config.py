@@ -69,3 +69,27 @@ def test_a_table_and_a_seek_with_the_longest_wait_are_created(redis_url, queue_u
     seek = client.post("/v1/seeks", json={"type": "diamant", "seats": 3},
                        headers=auth(ada["token"]))
     assert seek.status_code == 201, seek.get_json()
+
+
+@pytest.mark.parametrize("name,value,says", [
+    ("CARTOUCHE_WEBHOOK_MAX_ATTEMPTS", "-3", "an integer from 1 to 30"),
+    ("CARTOUCHE_WEBHOOK_MAX_ATTEMPTS", "abc", "an integer from 1 to 30"),
+    ("CARTOUCHE_WEBHOOK_RETRY_BASE_S", "-1", "a number of seconds above 0 to 3,600"),
+    ("CARTOUCHE_WEBHOOK_PAUSE_S", "-1", "a number of seconds above 0 to 315,360,000"),
+    ("CARTOUCHE_WEBHOOK_PAUSE_MAX_S", "0", "a number of seconds above 0 to 315,360,000"),
+    ("CARTOUCHE_WEBHOOK_PAUSE_AFTER", "0", "an integer from 1 to 1,000,000,000"),
+])
+def test_a_webhook_setting_out_of_its_range_is_refused_naming_it(name, value, says):
+    from service import webhooks
+
+    with pytest.raises(ValueError, match=f"^{name} must be {says}: '{value}'$"):
+        webhooks.settings({name: value})
+
+
+def test_the_webhook_settings_default():
+    from service import webhooks
+
+    assert webhooks.settings({}) == {
+        "retry_base_s": 1.0, "max_attempts": 8, "pending_max": webhooks.PENDING_MAX,
+        "pause_after": webhooks.PAUSE_AFTER, "pause_s": webhooks.PAUSE_S,
+        "pause_max_s": webhooks.PAUSE_MAX_S}

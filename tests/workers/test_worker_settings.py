@@ -60,3 +60,10 @@ def test_a_worker_refuses_a_service_setting_at_its_start_in_one_line(env, capsys
     assert worker_main.main([]) == 2
     assert capsys.readouterr().err == ("worker: CARTOUCHE_LOBBY_TTL_S must be an integer from 0 "
                                        "to 315,360,000: '-5'\n")
+
+
+def test_a_worker_refuses_a_webhook_setting_at_its_start_in_one_line(env, capsys):
+    env.setenv("CARTOUCHE_WEBHOOK_MAX_ATTEMPTS", "-3")
+    assert worker_main.main([]) == 2
+    assert capsys.readouterr().err == ("worker: CARTOUCHE_WEBHOOK_MAX_ATTEMPTS must be an "
+                                       "integer from 1 to 30: '-3'\n")
