@@ -93,3 +93,12 @@ def test_the_webhook_settings_default():
         "retry_base_s": 1.0, "max_attempts": 8, "pending_max": webhooks.PENDING_MAX,
         "pause_after": webhooks.PAUSE_AFTER, "pause_s": webhooks.PAUSE_S,
         "pause_max_s": webhooks.PAUSE_MAX_S}
+
+
+@pytest.mark.parametrize("value", ["0", "86401", "-1"])
+def test_a_rate_limit_window_out_of_range_is_refused_not_rounded(value):
+    from service.api.ratelimit import RateLimitConfig
+
+    with pytest.raises(ValueError, match="^CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS must be an "
+                                         f"integer from 1 to 86,400: '{value}'$"):
+        RateLimitConfig.from_env({"CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS": value})

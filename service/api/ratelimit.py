@@ -77,6 +77,8 @@ from .fastpaths import ACTION_ENDPOINT
 log = logging.getLogger("cartouche.ratelimit")
 
 PREFIX = "cartouche:rl"
+#: the longest window (a day)
+WINDOW_MAX_S = 86_400
 #: the most bytes a window's stored-bytes limit may be (a terabyte)
 BYTES_MAX = 10**12
 
@@ -108,8 +110,8 @@ class RateLimitConfig:
                                            cls.ip_writes_per_minute),
             verifies_per_minute=env_count(env, "CARTOUCHE_RATE_LIMIT_VERIFIES_PER_MINUTE",
                                           cls.verifies_per_minute),
-            window_seconds=max(1, env_count(env, "CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS",
-                                            cls.window_seconds)),
+            window_seconds=env_count(env, "CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS",
+                                     cls.window_seconds, least=1, most=WINDOW_MAX_S),
             stored_bytes_per_minute=env_count(env, "CARTOUCHE_STORED_BYTES_PER_MINUTE",
                                               cls.stored_bytes_per_minute, most=BYTES_MAX),
             ip_stored_bytes_per_minute=env_count(env, "CARTOUCHE_IP_STORED_BYTES_PER_MINUTE",
