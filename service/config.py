@@ -107,6 +107,11 @@ FRAME_SOURCE = re.compile(r"'self'|'none'|https?:|(https?://)?(\*\.)?[A-Za-z0-9-
                           r"(\.[A-Za-z0-9-]+)*(:([0-9]{1,5}|\*))?", re.ASCII)
 
 
+#: A CORS origin: ``*``, or a browser's origin, ``http(s)://host[:port]`` with no path.
+CORS_ORIGIN = re.compile(r"\*|https?://([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])"
+                         r"(:[0-9]{1,5})?", re.ASCII | re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class OpsConfig:
     """How the service is operated (docs/operations.md, "Operating"): CORS and the access log."""
@@ -125,15 +130,23 @@ class OpsConfig:
         env = os.environ if env is None else env
         origins = tuple(o.strip().rstrip("/") for o in
                         env.get("CARTOUCHE_CORS_ORIGINS", "").split(",") if o.strip())
+        bad = [_shown(o) for o in origins if not CORS_ORIGIN.fullmatch(o)]
+        if bad:
+            raise SettingError("CARTOUCHE_CORS_ORIGINS takes * or origins http(s)://host[:port] "
+                               f"(no path) separated by commas, not {', '.join(bad)}")
         ancestors = tuple(env.get("CARTOUCHE_VIEWER_FRAME_ANCESTORS", "'self'").split())
         bad = [a for a in ancestors if not FRAME_SOURCE.fullmatch(a)]
         if bad or not ancestors:
-            raise ValueError("CARTOUCHE_VIEWER_FRAME_ANCESTORS takes CSP sources separated by "
+            raise SettingError("CARTOUCHE_VIEWER_FRAME_ANCESTORS takes CSP sources separated by "
                              "spaces ('self', 'none', https://host[:port], https://*.host, "
                              f"https:), not {' '.join(bad) or 'nothing'}")
         return cls(cors_origins=origins,
                    access_log=env.get("CARTOUCHE_ACCESS_LOG", "1").strip() not in ("0", ""),
                    viewer_frame_ancestors=ancestors)
+
+
+#: A SHA-256 digest as CARTOUCHE_API_KEY_SHA256 lists it (lowercased).
+_DIGEST = re.compile(r"[0-9a-f]{64}", re.ASCII)
 
 
 @dataclass
@@ -212,6 +225,12 @@ class Config:
             raise RuntimeError("RQ needs a plain Redis: set QUEUE_URL (or a plain REDIS_URL)")
         digests = tuple(d.strip().lower() for d in
                         os.environ.get("CARTOUCHE_API_KEY_SHA256", "").split(",") if d.strip())
+        for n, digest in enumerate(digests, 1):
+            if not _DIGEST.fullmatch(digest):
+                raise SettingError(f"CARTOUCHE_API_KEY_SHA256 takes SHA-256 digests of 64 hex "
+                                   f"digits separated by commas: digest {n} of {len(digests)} "
+                                   f"has {len(digest)} characters"
+                                   + ("" if len(digest) != 64 else ", not all hex digits"))
         return cls(
             redis_url=url,
             queue_url=queue,

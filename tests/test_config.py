@@ -102,3 +102,21 @@ def test_a_rate_limit_window_out_of_range_is_refused_not_rounded(value):
     with pytest.raises(ValueError, match="^CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS must be an "
                                          f"integer from 1 to 86,400: '{value}'$"):
         RateLimitConfig.from_env({"CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS": value})
+
+
+@pytest.mark.parametrize("digests,says", [
+    ("not-a-digest", "digest 1 of 1 has 12 characters"),
+    ("a" * 64 + ", " + "g" * 64, "digest 2 of 2 has 64 characters, not all hex digits"),
+    ("A" * 64 + "," + "b" * 63, "digest 2 of 2 has 63 characters"),
+])
+def test_a_platform_key_digest_that_is_not_a_sha256_stops_the_server_at_start(env, digests, says):
+    env.setenv("CARTOUCHE_API_KEY_SHA256", digests)
+    with pytest.raises(ValueError) as stopped:
+        Config.from_env()
+    assert str(stopped.value) == ("CARTOUCHE_API_KEY_SHA256 takes SHA-256 digests of 64 hex "
+                                  "digits separated by commas: " + says)
+
+
+def test_platform_key_digests_are_taken_in_any_case(env):
+    env.setenv("CARTOUCHE_API_KEY_SHA256", " " + "AB" * 32 + " ,, " + "0" * 64)
+    assert Config.from_env().platform_key_digests == ("ab" * 32, "0" * 64)

@@ -102,6 +102,23 @@ def test_cors_origins_come_from_the_environment():
     ops = OpsConfig.from_env({"CARTOUCHE_CORS_ORIGINS": " https://a.example/, https://b.example"})
     assert ops.cors_origins == ("https://a.example", "https://b.example")
     assert OpsConfig.from_env({}).cors_origins == ()
+    kept = "*, http://localhost:3000, https://[::1]:8443/, HTTPS://Play.Example.org:443"
+    assert OpsConfig.from_env({"CARTOUCHE_CORS_ORIGINS": kept}).cors_origins == (
+        "*", "http://localhost:3000", "https://[::1]:8443", "HTTPS://Play.Example.org:443")
+
+
+@pytest.mark.parametrize("origins,refused", [
+    ("not a url, ftp://x", "'not a url', 'ftp://x'"),
+    ("https://a.example, https://b.example/app", "'https://b.example/app'"),
+    ("https://a.example:port", "'https://a.example:port'"),
+    ("a.example", "'a.example'"),
+])
+def test_cors_origins_that_are_not_origins_stop_the_server_at_start(origins, refused):
+    with pytest.raises(ValueError) as stopped:
+        OpsConfig.from_env({"CARTOUCHE_CORS_ORIGINS": origins})
+    assert str(stopped.value) == ("CARTOUCHE_CORS_ORIGINS takes * or origins "
+                                  "http(s)://host[:port] (no path) separated by commas, not "
+                                  + refused)
 
 
 # -- request ids and logs -------------------------------------------------------------------------
