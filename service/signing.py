@@ -24,13 +24,15 @@ import base64
 import hashlib
 import logging
 import os
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import orjson
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (Ed25519PrivateKey,
                                                                Ed25519PublicKey)
+
+from .config import SettingError
 
 log = logging.getLogger("cartouche.signing")
 
@@ -129,15 +131,42 @@ class Signer:
                                      "value": base64.b64encode(value).decode()}}
 
     @classmethod
-    def from_env(cls, client: Any, environ: dict | None = None) -> "Signer":
-        """``CARTOUCHE_SIGNING_KEY`` (a PEM file) or the key kept in the store ``client``;
-        ``CARTOUCHE_SIGNING_RETIRED_KEYS``."""
-        env = os.environ if environ is None else environ
-        path = env.get("CARTOUCHE_SIGNING_KEY")
-        retired = [read_public_key(item) for item in
-                   env.get("CARTOUCHE_SIGNING_RETIRED_KEYS", "").split(",") if item.strip()]
-        return cls((lambda: _from_file(path)) if path else (lambda: stored_key(client)),
-                   retired)
+    def from_env(cls, client: Any, environ: Mapping[str, str] | None = None) -> "Signer":
+        """``CARTOUCHE_SIGNING_KEY`` (a PEM file, read now) or the key kept in the store
+        ``client`` (read at the first export); ``CARTOUCHE_SIGNING_RETIRED_KEYS``. A key
+        that cannot be read stops the start (:func:`settings`)."""
+        key, retired = settings(os.environ if environ is None else environ)
+        return cls((lambda: key) if key else (lambda: stored_key(client)), retired)
+
+
+def settings(env: Mapping[str, str]) -> tuple[Ed25519PrivateKey | None,
+                                              list[Ed25519PublicKey]]:
+    """The private key of ``CARTOUCHE_SIGNING_KEY`` (None: unset) and the public keys of
+    ``CARTOUCHE_SIGNING_RETIRED_KEYS``; SettingError, naming the variable and the file or
+    the item, for one that cannot be read."""
+    path = env.get("CARTOUCHE_SIGNING_KEY")
+    key = None
+    if path:
+        try:
+            key = _from_file(path)
+        except OSError as exc:
+            raise SettingError(f"CARTOUCHE_SIGNING_KEY: cannot read {path}: "
+                               f"{exc.strerror or exc}") from None
+        except (ValueError, TypeError, UnsupportedAlgorithm):
+            raise SettingError(f"CARTOUCHE_SIGNING_KEY: {path} is not a PEM Ed25519 private "
+                               "key without a password (openssl genpkey -algorithm ed25519)"
+                               ) from None
+    items = [item for item in env.get("CARTOUCHE_SIGNING_RETIRED_KEYS", "").split(",")
+             if item.strip()]
+    retired = []
+    for n, item in enumerate(items, 1):
+        try:
+            retired.append(read_public_key(item))
+        except (OSError, ValueError, TypeError, UnsupportedAlgorithm):
+            raise SettingError(f"CARTOUCHE_SIGNING_RETIRED_KEYS: item {n} of {len(items)} is "
+                               "neither a readable PEM file nor an Ed25519 public key (PEM, "
+                               "or its 32 bytes as base64 or hex)") from None
+    return key, retired
 
 
 def read_public_key(item: str) -> Ed25519PublicKey:

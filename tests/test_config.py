@@ -120,3 +120,28 @@ def test_a_platform_key_digest_that_is_not_a_sha256_stops_the_server_at_start(en
 def test_platform_key_digests_are_taken_in_any_case(env):
     env.setenv("CARTOUCHE_API_KEY_SHA256", " " + "AB" * 32 + " ,, " + "0" * 64)
     assert Config.from_env().platform_key_digests == ("ab" * 32, "0" * 64)
+
+
+@pytest.mark.parametrize("content,says", [
+    (None, "cannot read {path}: No such file or directory"),
+    (b"not a key", "{path} is not a PEM Ed25519 private key without a password"),
+])
+def test_a_signing_key_that_cannot_be_read_stops_the_app_at_its_creation(
+        redis_url, queue_url, monkeypatch, tmp_path, content, says):
+    """Read when the app is made, not at the first export (every export was a 500)."""
+    from service.app import create_app
+
+    path = tmp_path / "key.pem"
+    if content is not None:
+        path.write_bytes(content)
+    monkeypatch.setenv("CARTOUCHE_SIGNING_KEY", str(path))
+    with pytest.raises(ValueError) as stopped:
+        create_app(Config(redis_url=redis_url, queue_url=queue_url))
+    assert str(stopped.value).startswith("CARTOUCHE_SIGNING_KEY: " + says.format(path=path))
+
+
+def test_a_retired_signing_key_that_cannot_be_read_is_named_by_its_place():
+    from service import signing
+
+    with pytest.raises(ValueError, match="^CARTOUCHE_SIGNING_RETIRED_KEYS: item 2 of 2 is "):
+        signing.settings({"CARTOUCHE_SIGNING_RETIRED_KEYS": "A" * 43 + "=, /no/such.pem"})
