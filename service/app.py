@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import redis
 from flask import Flask, request
 
@@ -12,7 +14,7 @@ from .api import (bench, contract, docs, errors, fastpaths, games, health, obser
 from .api import metrics as metrics_api
 from .api import webhooks as webhooks_api
 from .application import GameService
-from .config import Config, OpsConfig
+from .config import Config, OpsConfig, SettingError
 from .jobs import RqScheduler
 from .signing import Signer
 from .store import connect
@@ -150,6 +152,12 @@ def openapi_yaml(app: Flask) -> str:
 
 
 def wsgi() -> Flask:
-    """gunicorn 'service.app:wsgi()' (logs as ``service.logs`` says)."""
+    """gunicorn 'service.app:wsgi()' (logs as ``service.logs`` says). A setting out of range
+    (those gunicorn's master does not read first, ``gunicorn_conf.py``) is logged as one
+    line and the worker exits with gunicorn's boot error (3), which stops the server."""
     logs.configure()
-    return create_app()
+    try:
+        return create_app()
+    except SettingError as exc:
+        logging.getLogger("cartouche.app").error("%s", exc)
+        raise SystemExit(3) from None

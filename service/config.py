@@ -67,6 +67,13 @@ def _shown(raw: str) -> str:
     return repr(raw) if len(raw) <= 40 else f"{raw[:40]!r}... ({len(raw)} characters)"
 
 
+def sse_keepalive_ms(env: Mapping[str, str] | None = None) -> int:
+    """CARTOUCHE_SSE_KEEPALIVE_MS: the longest silence on an event stream, 100 to 200,000 ms
+    (the hubs' XREAD blocks a quarter of it, under their connections' 60 s read timeout)."""
+    return env_count(os.environ if env is None else env, "CARTOUCHE_SSE_KEEPALIVE_MS", 15_000,
+                     least=100, most=200_000)
+
+
 #: The embedded server's memory limit when CARTOUCHE_REDIS_MAXMEMORY is unset.
 REDIS_MAXMEMORY = "1gb"
 

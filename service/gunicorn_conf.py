@@ -15,17 +15,9 @@ import socket
 
 from gunicorn.glogging import Logger
 
-from service import logs, metricsdir
-
-# prometheus-client's multiprocess mode: every worker's metrics in one directory, set before
-# any process imports prometheus_client (service/metricsdir.py); child_exit below.
-_own_metrics_dir = not (os.environ.get(metricsdir.VARIABLE)
-                        or os.environ.get("CARTOUCHE_METRICS_DIR"))
-metrics_dir = metricsdir.prepare()
-# Each worker writes its request and command counts to its metrics file every
-# WEB_METRICS_WRITE_SECONDS (default 1; 0: at every request), not at every request: see
-# post_worker_init and worker_exit. Read here so that a bad value stops the start.
-metrics_write_seconds = metricsdir.write_seconds()
+from service import logs, metricsdir, signing
+from service.config import (COUNT_MAX, Config, OpsConfig, SettingError, env_count,
+                            sse_keepalive_ms)
 
 
 class CartoucheLogger(Logger):
@@ -46,16 +38,33 @@ class CartoucheLogger(Logger):
 
 logger_class = CartoucheLogger
 
-workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+workers = env_count(os.environ, "WEB_CONCURRENCY", 2, least=1, most=1000)
 worker_class = os.environ.get("WEB_WORKER_CLASS", "service.webserver.Worker")
-worker_connections = int(os.environ.get("WEB_WORKER_CONNECTIONS", "1000"))
-threads = int(os.environ.get("WEB_THREADS", "8"))
+worker_connections = env_count(os.environ, "WEB_WORKER_CONNECTIONS", 1000, least=1,
+                               most=1_000_000)
+threads = env_count(os.environ, "WEB_THREADS", 8, least=1, most=10_000)
 timeout = 30
 graceful_timeout = 10
 keepalive = 5  # also the seconds a client has to send each request line and its headers
 accesslog = "-" if os.environ.get("WEB_ACCESS_LOG") else None
 limit_request_line = 8190  # gunicorn's parser (WEB_WORKER_CLASS=gevent): its largest bounded value
 control_socket_disable = True  # gunicorn 27: no shared ~/.gunicorn socket; checkouts side by side
+
+
+def read_gc_thresholds(raw: str) -> tuple[int, ...] | None:
+    """WEB_GC_THRESHOLDS: one to three integers from 0, separated by commas (what
+    ``gc.set_threshold`` takes); None for ``default``."""
+    if raw.strip().lower() == "default":
+        return None
+    try:
+        values = tuple(int(x) for x in raw.split(","))
+    except ValueError:
+        values = ()
+    if not 1 <= len(values) <= 3 or not all(0 <= v <= COUNT_MAX for v in values):
+        raise SettingError("WEB_GC_THRESHOLDS must be default or one to three integers from 0 "
+                           f"to {COUNT_MAX:,} separated by commas: {raw!r}")
+    return values
+
 
 # Garbage collection in the workers. The per-process game cache holds up to CARTOUCHE_CACHE_SIZE
 # game states (hundreds of thousands of small dicts and lists); each command replaces one, so
@@ -66,7 +75,26 @@ control_socket_disable = True  # gunicorn 27: no shared ~/.gunicorn socket; chec
 # ``WEB_GC_THRESHOLDS`` (default "7000,20,200"; "default" keeps CPython's). Game states are
 # plain acyclic JSON data, freed by reference counting, so rarer full collections only delay
 # freeing reference cycles (exceptions, framework objects), not the states.
-gc_thresholds = os.environ.get("WEB_GC_THRESHOLDS", "7000,20,200")
+gc_thresholds = read_gc_thresholds(os.environ.get("WEB_GC_THRESHOLDS", "7000,20,200"))
+
+# The app's own settings are read again by each worker as it loads the app; read here first,
+# in the master, a value out of range stops the start with one line naming the variable
+# (gunicorn's "Error: ..."), not with a worker's traceback and "Worker failed to boot".
+Config.from_env()
+OpsConfig.from_env()
+sse_keepalive_ms()
+signing.settings(os.environ)
+
+# Each worker writes its request and command counts to its metrics file every
+# WEB_METRICS_WRITE_SECONDS (default 1; 0: at every request), not at every request: see
+# post_worker_init and worker_exit. Read here so that a bad value stops the start.
+metrics_write_seconds = metricsdir.write_seconds()
+# prometheus-client's multiprocess mode: every worker's metrics in one directory, set before
+# any process imports prometheus_client (service/metricsdir.py), once every setting above is
+# read (a refused start leaves no directory); child_exit below.
+_own_metrics_dir = not (os.environ.get(metricsdir.VARIABLE)
+                        or os.environ.get("CARTOUCHE_METRICS_DIR"))
+metrics_dir = metricsdir.prepare()
 
 # Each worker listens on its own SO_REUSEPORT socket (gunicorn >= 23 binds them per worker), so
 # the kernel spreads new connections evenly over the workers. With one shared socket a worker
@@ -158,8 +186,8 @@ def post_worker_init(worker):
     from service import metrics
 
     metrics.DEFERRED.start(metrics_write_seconds)  # under gevent's workers only
-    if gc_thresholds.strip().lower() == "default":
+    if gc_thresholds is None:
         return
     gc.collect()
     gc.freeze()
-    gc.set_threshold(*(int(x) for x in gc_thresholds.split(",")))
+    gc.set_threshold(*gc_thresholds)

@@ -1,9 +1,16 @@
 """Settings read from the environment: a value the server cannot run with stops it at start,
 naming the setting, instead of failing requests later."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from service.config import SECONDS_MAX, Config
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -145,3 +152,53 @@ def test_a_retired_signing_key_that_cannot_be_read_is_named_by_its_place():
 
     with pytest.raises(ValueError, match="^CARTOUCHE_SIGNING_RETIRED_KEYS: item 2 of 2 is "):
         signing.settings({"CARTOUCHE_SIGNING_RETIRED_KEYS": "A" * 43 + "=, /no/such.pem"})
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "200001"])
+def test_an_event_stream_keepalive_out_of_range_is_refused(value):
+    from service.config import sse_keepalive_ms
+
+    with pytest.raises(ValueError, match="^CARTOUCHE_SSE_KEEPALIVE_MS must be an integer from "
+                                         f"100 to 200,000: '{value}'$"):
+        sse_keepalive_ms({"CARTOUCHE_SSE_KEEPALIVE_MS": value})
+    assert sse_keepalive_ms({}) == 15_000
+
+
+def _gunicorn(**env: str) -> subprocess.CompletedProcess:
+    """gunicorn as deployed (Dockerfile), on a store never reached, with ``env`` added."""
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "gunicorn"), "--config",
+         "python:service.gunicorn_conf", "--bind", "127.0.0.1:0", "service.app:wsgi()"],
+        cwd=ROOT, env={**os.environ, "REDIS_URL": "redis://127.0.0.1:1/0",
+                       "WEB_CONCURRENCY": "1", **env},
+        capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("name,value,says", [
+    ("WEB_CONCURRENCY", "0", " must be an integer from 1 to 1,000: '0'"),  # (no worker)
+    ("WEB_WORKER_CONNECTIONS", "abc", " must be an integer from 1 to 1,000,000: 'abc'"),
+    ("WEB_GC_THRESHOLDS", "abc", " must be default or one to three integers from 0 to "
+                                 "1,000,000,000 separated by commas: 'abc'"),
+    ("CARTOUCHE_SSE_KEEPALIVE_MS", "0", " must be an integer from 100 to 200,000: '0'"),
+    ("CARTOUCHE_LOBBY_TTL_S", "-5", " must be an integer from 0 to 315,360,000: '-5'"),
+    ("CARTOUCHE_SIGNING_KEY", "/no/such/key.pem",
+     ": cannot read /no/such/key.pem: No such file or directory"),
+])
+def test_gunicorn_refuses_a_setting_in_its_master_with_one_line(name, value, says):
+    """What the master reads (service/gunicorn_conf.py) stops gunicorn before any worker
+    starts: gunicorn's one "Error:" line, no traceback."""
+    ran = _gunicorn(**{name: value})
+    assert ran.returncode == 1
+    assert ran.stderr.strip() == f"Error: {name}{says}"
+
+
+def test_a_setting_only_the_app_reads_stops_gunicorn_with_one_line():
+    """A setting read as the worker makes the app (the rate limits') is one logged line, then
+    gunicorn's own "Worker failed to boot", not the worker's traceback."""
+    ran = _gunicorn(CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS="0", CARTOUCHE_LOG_FORMAT="json")
+    assert ran.returncode == 3
+    errors = [line for line in ran.stderr.splitlines() if '"level":"ERROR"' in line]
+    assert "Traceback" not in ran.stderr
+    assert "CARTOUCHE_RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 86,400: '0'" \
+        in errors[0]
+    assert "Worker failed to boot" in errors[-1]

@@ -12,7 +12,6 @@ gunicorn_conf.py). The player stream (``players.py``) is served the same way.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Callable
 
@@ -20,6 +19,7 @@ from flask import Response, current_app, request, stream_with_context
 
 from .. import metrics
 from ..application import GameService
+from ..config import sse_keepalive_ms
 from ..engine import Viewer
 from ..store.events import StreamFollower
 from . import Blueprint
@@ -31,7 +31,7 @@ from .sources import GameSource
 blp = Blueprint("stream", __name__, url_prefix="/v1", description="Live event streams")
 
 #: At most this long between two writes on an idle stream (a comment keeps proxies open).
-KEEPALIVE_MS = int(os.environ.get("CARTOUCHE_SSE_KEEPALIVE_MS", "15000"))
+KEEPALIVE_MS = sse_keepalive_ms()
 
 #: The answers every event stream route documents for its caps (``streamcaps.py``).
 CAPPED = {429: "`too_many_streams`: this token or address holds as many event streams of this "

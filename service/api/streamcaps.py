@@ -42,7 +42,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from ..config import env_count
+from ..config import SettingError, env_count
 from ..engine import CodedError
 
 log = logging.getLogger("cartouche.streams")
@@ -146,8 +146,8 @@ def check_pool(config: StreamCapsConfig, redis_connections: int) -> None:
     at start (a stream past the pool would be answered, then end with a logged error). With
     no cap (0) the operator bounds the streams some other way: it is only said."""
     if config.per_process >= redis_connections:
-        raise ValueError(f"CARTOUCHE_SSE_MAX_STREAMS ({config.per_process}) must be below "
-                         f"CARTOUCHE_REDIS_MAX_CONNECTIONS ({redis_connections})")
+        raise SettingError(f"CARTOUCHE_SSE_MAX_STREAMS ({config.per_process}) must be below "
+                           f"CARTOUCHE_REDIS_MAX_CONNECTIONS ({redis_connections})")
     if not config.per_process:
         log.warning("no cap on event streams (CARTOUCHE_SSE_MAX_STREAMS=0): past %d followed "
                     "games or players a stream fails", redis_connections)
