@@ -144,9 +144,9 @@ class OpsConfig:
         ancestors = tuple(env.get("CARTOUCHE_VIEWER_FRAME_ANCESTORS", "'self'").split())
         bad = [a for a in ancestors if not FRAME_SOURCE.fullmatch(a)]
         if bad or not ancestors:
-            raise SettingError("CARTOUCHE_VIEWER_FRAME_ANCESTORS takes CSP sources separated by "
-                             "spaces ('self', 'none', https://host[:port], https://*.host, "
-                             f"https:), not {' '.join(bad) or 'nothing'}")
+            raise SettingError("CARTOUCHE_VIEWER_FRAME_ANCESTORS takes CSP sources separated "
+                               "by spaces ('self', 'none', https://host[:port], https://*.host, "
+                               f"https:), not {' '.join(bad) or 'nothing'}")
         return cls(cors_origins=origins,
                    access_log=env.get("CARTOUCHE_ACCESS_LOG", "1").strip() not in ("0", ""),
                    viewer_frame_ancestors=ancestors)
