@@ -174,6 +174,24 @@ def test_every_log_line_of_a_request_carries_its_id_as_json(queue_url):
     assert access["message"].startswith("GET /v1/games/0abc 503 ")
 
 
+def test_a_token_sent_in_a_url_is_not_written_to_the_access_log(app):
+    """A client that puts its seat or player token in a URL by mistake (a 404) does not get
+    it written to the server's log: a segment as long as a token is masked, ids are not."""
+    client = app.test_client()
+    gid, tokens, _ = create(client, 3)
+    player_token = client.post("/v1/players", json={"name": "Ann"}).get_json()["token"]
+    with json_log_lines() as lines:
+        for path in (f"/v1/games/{tokens[0]}", f"/v1/players/{player_token}",
+                     f"/v1/games/{gid}/states/1/{tokens[1]}", f"/v1/games/{gid}"):
+            client.get(path)
+    access = [line for line in lines if line["logger"] == "cartouche.access"]
+    text = json.dumps(access)
+    assert len(access) == 4 and gid in text
+    assert not any(secret in text for secret in (*tokens, player_token)), text
+    assert access[0]["path"] == f"/v1/games/<{len(tokens[0])} chars>"
+    assert access[0]["message"].startswith(f"GET /v1/games/<{len(tokens[0])} chars> 404 ")
+
+
 def test_an_exception_is_one_json_line_with_its_traceback():
     out = io.StringIO()
     handler = logging.StreamHandler(out)
