@@ -224,9 +224,12 @@ def install_record_factory() -> None:
 
 
 def configure(fmt: str | None = None, level: int = logging.INFO) -> None:
-    """Log to stderr in ``fmt`` (``CARTOUCHE_LOG_FORMAT`` when None) with request ids. Does
-    nothing more when the root logger already has a handler in one of our formats."""
+    """Log to stderr in ``fmt`` (``CARTOUCHE_LOG_FORMAT`` when None) with request ids, Python's
+    warnings included (``py.warnings``: gevent's when a gunicorn worker patches, for one), so
+    that every line is in that format. Does nothing more when the root logger already has a
+    handler in one of our formats."""
     install_record_factory()
+    logging.captureWarnings(True)
     # No format of ours prints a record's thread or process (a JSON line's ``request_id`` says
     # which request it came from): LogRecord skips looking them up on every record.
     logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False

@@ -139,3 +139,19 @@ def test_a_failed_write_is_reported_as_the_handler_reports_it():
     assert handler.__dict__["_descriptor"] == (stream, write_end)
     assert [r.getMessage() for r in reported] == ["GET / 200 0.1ms"]
     assert reported[0].route == FIELDS["route"]
+
+
+def test_a_python_warning_is_a_json_line_too():
+    """A warning (gevent warns as a gunicorn worker patches the standard library) is written
+    in the log's format, not as Python's raw two lines on stderr."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("from service import logs; logs.configure('json'); import warnings; "
+            "warnings.warn('patched late', RuntimeWarning)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    lines = [json.loads(line) for line in out.stderr.splitlines()]
+    assert len(lines) == 1 and lines[0]["logger"] == "py.warnings", out.stderr
+    assert "patched late" in lines[0]["message"] and lines[0]["level"] == "WARNING"
