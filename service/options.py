@@ -20,8 +20,9 @@ SHELL_PROPERTIES = {
         "rate the game when it ends (OpenSkill, per game type): every seat must be held by a "
         "distinct player; default true for tables and seeks, false otherwise; never for solo "
         "games")},
-    "on_decline": {"enum": ["open", "abort"], "default": "open", "description": (
-        "tables with an invited seat: what an invitation turned down does to the table")},
+    "on_decline": {"type": "string", "enum": ["open", "abort"], "default": "open",
+                   "description": ("tables with an invited seat: what an invitation turned "
+                                   "down does to the table")},
 }
 
 

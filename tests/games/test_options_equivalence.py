@@ -193,5 +193,8 @@ def test_the_shell_options_are_accepted_as_the_served_schema_says(type_id):
     for shell in ({"rated": True}, {"rated": False}, {"clock": {"initial_ms": 60_000}}):
         both = {**options, **shell}
         assert not list(validator.iter_errors(both)) and server_refusal(game, n, both) is None
-    assert server_refusal(game, n, {**options, "on_decline": "open"}).details["option"] == \
-        "on_decline"  # tables only: a rule the schema cannot say
+    # the default, sent, is as if not sent; "abort" is for tables only: a rule the schema
+    # cannot say
+    assert server_refusal(game, n, {**options, "on_decline": "open"}) is None
+    assert server_refusal(game, n, {**options, "on_decline": "abort"}).details["option"] == \
+        "on_decline"
