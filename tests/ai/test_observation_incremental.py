@@ -13,9 +13,22 @@ from service.engine.bots import LogPrefix, SeatLog, SeatLogs, observe
 from service.games import GAMES
 from tests.ai import support
 
-SEATS = {"diamant": 3, "tides-of-time": 2, "pharaohs-wall": 2, "scarabya": 2, "papyrus": 3}
-VARIANTS = [("papyrus", "solo", 2), ("scarabya", "duel", 2), ("scarabya", "solo", 1),
-            ("pharaohs-wall", "curse-sphinx", 2)]
+#: Seats of the game played per type; a type not listed plays at its ``min_players``.
+SEATS = {"scarabya": 2, "papyrus": 3}
+#: The catalog variants played per type, with their seats; a type not listed plays every
+#: variant it declares (``Game.variants``) at its seats above.
+VARIANTS = {"papyrus": [("solo", 2)], "scarabya": [("duel", 2), ("solo", 1)],
+            "pharaohs-wall": [("curse-sphinx", 2)], "tides-of-time": []}
+
+
+def seats(tid: str) -> int:
+    return SEATS.get(tid, GAMES[tid].min_players)
+
+
+def variants() -> list[tuple[str, str, int]]:
+    return [(tid, variant, n) for tid in GAMES
+            for variant, n in VARIANTS.get(tid, [(v["id"], seats(tid))
+                                                 for v in GAMES[tid].variants])]
 
 
 def _random_game(tid: str, n: int, options: dict, seed: int, max_steps: int) -> None:
@@ -32,12 +45,12 @@ def _random_game(tid: str, n: int, options: dict, seed: int, max_steps: int) -> 
         g.act(seat, rnd.choice(obs.legal if s == seat else game.legal_actions(g.state, seat)))
 
 
-@pytest.mark.parametrize("tid", sorted(SEATS))
+@pytest.mark.parametrize("tid", sorted(GAMES))
 def test_incremental_equals_from_scratch(tid):
-    _random_game(tid, SEATS[tid], {}, 1, 600)
+    _random_game(tid, seats(tid), {}, 1, 600)
 
 
-@pytest.mark.parametrize("tid,variant,n", VARIANTS)
+@pytest.mark.parametrize("tid,variant,n", variants())
 def test_incremental_equals_from_scratch_variants(tid, variant, n):
     options = next(v["options"] for v in GAMES[tid].variants if v["id"] == variant)
     _random_game(tid, n, dict(options), 2, 600)
