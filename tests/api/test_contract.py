@@ -1,6 +1,7 @@
 """The published contract: openapi.yaml is generated from the code and current, it is served
-(the console on it, /docs, in tests/api/test_docs.py), and a schemathesis run against a live gunicorn finds no 5xx and no
-response that breaks the schema (schemathesis.toml holds its settings)."""
+(the console on it, /docs, in tests/api/test_docs.py), and a schemathesis run against a live
+gunicorn finds no 5xx and no response that breaks the schema (schemathesis.toml holds its
+settings)."""
 
 import os
 import re
@@ -106,7 +107,8 @@ def test_every_games_schemas_are_reachable_from_the_paths():
         if game.event_schemas:
             wanted |= {f"{prefix}Event{t}{d}" for t in game.event_schemas for d in ("", "Data")}
             wanted |= {f"ShellEvent{t}{d}" for t in SHELL_EVENT_SCHEMAS for d in ("", "Data")}
-        assert wanted <= reached, sorted(wanted - reached)
+        assert wanted <= reached, (sorted(wanted - reached),
+                                   "openapi.yaml lacks them: run `make openapi` and commit it")
 
 
 def test_every_operation_documents_what_the_http_server_itself_answers():

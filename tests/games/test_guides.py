@@ -92,7 +92,10 @@ def test_the_guide_lives_in_the_game_folder_and_docs_links_to_it(type_id):
     path = guide_path(type_id)
     assert path is not None and path.parent.name == PACKAGES[type_id].rsplit(".", 1)[1]
     link = ROOT / "docs" / "games" / f"{type_id}.md"
-    assert link.is_symlink() and not Path(link.readlink()).is_absolute()
+    folder = path.parent.relative_to(ROOT) if path.is_relative_to(ROOT) else path.parent
+    assert link.is_symlink() and not Path(link.readlink()).is_absolute(), (
+        f"docs/games links to every guide: `ln -s ../../{folder}/guide.md "
+        f"docs/games/{type_id}.md` and commit the link")
     assert link.resolve() == path.resolve()
 
 
