@@ -83,7 +83,10 @@ def test_every_variant_with_or_without_a_clock_passes_the_schema_and_is_created(
 
 def refused_by_schema(type_id: str) -> list[tuple[int, dict, dict]]:
     """Corpus inputs the game refuses for a reason its schema says: (seats, options, details)."""
-    cases = json.loads(gzip.decompress((CORPUS / f"{type_id}.json.gz").read_bytes()))
+    path = CORPUS / f"{type_id}.json.gz"
+    assert path.exists(), (f"no {path}: record it with `.venv/bin/python -m "
+                           f"tests.games.make_options_corpus {type_id}` and commit it")
+    cases = json.loads(gzip.decompress(path.read_bytes()))
     out = []
     for case in cases:
         if case["accepted"]:

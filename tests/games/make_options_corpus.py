@@ -1,13 +1,19 @@
 """Write the options corpus that ``test_options_equivalence.py`` replays.
 
-``python -m tests.games.make_options_corpus`` builds, for every game, a few hundred creation
-inputs (players and ``options``, JSON-plain) from a fixed ``random.Random``: every variant, valid
-setups with their lists shuffled and their keys in several orders, and the same inputs broken in
-one or two places (a list item dropped, repeated, swapped, retyped; a key removed, added or set
-to another value, at any depth). Each input is stored with the answer of the game's
+``python -m tests.games.make_options_corpus [TYPE ...]`` builds, for each game named (none named:
+every game without a corpus file), a few hundred creation inputs (players and ``options``,
+JSON-plain) from a fixed ``random.Random``: every variant, valid setups with their lists shuffled
+and their keys in several orders, and the same inputs broken in one or two places (a list item
+dropped, repeated, swapped, retyped; a key removed, added or set to another value, at any
+depth). Each input is stored with the answer of the game's
 ``normalize_options`` at the time the file was written: the normalized options as JSON text (key
 order included) or the refusal. The stored answers are the acceptance set the schema-driven
 checks must keep: the files are a record, not something to regenerate after the rules change.
+
+The five games written first have hand-written generators (:data:`VALID`, :data:`TOKENS`); any
+other game gets :func:`from_schema`'s: its catalog variants, and instances of its
+``options_schema`` (every property optional unless required, enums, bounded integers, arrays of
+distinct integers drawn as runs), mutated with the names and values its schema mentions.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import copy
 import gzip
 import json
 import random
+import sys
 from pathlib import Path
 
 from service.engine import InvalidOptions
@@ -181,6 +188,78 @@ TOKENS = {
 }
 
 
+# -- any other game: from its options schema ----------------------------------------------
+
+def instance(rnd: random.Random, schema: dict):
+    """A value ``schema`` describes (often valid; the game's answer is what gets recorded)."""
+    if "const" in schema:
+        return copy.deepcopy(schema["const"])
+    if "enum" in schema:
+        return copy.deepcopy(rnd.choice(schema["enum"]))
+    if "default" in schema and rnd.random() < 0.2:
+        return copy.deepcopy(schema["default"])
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return instance(rnd, rnd.choice(schema[key]))
+    kinds = schema.get("type", "object" if "properties" in schema else "string")
+    if isinstance(kinds, list):
+        real = [k for k in kinds if k != "null"] or ["null"]
+        kinds = "null" if "null" in kinds and rnd.random() < 0.15 else rnd.choice(real)
+    if kinds == "null":
+        return None
+    if kinds == "boolean":
+        return rnd.random() < 0.5
+    if kinds in ("integer", "number"):
+        lo = schema.get("minimum", schema.get("exclusiveMinimum", -1) + 1)
+        hi = schema.get("maximum", schema.get("exclusiveMaximum", lo + 21) - 1)
+        return rnd.randint(int(lo), int(max(lo, hi)))
+    if kinds == "string":
+        return rnd.choice(schema.get("examples", [schema.get("default", "x")]))
+    if kinds == "array":
+        items = schema.get("items", {})
+        low = schema.get("minItems", 0)
+        high = min(schema.get("maxItems", low + 6), low + 20)
+        size = rnd.choice([low, high, rnd.randint(low, high)])  # the bounds often fit
+        if schema.get("uniqueItems") and items.get("type") == "integer":
+            start = items.get("minimum", 0)
+            return shuffled(rnd, list(range(start, start + size)))
+        return [instance(rnd, items) for _ in range(size)]
+    doc = {}
+    required = set(schema.get("required", []))
+    for key, sub in schema.get("properties", {}).items():
+        if key in required or rnd.random() < 0.5:
+            doc[key] = instance(rnd, sub)
+    return reorder(rnd, doc)
+
+
+def mentioned(schema) -> list:
+    """The property names, enum values and bounds (and their neighbours) in ``schema``."""
+    out: list = []
+    if isinstance(schema, dict):
+        out += list(schema.get("properties", {})) + list(schema.get("enum", []))
+        for key in ("minimum", "maximum", "minItems", "maxItems"):
+            if isinstance(schema.get(key), int):
+                out += [schema[key] - 1, schema[key], schema[key] + 1]
+        for value in schema.values():
+            out += mentioned(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            out += mentioned(value)
+    return [v for i, v in enumerate(out) if v not in out[:i]]
+
+
+def from_schema(type_id: str):
+    """The generator of valid-looking inputs of a game without a hand-written one."""
+    game = GAMES[type_id]
+
+    def make(rnd):
+        n = rnd.randint(game.min_players, game.max_players)
+        if game.variants and rnd.random() < 0.3:
+            return n, reorder(rnd, copy.deepcopy(rnd.choice(game.variants)["options"]))
+        return n, instance(rnd, game.options_schema)
+    return make
+
+
 # -- mutations ---------------------------------------------------------------------------------
 
 def containers(doc, path=()):
@@ -237,7 +316,8 @@ def answer(type_id: str, n: int, options) -> dict:
 
 def corpus(type_id: str) -> list[dict]:
     rnd = random.Random(f"options-corpus-{type_id}")
-    make, tokens = VALID[type_id], TOKENS[type_id]
+    make = VALID.get(type_id) or from_schema(type_id)
+    tokens = TOKENS.get(type_id) or mentioned(GAMES[type_id].options_schema)
     out = []
     while len(out) < CASES_PER_GAME:
         n, options = make(rnd)
@@ -250,9 +330,16 @@ def corpus(type_id: str) -> list[dict]:
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    names = sys.argv[1:] if argv is None else argv
+    unknown = set(names) - set(GAMES)
+    if unknown:
+        raise SystemExit(f"unknown game types {sorted(unknown)}; known: {', '.join(GAMES)}")
     HERE.mkdir(exist_ok=True)
-    for type_id in VALID:
+    todo = names or [t for t in GAMES if not (HERE / f"{t}.json.gz").exists()]
+    if not todo:
+        print(f"every game has its corpus in {HERE}; name a type to record it again")
+    for type_id in todo:
         cases = corpus(type_id)
         (HERE / f"{type_id}.json.gz").write_bytes(
             gzip.compress(json.dumps(cases).encode(), mtime=0))

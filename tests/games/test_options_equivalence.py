@@ -49,7 +49,10 @@ def recorded(type_id: str, case: dict) -> str:
 
 
 def load(type_id: str) -> list[dict]:
-    return json.loads(gzip.decompress((CORPUS / f"{type_id}.json.gz").read_bytes()))
+    path = CORPUS / f"{type_id}.json.gz"
+    assert path.exists(), (f"no {path}: record it with `.venv/bin/python -m "
+                           f"tests.games.make_options_corpus {type_id}` and commit it")
+    return json.loads(gzip.decompress(path.read_bytes()))
 
 
 def players(n: int) -> list[dict]:
