@@ -1,9 +1,9 @@
-"""Bot levels for Diamant and Tides of Time, and the ISMCTS core.
+"""Bot levels for Diamant and Tides of Time, the ISMCTS core, and every game's bot hooks.
 
 Everything a bot gets is an :class:`service.engine.bots.Observation` built by
-:func:`service.engine.bots.observe` from the true state through ``view``/``visible``; these tests check that the bots only ever play
-legal actions from it, that the determinizers sample states consistent with it, and that they
-never depend on the true hidden state.
+:func:`service.engine.bots.observe` from the true state through ``view``/``visible``; these tests
+check that the bots only ever play legal actions from it, that the determinizers sample states
+consistent with it, and that they never depend on the true hidden state.
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ def _bot_action(level, obs, rnd):
     return choose(level, obs, rnd)
 
 
-def play(game, levels, seed: bytes, rnd_seed: int = 0, on_decision=None) -> LocalGame:
-    g = LocalGame(game, _players(len(levels)), {}, seed)
+def play(game, levels, seed: bytes, rnd_seed: int = 0, on_decision=None,
+         options: dict | None = None) -> LocalGame:
+    g = LocalGame(game, _players(len(levels)), options or {}, seed)
     rnd = random.Random(rnd_seed)
     for _ in range(5000):
         awaiting = g.awaiting()
@@ -157,6 +158,38 @@ def test_tides_determinizer_without_a_log_treats_the_opponent_hand_as_unknown():
     sampled = ai_tides.determinize(bare, random.Random(3))
     assert TIDES.view(sampled, 0) == obs.view
     assert TIDES.legal_actions(sampled, 0) == obs.legal
+
+
+#: Seats and options of each game's game in the check below; a game not listed plays at its
+#: ``min_players`` with no options.
+EVERY_GAME = {"scarabya": (2, {}), "papyrus": (2, {"turn_limit": 30})}
+#: Decisions (from the first) at which the determinizations are checked and an mcts search is
+#: run; the rest of the game is played by the heuristic.
+CHECKED_DECISIONS = 12
+
+
+@pytest.mark.parametrize("type_id", list(GAMES))
+def test_every_games_bots_play_legal_actions_from_samples_consistent_with_the_observation(
+        type_id):
+    """Every registered game: heuristic bots at every seat play a whole game; at its first
+    decisions a game with a determinizer samples states consistent with the observation and a
+    short mcts search picks a legal action (a game without bot hooks: random bots)."""
+    game = GAMES[type_id]
+    seats, options = EVERY_GAME.get(type_id, (game.min_players, {}))
+    decisions = []
+
+    def check(g, seat, obs):
+        decisions.append(seat)
+        if len(decisions) <= CHECKED_DECISIONS and getattr(game.bots, "determinize", None):
+            _check_determinizations(g, seat, obs, samples=2)
+            if len(obs.legal) > 1:
+                action = search(obs, game.bots, random.Random(len(decisions)), budget_ms=None,
+                                iterations=MCTS_ITERATIONS)
+                assert action in obs.legal
+
+    level = "heuristic" if game.bots is not None else "random"
+    play(game, [level] * seats, f"every-{type_id}".encode(), on_decision=check, options=options)
+    assert decisions
 
 
 # -- never reads the true hidden state -----------------------------------------------------
