@@ -27,22 +27,30 @@ from pathlib import Path
 import pytest
 import requests
 
+from service.games import GAMES as REGISTRY
 from service.games.tides_of_time import CARDS
 
 from tests.api.helpers import Live, join, player, table
 
 
 ROOT = Path(__file__).resolve().parents[2]
-#: (label, type, options, players): one finished game per game type (and the duel, drawn
-#: differently: one shared site coloured by seat).
-GAMES = [
-    ("pharaohs-wall", "pharaohs-wall", {}, 3),
-    ("scarabya", "scarabya", {}, 3),
-    ("scarabya-duel", "scarabya", {"mode": "duel"}, 2),
-    ("tides-of-time", "tides-of-time", {}, 2),
-    ("diamant", "diamant", {}, 3),
-    ("papyrus", "papyrus", {"turn_limit": 45}, 3),
-]
+#: Per game type, its finished games as (label, options, players) (Scarabya's duel is drawn
+#: differently: one shared site coloured by seat); a type not listed: one game at its
+#: ``min_players`` (at least 2) with no options.
+TABLES = {
+    "pharaohs-wall": [("pharaohs-wall", {}, 3)],
+    "scarabya": [("scarabya", {}, 3), ("scarabya-duel", {"mode": "duel"}, 2)],
+    "tides-of-time": [("tides-of-time", {}, 2)],
+    "diamant": [("diamant", {}, 3)],
+    "papyrus": [("papyrus", {"turn_limit": 45}, 3)],
+}
+#: (label, type, options, players): the finished games, for every registered game type.
+GAMES = [(label, type_, options, n) for type_, game in REGISTRY.items()
+         for label, options, n in TABLES.get(
+             type_, [(type_, {}, min(max(game.min_players, 2), game.max_players))])]
+#: The drawing the viewer makes of a board: a game's own renderer (SVG, cards, the cave), or the
+#: state as JSON (``renderGeneric``) for a game viewer.js has no renderer for.
+DRAWN = "#board svg, #board .tcard, #board .cave, #board pre"
 
 
 @pytest.fixture(scope="module")
@@ -167,7 +175,7 @@ def test_step_through_a_finished_game(vpage, viewer_url, finished_games, shots, 
         "text/markdown; charset=utf-8"
     assert "winner" in pg.inner_text("#status-bar") or "result" in pg.inner_text("#status-bar")
     final = board_html(page)
-    assert pg.locator("#board svg, #board .tcard, #board .cave").count() > 0, "nothing drawn"
+    assert pg.locator(DRAWN).count() > 0, "nothing drawn"
     if type_ == "tides-of-time":  # card names come from the rules' table (/viewer/games.json)
         names = {c["name"] for c in CARDS.values()}
         drawn = pg.locator("#board .tcard .nm").all_inner_texts()
@@ -339,8 +347,6 @@ def test_the_lobby_lists_waiting_tables_and_follows_one_to_its_start(vpage, view
 
 
 def test_the_game_data_comes_from_the_game_modules(viewer_url):
-    from service.games import GAMES as REGISTRY
-
     r = requests.get(viewer_url + "/viewer/games.json", timeout=5)
     assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/json")
     types = r.json()["types"]

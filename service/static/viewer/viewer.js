@@ -127,6 +127,14 @@
     return [open ? `${open} open` : "full", seated].filter(Boolean).join(" · ");
   }
 
+  // The type filter offers every game type the server hosts, in catalog order (games.json).
+  function typeFilter() {
+    const select = $("#f-type");
+    for (const [type, data] of Object.entries(GAME_DATA)) {
+      select.appendChild(h("option", { value: type, text: data.name || type }));
+    }
+  }
+
   async function loadList() {
     const params = new URLSearchParams({ page: app.list.page, per_page: app.list.perPage });
     const type = $("#f-type").value, status = $("#f-status").value;
@@ -1475,7 +1483,7 @@
     document.addEventListener("visibilitychange", onVisibility);
     api("/viewer/games.json").then((body) => { GAME_DATA = (body && body.types) || {}; })
       .catch(() => { GAME_DATA = {}; })
-      .then(() => { loadList(); loadTournaments(); routeFromUrl(); });
+      .then(() => { typeFilter(); loadList(); loadTournaments(); routeFromUrl(); });
   }
 
   // A version in the address: its leading decimal digits ("1.5" is 1); none, or below 1, is
