@@ -80,6 +80,11 @@ COMMAND_RETRIES = Counter("cartouche_command_retries",
                           "Commands decided again after losing a race", ["game_type"])
 SSE_SUBSCRIBERS = Gauge("cartouche_sse_subscribers", "Event streams open now", ["kind"],
                         multiprocess_mode="livesum")
+#: the kinds of stream (a tournament's is counted as a game's); each is served from the start,
+#: at 0, so that a dashboard or an alert finds the series before the first stream opens
+STREAM_KINDS = ("game", "player")
+for _kind in STREAM_KINDS:
+    SSE_SUBSCRIBERS.labels(_kind)
 BOT_SECONDS = Histogram("cartouche_bot_decision_seconds", "A bot choosing its action",
                         ["game_type", "level"],
                         buckets=(.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30))

@@ -82,7 +82,12 @@ def test_both_workers_requests_and_the_rq_workers_jobs_are_counted(own_redis):
         assert value(scrape(url), "cartouche_games", status="active") + \
             value(scrape(url), "cartouche_games", status="finished") == 1
 
-        # an event stream open in one worker shows in every worker's scrape, until it closes
+        # the open streams are served from the start, at 0 (a dashboard finds the series)...
+        before = scrape(url)
+        assert [before.get(("cartouche_sse_subscribers", (("kind", kind),)))
+                for kind in ("game", "player")] == [0, 0], before
+        # ... and an event stream open in one worker shows in every worker's scrape, until it
+        # closes
         r = requests.post(f"{url}/v1/games", json={"type": "diamant", "players": [
             {"name": "a"}, {"name": "b"}, {"name": "c"}]}, timeout=5)
         with requests.get(f"{url}/v1/games/{r.json()['id']}/events/stream", stream=True,
