@@ -9,6 +9,8 @@ contract's ``<Game>Options`` components serve.
 
 from __future__ import annotations
 
+import functools
+
 from . import clock
 from .engine import Game
 from .engine.schemas import typed_literals
@@ -26,8 +28,11 @@ SHELL_PROPERTIES = {
 }
 
 
+@functools.lru_cache(maxsize=64)
 def served_schema(game: Game) -> dict:
-    """``game``'s options schema with the shell's options among its properties."""
+    """``game``'s options schema with the shell's options among its properties (the same
+    dict for a game every time: written once, read by every catalog request; not to be
+    changed)."""
     schema = game.options_schema
     return typed_literals({**schema, "properties": {**schema.get("properties", {}),
                                                     **SHELL_PROPERTIES}})
