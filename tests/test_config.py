@@ -135,7 +135,8 @@ def test_platform_key_digests_are_taken_in_any_case(env):
 ])
 def test_a_signing_key_that_cannot_be_read_stops_the_app_at_its_creation(
         redis_url, queue_url, monkeypatch, tmp_path, content, says):
-    """Read when the app is made, not at the first export (every export was a 500)."""
+    """Read when the app is made, not at the first export: a key that cannot be read stops
+    the start instead of failing every export."""
     from service.app import create_app
 
     path = tmp_path / "key.pem"

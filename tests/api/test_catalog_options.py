@@ -136,7 +136,7 @@ def test_options_refused_for_a_schema_reason_are_refused_by_the_served_schema(cl
 def test_a_creation_may_send_every_default_the_schema_declares(client, type_id):
     """A generated client's options model fills in the schema's defaults and sends them:
     sending a default is as not sending it (``on_decline: "open"`` on a game that is not a
-    table was refused), for every option and every variant."""
+    table included), for every option and every variant."""
     entry = next(t for t in client.get("/v1/game-types").get_json()["game_types"]
                  if t["id"] == type_id)
     defaults = {name: prop["default"] for name, prop in entry["options"]["properties"].items()
