@@ -428,8 +428,15 @@ def test_a_rated_seek_filled_with_bots_on_the_cluster(deployment):
 def test_a_master_killed_and_restarted_loses_nothing(deployment):
     urls, cluster = deployment["urls"], deployment["cluster"]
     c = Client(urls, 5)
+    victim_slots = range(16384 // 3, 2 * 16384 // 3)  # node 1's range (start_cluster)
+
+    def on_victim(gid):
+        return key_slot(keys.events(gid).encode()) in victim_slots
+
     games = []
-    for i in range(12):
+    while (len(games) < 12 or sum(on_victim(gid) for gid, _ in games) < 3
+           or sum(not on_victim(gid) for gid, _ in games) < 3):
+        assert len(games) < 200  # ids are random: each lands on node 1 with chance 1/3
         r = c.post("/v1/games", json={"type": "diamant",
                                       "players": [{"name": f"p{k}"} for k in range(3)]})
         games.append((r.json()["id"], [s["token"] for s in r.json()["seats"]]))
@@ -459,8 +466,7 @@ def test_a_master_killed_and_restarted_loses_nothing(deployment):
         for gid, tokens in games:
             statuses.add(move(gid, tokens, rnd))
     assert 503 in statuses  # the slots of the dead master answer 503 with Retry-After
-    dead = [gid for gid, _ in games
-            if key_slot(keys.events(gid).encode()) in range(16384 // 3, 2 * 16384 // 3)]
+    dead = [gid for gid, _ in games if on_victim(gid)]
     r = c.get(f"/v1/games/{dead[0]}")
     assert r.status_code == 503 and r.headers.get("Retry-After") == "1"
     cluster.restart(1)
