@@ -166,8 +166,9 @@ class Config:
     snapshot_every: int = 100
     cache_size: int = 2048
     max_body_bytes: int = 256 * 1024
-    #: POST /v1/replays/verify takes whole exports (the longest stored ones are ~50 KB).
-    max_export_bytes: int = 512 * 1024
+    #: POST /v1/replays/verify takes whole exports: of a game at the default event cap too
+    #: (20,000 events, ~3 MB for Papyrus, whose games are the longest).
+    max_export_bytes: int = 4 * 1024 * 1024
     #: The longest one verification may run, and how many may run at once, per process.
     verify_seconds: float = 2.0
     verify_concurrency: int = 2
@@ -247,7 +248,7 @@ class Config:
             max_body_bytes=_int("CARTOUCHE_MAX_BODY_BYTES", 256 * 1024),
             redis_max_connections=_int("CARTOUCHE_REDIS_MAX_CONNECTIONS", 2000, least=1),
             redis_idle_connections=_int("CARTOUCHE_REDIS_IDLE_CONNECTIONS", 32),
-            max_export_bytes=_int("CARTOUCHE_MAX_EXPORT_BYTES", 512 * 1024),
+            max_export_bytes=_int("CARTOUCHE_MAX_EXPORT_BYTES", 4 * 1024 * 1024),
             verify_seconds=env_seconds(os.environ, "CARTOUCHE_VERIFY_SECONDS", 2.0),
             verify_concurrency=_int("CARTOUCHE_VERIFY_CONCURRENCY", 2),
             lobby_ttl_s=_int("CARTOUCHE_LOBBY_TTL_S", 3600, most=SECONDS_MAX),

@@ -1,15 +1,19 @@
 """/v1/replays: verification of exported games, and the keys exports are signed with.
 
 Verifying replays a whole game through the rules: the most expensive thing a caller can ask.
-So it is bounded four ways: its own, smaller body limit (``CARTOUCHE_MAX_EXPORT_BYTES``), a
-per-address rate limit (``service.api.ratelimit``), at most ``CARTOUCHE_VERIFY_CONCURRENCY``
-verifications at once per process (503 ``verifier_busy`` past them), and a time budget
-(``CARTOUCHE_VERIFY_SECONDS``; 413 ``verification_too_costly`` past it), during which the
-worker's other requests run between two commands of the replay.
+So it is bounded four ways: its own body limit (``CARTOUCHE_MAX_EXPORT_BYTES``, sized for the
+longest game the event cap allows), a per-address rate limit (``service.api.ratelimit``), at
+most ``CARTOUCHE_VERIFY_CONCURRENCY`` verifications at once per process (503 ``verifier_busy``
+past them), and a time budget (``CARTOUCHE_VERIFY_SECONDS``; 413 ``verification_too_costly``
+past it), during which the worker's other requests run between two commands of the replay.
+A verification holds its slot from before its body is read (a body has ``WEB_BODY_TIMEOUT`` to
+arrive), so a process holds at most that many export bodies in memory, however many clients
+send one at once.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 
@@ -43,22 +47,33 @@ class Verifier:
         self.budget_s = config.verify_seconds
 
     def run(self, doc: dict, keys) -> dict:
-        if not self.slots.acquire(blocking=False):
+        deadline = time.monotonic() + self.budget_s
+
+        def tick() -> None:
+            time.sleep(0)  # under gevent: the worker's other requests run meanwhile
+            if time.monotonic() > deadline:
+                raise VerificationTooCostly(self.budget_s)
+
+        return verify(doc, keys, tick)
+
+
+def in_a_verifier_slot(view):
+    """``view`` run holding one of the process's verifier slots, taken before anything reads
+    the request's body (503 ``verifier_busy`` when none is free)."""
+    @functools.wraps(view)
+    def in_a_slot(*args, **kwargs):
+        slots = current_app.extensions["cartouche_verifier"].slots
+        if not slots.acquire(blocking=False):
             raise VerifierBusy()
         try:
-            deadline = time.monotonic() + self.budget_s
-
-            def tick() -> None:
-                time.sleep(0)  # under gevent: the worker's other requests run meanwhile
-                if time.monotonic() > deadline:
-                    raise VerificationTooCostly(self.budget_s)
-
-            return verify(doc, keys, tick)
+            return view(*args, **kwargs)
         finally:
-            self.slots.release()
+            slots.release()
+    return in_a_slot
 
 
 @replays.route("/verify", methods=["POST"])
+@in_a_verifier_slot  # outside the body's parsing: a busy verifier reads no body
 @replays.arguments(s.VerifiableSchema, error_status_code=400)
 @replays.response(200, s.VerifyResultSchema)
 @alt_errors(replays, ERRORS, 400, 413, 422, 429, 503)

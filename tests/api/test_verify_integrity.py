@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,6 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from service.api import ratelimit
-from service.api.errors import VerifierBusy
 from service.api.replays import Verifier
 from service.app import create_app
 from service.config import Config
@@ -208,11 +208,36 @@ def test_verifications_are_limited_per_address(redis_url, queue_url, finished):
     assert other.status_code == 200
 
 
-def test_the_default_export_limit_is_512_kib(client, finished):
-    assert Config().max_export_bytes == 512 * 1024
-    padded = dict(finished, pad="x" * (600 * 1024))
+def test_the_default_export_limit_is_4_mib(client, finished):
+    assert Config().max_export_bytes == 4 * 1024 * 1024
+    padded = dict(finished, pad="x" * (4 * 1024 * 1024))
     r = client.post("/v1/replays/verify", json=padded)
     assert r.status_code == 413 and r.get_json()["error"]["code"] == "body_too_large"
+
+
+@pytest.mark.unswept  # plays ~5,000 commands
+def test_the_server_verifies_its_export_of_a_game_as_long_as_the_defaults_allow(client, svc):
+    """A Papyrus solo game played to its turn limit (2,000 turns, the default) by random legal
+    actions: the longest games the server makes. Its export is taken by the verify route, and
+    so would be one of as many bytes an event at the default event cap (20,000 events)."""
+    r = client.post("/v1/games", json={"type": "papyrus", "players": [{"name": "Solo"}],
+                                       "options": {"variant": "solo"}})
+    assert r.status_code == 201
+    gid, rnd = r.get_json()["id"], random.Random(3)
+    assert client.get(f"/v1/games/{gid}").get_json()["options"]["turn_limit"] == 2000
+    while not (table := svc.load(gid)).over:
+        seat = table.awaiting()[0]
+        svc.act(gid, seat, rnd.choice(table.game.legal_actions(table.state, seat)), None,
+                None, "", loaded=table)
+    export = client.get(f"/v1/games/{gid}/export")
+    doc = export.get_json()
+    assert doc["events"][-1]["data"].get("reason") == "turn_limit", doc["events"][-1]
+    size, events = len(export.data), len(doc["events"])
+    assert events > 10_000 and size > 1_000_000  # past the 512 KiB the route used to take
+    assert size * Config().max_events_per_game / events < Config().max_export_bytes
+    r = client.post("/v1/replays/verify", data=export.data, content_type="application/json")
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["valid"] is True and r.get_json()["details"]["signature"] == "valid"
 
 
 def test_verification_stops_at_its_time_budget(redis_url, queue_url):
@@ -227,13 +252,22 @@ def test_verification_stops_at_its_time_budget(redis_url, queue_url):
     assert roomy.run(doc, svc.signer.public_keys())["valid"] is True
 
 
-def test_verifications_at_once_are_capped_per_process(finished):
-    verifier = Verifier(Config(verify_concurrency=1))
-    assert verifier.slots.acquire(blocking=False)
-    with pytest.raises(VerifierBusy):
-        verifier.run(finished, None)
-    verifier.slots.release()
-    assert verifier.run(finished, None)["valid"] is True
+def test_verifications_at_once_are_capped_per_process_before_a_body_is_read(app, client,
+                                                                             finished):
+    """A busy verifier answers 503 without reading the body (here: not JSON at all), so a
+    process holds no more export bodies than it has slots."""
+    slots = app.extensions["cartouche_verifier"].slots
+    held = [slots.acquire(blocking=False) for _ in range(Config().verify_concurrency)]
+    assert all(held)
+    busy = client.post("/v1/replays/verify", data=b"{not json", content_type="application/json")
+    assert busy.status_code == 503, busy.get_json()
+    assert busy.get_json()["error"]["code"] == "verifier_busy"
+    assert busy.headers["Retry-After"] == "1"
+    for _ in held:
+        slots.release()
+    assert client.post("/v1/replays/verify", data=b"{not json",
+                       content_type="application/json").status_code == 400
+    assert client.post("/v1/replays/verify", json=finished).get_json()["valid"] is True
 
 
 def test_without_a_key_file_every_process_signs_with_the_one_key_in_the_store(redis_url):
