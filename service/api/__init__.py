@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import marshmallow as ma
 import orjson
 from apispec import BasePlugin
@@ -55,6 +57,18 @@ def json_response(body, status: int = 200) -> Response:
     passes a Response through as is, so the schema documents the body without a marshmallow
     dump on every request (tests check the two agree)."""
     return Response(orjson.dumps(body), status=status, mimetype="application/json")
+
+
+def hands_out_secrets(view):
+    """``view``'s answers carry a token or a secret, shown once: ``Cache-Control: no-store``, so
+    no cache between the client and the server (a proxy, a browser's history) keeps a copy.
+    Placed right under the route, above flask-smorest's decorators, to get their Response."""
+    @functools.wraps(view)
+    def not_stored(*args, **kwargs):
+        answer = view(*args, **kwargs)
+        answer.headers["Cache-Control"] = "no-store"
+        return answer
+    return not_stored
 
 
 class OrjsonProvider(JSONProvider):

@@ -13,7 +13,7 @@ from ..application.errors import (Forbidden, GameNotFinished, InvalidRequest, In
 from ..engine import ALL
 from ..games import GAMES, guide_summary, guide_text
 from ..options import served_schema
-from . import Blueprint, json_response, ratelimit
+from . import Blueprint, hands_out_secrets, json_response, ratelimit
 from .errors import LIMITED_DOC, STORE_DOC, MalformedRequest, alt_errors
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games and their events")
@@ -130,6 +130,7 @@ GAME_LINKS = {
 
 
 @blp.route("/games", methods=["POST"])
+@hands_out_secrets
 @blp.arguments(s.CreateGameSchema, error_status_code=400)
 @blp.response(201, s.CreatedGameSchema)
 @blp.doc(responses={201: {"links": GAME_LINKS}})
@@ -168,6 +169,7 @@ def player_or_none(token: str | None) -> str | None:
 
 
 @blp.route("/games/bulk", methods=["POST"])
+@hands_out_secrets
 @blp.arguments(s.BulkCreateSchema, error_status_code=400)
 @blp.response(201, s.BulkCreatedSchema)
 @_alts(401, 403, 413, 422, 429, 503)
@@ -367,6 +369,7 @@ def export_game(game_id):
 
 
 @blp.route("/games/<gid:game_id>/fork", methods=["POST"])
+@hands_out_secrets
 @blp.arguments(s.ForkRequestSchema, error_status_code=400)
 @blp.response(201, s.CreatedGameSchema)
 @_alts(401, 403, 404, 422, 429, 503)
@@ -383,6 +386,7 @@ def fork_game(body, game_id):
 
 
 @blp.route("/games/<gid:game_id>/join", methods=["POST"])
+@hands_out_secrets
 @blp.arguments(s.JoinSchema, error_status_code=400)
 @blp.response(201, s.JoinedSchema)
 @_alts(400, 401, 404, 409, 422, 429, 503)
@@ -439,6 +443,7 @@ def decline_game(game_id):
 
 
 @blp.route("/games/<gid:game_id>/rematch", methods=["POST"])
+@hands_out_secrets
 @blp.response(201, s.RematchSchema)
 @blp.alt_response(200, schema=s.RematchSchema, description="the rematch asked for already")
 @_alts(401, 403, 404, 409, 422, 429, 503)

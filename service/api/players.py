@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import schemas as s
 from ..application.errors import Forbidden, InvalidToken
-from . import Blueprint, ratelimit
+from . import Blueprint, hands_out_secrets, ratelimit
 from .errors import LIMITED_DOC, STORE_DOC
 from .games import bearer_token, player_or_none, service
 from .sources import START, STREAM_ID, NoticeSource, StreamId
@@ -48,6 +48,7 @@ def me() -> str:
 
 
 @blp.route("", methods=["POST"])
+@hands_out_secrets
 @blp.arguments(s.CreatePlayerSchema, error_status_code=400)
 @blp.response(201, s.CreatedPlayerSchema)
 @_alts(400, 401, 403, 422, 429, 503)

@@ -13,7 +13,7 @@ from .. import schemas as s
 from .. import webhooks as wh
 from ..application.errors import Forbidden, NotFound
 from ..store import connect
-from . import Blueprint
+from . import Blueprint, hands_out_secrets
 from .errors import LIMITED_DOC, STORE_DOC, alt_errors
 from .games import bearer_token
 
@@ -108,6 +108,7 @@ def require_platform_key() -> None:
 
 
 @blp.route("/webhooks", methods=["POST"])
+@hands_out_secrets
 @blp.arguments(WebhookCreateSchema, error_status_code=400)
 @blp.response(201, CreatedWebhookSchema)
 @_alts(400, 401, 403, 413, 422, 429, 503)

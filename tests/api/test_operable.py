@@ -4,6 +4,7 @@ side is tests/reliability/test_metrics_gunicorn.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import logging
@@ -325,3 +326,38 @@ def test_the_viewer_may_be_framed_by_the_pages_the_operator_names(redis_url, que
     for bad in ("https://a.example; script-src *", "", "'unsafe-inline'", "javascript:"):
         with pytest.raises(ValueError, match="CARTOUCHE_VIEWER_FRAME_ANCESTORS"):
             OpsConfig.from_env({"CARTOUCHE_VIEWER_FRAME_ANCESTORS": bad})
+
+
+def test_every_answer_that_hands_out_a_secret_is_not_to_be_stored(redis_url, queue_url):
+    """Seat and player tokens and a webhook's signing secret are shown once: each answer that
+    carries one says ``Cache-Control: no-store`` (a proxy or a browser must not keep a copy);
+    ordinary reads do not."""
+    key = "platform-key-for-no-store"
+    app = create_app(Config(redis_url=redis_url, queue_url=queue_url,
+                            platform_key_digests=(hashlib.sha256(key.encode()).hexdigest(),)))
+    c = app.test_client()
+    answers = {}
+    ada = answers["player"] = c.post("/v1/players", headers=auth(key), json={"name": "Ada"})
+    bob = c.post("/v1/players", headers=auth(key), json={"name": "Bob"}).get_json()
+    ada = ada.get_json()
+    answers["game"] = c.post("/v1/games", headers=auth(key), json={
+        "type": "diamant", "players": [{"player": ada["id"]}, {"open": True}, {"name": "Cy"}]})
+    gid = answers["game"].get_json()["id"]
+    answers["join"] = c.post(f"/v1/games/{gid}/join", headers=auth(bob["token"]), json={})
+    answers["bulk"] = c.post("/v1/games/bulk", headers=auth(key), json={"games": [
+        {"type": "diamant", "players": [{"name": f"p{i}"} for i in range(3)]}]})
+    version = c.get(f"/v1/games/{gid}").get_json()["version"]
+    answers["fork"] = c.post(f"/v1/games/{gid}/fork", headers=auth(key),
+                             json={"version": version})
+    tokens = [ada["token"], bob["token"], answers["game"].get_json()["seats"][2]["token"]]
+    while (view := c.get(f"/v1/games/{gid}").get_json())["status"] == "active":
+        c.post(f"/v1/games/{gid}/actions", headers=auth(tokens[view["awaiting"][0]["seat"]]),
+               json={"action": {"type": "decide", "choice": "return"}})
+    answers["rematch"] = c.post(f"/v1/games/{gid}/rematch", headers=auth(ada["token"]))
+    answers["webhook"] = c.post("/v1/webhooks", headers=auth(key),
+                                json={"url": "https://example.com/hook"})
+    for name, answer in answers.items():
+        assert answer.status_code == 201, (name, answer.get_json())
+        assert answer.headers.get("Cache-Control") == "no-store", name
+    for path in (f"/v1/games/{gid}", f"/v1/games/{gid}/events", f"/v1/players/{ada['id']}"):
+        assert "no-store" not in c.get(path).headers.get("Cache-Control", ""), path
