@@ -51,6 +51,26 @@ CORS_EXPOSE_HEADERS = ["Retry-After", "X-Request-ID"]
 #: How long a browser may reuse a preflight's answer.
 CORS_MAX_AGE_S = 600
 
+def _cors(app: Flask, origins) -> None:
+    """flask-cors for ``origins``, its hook made to say ``Vary: Origin`` on every answer: an
+    answer to an allowed origin carries headers one to another origin (or to none) lacks, so a
+    cache between the pages and the server must not hand one's answer to the other. flask-cors
+    adds it only when more than one origin could have matched, and never to a refused one."""
+    from flask_cors import CORS
+
+    CORS(app, origins=list(origins), allow_headers=CORS_ALLOW_HEADERS,
+         expose_headers=CORS_EXPOSE_HEADERS, max_age=CORS_MAX_AGE_S)
+    hooks = app.after_request_funcs[None]
+    cors_hook = hooks[-1]
+
+    def cors_varying_by_origin(response):
+        response = cors_hook(response)
+        response.vary.add("Origin")
+        return response
+
+    hooks[-1] = cors_varying_by_origin
+
+
 def create_app(config: Config | None = None, client: redis.Redis | None = None, *,
                scheduler=None, now_ms=None, webhook_queue: redis.Redis | None = None,
                webhook_options: dict | None = None, ops: OpsConfig | None = None) -> Flask:
@@ -62,10 +82,7 @@ def create_app(config: Config | None = None, client: redis.Redis | None = None, 
     app = fastpaths.LeanFlask(__name__, static_folder=None)
     _observe(app, ops)  # first: its hooks see every request, whatever the others answer
     if ops.cors_origins:  # next: its hook runs after every other but observe's, so an answer
-        from flask_cors import CORS  # a later hook replaces (a 429) carries the headers too
-
-        CORS(app, origins=list(ops.cors_origins), allow_headers=CORS_ALLOW_HEADERS,
-             expose_headers=CORS_EXPOSE_HEADERS, max_age=CORS_MAX_AGE_S)
+        _cors(app, ops.cors_origins)  # a later hook replaces (a 429) carries the headers too
     app.json = api_pkg.OrjsonProvider(app)
     app.config.update(API_SETTINGS)
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes

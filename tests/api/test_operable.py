@@ -92,6 +92,22 @@ def test_a_preflight_from_another_origin_gets_no_cors_header(redis_url, queue_ur
     assert not [h for h in r.headers.keys() if h.lower().startswith("access-control-")]
 
 
+def test_with_origins_configured_every_answer_varies_by_origin(redis_url, queue_url):
+    """The answers to an allowed origin, another one and none differ in their CORS headers, so
+    each says ``Vary: Origin`` for the caches between (one origin configured included)."""
+    client = app_with(redis_url, queue_url, cors_origins=(ALLOWED,)).test_client()
+    gid = create(client)[0]
+    for origin in (ALLOWED, "https://evil.example", None):
+        headers = {"Origin": origin} if origin else {}
+        for r in (client.get(f"/v1/games/{gid}", headers=headers),
+                  client.get("/v1/games/nosuchgame", headers=headers),
+                  client.options("/v1/games", headers={**headers, **PREFLIGHT})):
+            assert "Origin" in r.headers.get("Vary", ""), (origin, r.status_code, r.headers)
+    served = client.get("/openapi.yaml", headers={"Origin": ALLOWED})
+    assert {v.strip() for v in served.headers["Vary"].split(",")} >= {"Origin",
+                                                                      "Accept-Encoding"}
+
+
 def test_without_origins_configured_there_is_no_cors_header_at_all(client, monkeypatch):
     monkeypatch.delenv("CARTOUCHE_CORS_ORIGINS", raising=False)
     for r in (client.options("/v1/games", headers={"Origin": ALLOWED, **PREFLIGHT}),
