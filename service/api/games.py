@@ -137,7 +137,8 @@ GAME_LINKS = {
 @_alts(401, 403, 413, 422, 429, 503)
 @blp.doc(operationId="createGame")
 def create_game(body):
-    """Create a game; returns one secret token per filled seat, once. A table (a seat
+    """Create a game; returns one secret token per filled seat, once (none for a seat another
+    player holds, such as a built-in bot player, unless a platform key asks). A table (a seat
     ``{"open": true}`` or ``{"player": id}`` of another player) waits for players: status
     ``waiting`` until its last seat is joined."""
     return service().create(body["type"], body["players"], body["options"], body.get("seed"),

@@ -155,6 +155,15 @@ def recorded_lobby_deadline(created: dict, created_ms: int) -> int | None:
     return None if wait_s is None else created_ms + wait_s * 1000
 
 
+def token_shown(seat: dict, creator: str | None) -> bool:
+    """Whether a new game's answer shows a seat's token to its ``creator``: not for a seat
+    another player holds (a built-in bot player seated at once), whose view would show the
+    creator that player's hidden cards, in a game that may be rated. That player acts with its
+    own token; a platform key, which sees every seat, gets every token."""
+    holder = seat.get("player")
+    return holder is None or holder == creator or creator == PLATFORM
+
+
 def new_game(game: Game, envelopes: list[dict], state: dict | None, shell: Shell, *,
              seed: bytes, now: int, status: str, created_by: str | None = None) -> NewGame:
     """A new game from its first envelopes (the creation event first) and the state and shell
@@ -181,7 +190,8 @@ def new_game(game: Game, envelopes: list[dict], state: dict | None, shell: Shell
     return NewGame(game_id, game, meta, seed.hex(), envelopes, state, shell, now, {
         "id": game_id,
         "version": len(envelopes),
-        "seats": [{"seat": i, "name": p["name"], "token": tokens[i]}
+        "seats": [{"seat": i, "name": p["name"],
+                   "token": tokens[i] if token_shown(p, created_by) else None}
                   for i, p in enumerate(created["players"])],
         "seed_commitment": created["seed_commitment"],
     })

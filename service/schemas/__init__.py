@@ -257,7 +257,9 @@ class SeatTokenSchema(Strict):
                          metadata={"description": "null for a table's unfilled seat"})
     token = fields.String(required=True, allow_none=True,
                           metadata={"description": "null for a table's unfilled seat (its "
-                                                   "token goes to whoever joins)"})
+                                                   "token goes to whoever joins), and for a "
+                                                   "seat another player holds (a built-in "
+                                                   "bot player) unless a platform key asks"})
 
 
 class CreatedGameSchema(Strict):

@@ -205,6 +205,23 @@ def test_bot_players_fill_seats_at_creation(client):
     assert view["players"][1]["player"] == "bot-random"
 
 
+def test_a_player_who_seats_a_bot_player_gets_no_token_to_see_its_cards(client):
+    """A rated table of Ada and bot-mcts: the answer shows Ada's own seat token only, so no
+    token shows her the bot's hand (a rematch's answer is made by the same code). Anonymous
+    bot seats keep theirs: the creator's own game, to watch with."""
+    ada = player(client)
+    created = table(client, ada, [{"player": ada["id"]}, {"player": "bot-mcts"}],
+                    type_="tides-of-time", options={"rated": True})
+    gid = created["id"]
+    assert [s["token"] is not None for s in created["seats"]] == [True, False]
+    view = client.get(f"/v1/games/{gid}", headers=auth(ada["token"])).get_json()
+    assert view["options"]["rated"] is True and view["you"] == 0
+    assert [p["hand"] is None for p in view["state"]["seats"]] == [False, True]
+    anonymous = client.post("/v1/games", json={"type": "tides-of-time", "players": [
+        {"name": "me"}, {"name": "R", "bot": {"level": "random"}}]}).get_json()
+    assert all(s["token"] for s in anonymous["seats"])
+
+
 @pytest.mark.parametrize("game_type,n", [("diamant", 3), ("tides-of-time", 2),
                                          ("scarabya", 2), ("pharaohs-wall", 2),
                                          ("papyrus", 2)])
@@ -316,7 +333,8 @@ def test_creating_for_an_unknown_player_is_refused(client):
 def test_forks_of_a_table_start_from_its_filled_seats(client):
     ada, bob = player(client, "Ada"), player(client, "Bob")
     gid = table(client, ada, [{"player": ada["id"]}, {"open": True}, {"name": "Cy"}])["id"]
-    r = client.post(f"/v1/games/{gid}/fork", json={"version": 1})  # a running table: not for players
+    # a running table: not for players
+    r = client.post(f"/v1/games/{gid}/fork", json={"version": 1})
     assert r.status_code == 403 and error(r)["code"] == "fork_forbidden"
     join(client, gid, bob)
     for _ in range(3):
