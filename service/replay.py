@@ -291,6 +291,34 @@ def copied(doc: dict) -> int:
     return max(0, int(forked["version"]) - 1) if forked else 0
 
 
+def against_parent(doc: dict, parent: Any, keys: Sequence[Any] | None = None) -> dict | None:
+    """A fork's export (``doc``, verified) held against its parent's export: None when the
+    parent verifies (signed by one of ``keys`` too, when given), is the game ``forked_from``
+    names, and holds the fork's copied events (versions 2 to ``forked_from.version``) as they
+    are; otherwise the invalid verdict (``parent_invalid``, with the parent's own verdict,
+    ``not_the_parent`` or ``parent_differs``, at the first differing version). The copied
+    events' draws are then proven by the parent's seed, without the fork's signature."""
+    forked = doc["events"][0]["data"].get("forked_from")
+    if not forked:
+        return _invalid(None, "not_a_fork")
+    outcome = verify(parent, keys)
+    if not outcome["valid"]:
+        return _invalid(None, "parent_invalid", {"parent": outcome})
+    if parent.get("id") != forked["id"] or parent.get("type") != doc.get("type"):
+        return _invalid(None, "not_the_parent", {"forked_from": forked["id"],
+                                                 "given": parent.get("id")})
+    theirs = parent["events"]
+    for mine in doc["events"][1:forked["version"]]:
+        version = mine["version"]
+        if version > len(theirs) or theirs[version - 1] != mine:
+            return _invalid(version, "parent_differs")
+    return None
+
+
+def _invalid(version: int | None, reason: str, details: dict | None = None) -> dict:
+    return {"valid": False, "version": version, "reason": reason, "details": details or {}}
+
+
 def _seats(created: dict) -> Seats:
     """The shell's side of a game as its creation event begins it."""
     data = created["data"]
@@ -578,7 +606,8 @@ def _timed_out(game, state: dict, version: int, cmd: dict, seats: Seats) -> None
 def _commands(game, seed: bytes, events: list[dict], state: dict | None, seats: Seats):
     """Re-derive ``events`` (an export's log) command by command from the seed and each
     command's record, starting from ``state`` (the game's initial state, mutated only while
-    inherited events are folded in; None for a table that starts with its last join):
+    a fork's inherited events are folded in, :func:`_inherited`; None for a table that
+    starts with its last join):
     yields ``(first version, events derived, events logged, state after them)``; ``seats``
     follows the shell's side (who controls each seat, an abort, a forfeit that ended it)."""
     forked = events[0]["data"].get("forked_from")
@@ -590,16 +619,10 @@ def _commands(game, seed: bytes, events: list[dict], state: dict | None, seats: 
             return
         seats.start(seats.players)
     elif forked:
-        # Inherited events came from the parent's seed: replayed, not re-derived.
         upto = forked["version"]
         seats.start(seats.players)
-        inherited = events[1:upto]
-        try:
-            fold(game, state, [e for e in inherited if e["type"] not in SHELL_EVENTS])
-            for ev in inherited:
-                seats.follow(ev)
-        except Exception as exc:  # noqa: BLE001
-            raise Divergence(2, "inherited_events_do_not_replay", {"error": str(exc)}) from None
+        state = _inherited(game, events[:upto], state, seats)
+        yield 2, [], [], state  # checked there, against the parent's draws as logged
         pos = upto
     else:
         seats.start(seats.players)
@@ -626,6 +649,37 @@ def _commands(game, seed: bytes, events: list[dict], state: dict | None, seats: 
             _check_cap(version, len(produced), seats)
         seats.last_at = group[-1].get("at")
         yield version, produced, group, state
+
+
+def _inherited(game, events: list[dict], state: dict, seats: Seats) -> dict:
+    """A fork's inherited events (versions 2 to its ``forked_from`` version) into ``state``.
+    Their random draws came from the parent's seed, which the fork's export does not hold: a
+    command that drew from its stream (a shuffle, a deal) is checked legal and folded in as
+    logged, proven by the signature or the parent's own export. Every other rules command
+    is decided again and must give exactly the events logged (a card revealed from a logged
+    deck, a score), so the seed-less part cannot contradict itself."""
+    for version, cmd, group in _groups(events, 1):
+        rules_events = [e for e in group if e["type"] not in SHELL_EVENTS]
+        if isinstance(cmd, dict) and "shell" not in cmd:
+            stream = Rng(bytes(32), version)  # any seed: only whether it is drawn from counts
+            try:
+                produced, after = command(game, state, cmd["seat"], cmd["action"], stream)
+            except (IllegalAction, NotYourTurn) as exc:
+                raise Divergence(version, "recorded_action_rejected",
+                                 {"error": exc.reason if isinstance(exc, NotYourTurn)
+                                  else exc.code}) from None
+            if stream.draws == 0:
+                _compare(produced, group, version)
+                state = after
+                rules_events = []
+        try:
+            fold(game, state, rules_events)
+            for ev in group:
+                seats.follow(ev)
+        except Exception as exc:  # noqa: BLE001
+            raise Divergence(version, "inherited_events_do_not_replay",
+                             {"error": str(exc)}) from None
+    return state
 
 
 def _decided(game, seed: bytes, version: int, cmd: dict, state: dict) -> tuple[list[dict], dict]:

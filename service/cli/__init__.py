@@ -631,16 +631,23 @@ def replay(c: Ctx, target: str) -> None:
 @click.option("--key", "keys", multiple=True, metavar="KEY",
               help="a server's Ed25519 public key (a PEM file, or the raw key in base64, as "
                    "GET /v1/replays/keys serves it): the export must be signed by it")
+@click.option("--parent", "parent_file", metavar="PARENT.json",
+              help="a fork's parent's export: the fork's copied events must be its own, and "
+                   "it must verify (with --key, be signed too)")
 @click.option("--json", "as_json", is_flag=True, help="print the full verdict as JSON")
 @click.pass_obj
-def verify(c: Ctx, export_file: str, keys: tuple[str, ...], as_json: bool) -> None:
+def verify(c: Ctx, export_file: str, keys: tuple[str, ...], parent_file: str | None,
+           as_json: bool) -> None:
     """Check an export offline: its signature (with --key), seed commitment, every random
     draw, every event, its players, status and result."""
-    from ..replay import verify as verify_export
+    from ..replay import against_parent, verify as verify_export
     from ..signing import read_public_key
 
     doc = read_json(export_file)
-    outcome = verify_export(doc, [_public_key(read_public_key, k) for k in keys] or None)
+    public_keys = [_public_key(read_public_key, k) for k in keys] or None
+    outcome = verify_export(doc, public_keys)
+    if outcome["valid"] and parent_file is not None:
+        outcome = against_parent(doc, read_json(parent_file), public_keys) or outcome
     if as_json:
         click.echo(json.dumps(outcome, indent=2))
     elif outcome["valid"]:
@@ -651,11 +658,14 @@ def verify(c: Ctx, export_file: str, keys: tuple[str, ...], as_json: bool) -> No
                 else f"{doc.get('type')} game {doc.get('id')}")
         checked, copied = outcome["details"].get("checked"), outcome["details"].get("copied")
         told = f"{checked} events of {what} re-derived and replayed"
-        if copied:  # a fork: its parent's events were folded in as logged
+        if copied:  # a fork: its parent's draws were folded in as logged
             parent = outcome["details"]["forked_from"]
+            proof = ("proven by the parent's export, which verified" if parent_file else
+                     "their draws proven by the signature" if keys else
+                     "checked by the rules, their draws not proven: give the parent's export "
+                     "with --parent, or the key with --key")
             told = (f"{checked} events of {what}: {copied} copied from game {parent['id']} "
-                    f"(proven {'by the signature' if keys else 'by verifying its export'}), "
-                    f"the {checked - copied} others re-derived and replayed")
+                    f"({proof}), the {checked - copied} others re-derived and replayed")
         c.console.print(Text(f"valid: {told}; {signed}", style="bold green"))
     else:
         where = f" at version {outcome['version']}" if outcome.get("version") else ""

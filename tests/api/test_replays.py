@@ -148,6 +148,20 @@ def test_fork_continues_from_a_past_version_with_new_tokens(client):
     # the verdict says which events were copied from the parent, not re-derived
     assert outcome["details"]["copied"] == at - 1
     assert outcome["details"]["forked_from"] == {"id": gid, "version": at}
+    # the copied part cannot contradict itself: a card revealed from the logged deck is
+    # decided again (its command drew nothing from the parent's stream), so a changed one,
+    # or a changed deck it was revealed from, is caught without the signature
+    doc = client.get(f"/v1/games/{gid2}/export").get_json()
+    revealed = next(e for e in doc["events"][:at] if e["type"] == "CardRevealed")
+    deck = next(e for e in doc["events"][:at] if e["type"] == "RoundStarted")
+    other = next(c for c in deck["data"]["deck"] if c != revealed["data"]["card"])
+    for event, change in ((revealed, {"card": other}),
+                          (deck, {"deck": deck["data"]["deck"][::-1]})):
+        tampered = copy.deepcopy(doc)
+        tampered["events"][event["version"] - 1]["data"].update(change)
+        outcome = verify(tampered)
+        assert outcome["valid"] is False and outcome["reason"] == "event_differs", outcome
+        assert outcome["version"] <= at
 
 
 @pytest.mark.parametrize("type_,n,clock,end", [

@@ -112,6 +112,20 @@ def test_verify_an_export_file_offline(live_url, finished, tmp_path):
     out = run("--url", env_url, "verify", str(forked))
     assert out.returncode == 0, out.stderr
     assert f"{last - 1} copied from game {finished}" in out.stdout, out.stdout
+    said = " ".join(out.stdout.split())  # as one line, however the console wrapped it
+    assert "draws not proven: give the parent's export with --parent" in said, said
+    # with the parent's export, the copied events must be the parent's, and it must verify
+    out = run("--url", env_url, "verify", str(forked), "--parent", str(good))
+    said = " ".join(out.stdout.split())
+    assert out.returncode == 0 and "proven by the parent's export" in said, said
+    out = run("--url", env_url, "verify", str(forked), "--parent", str(bad))
+    assert out.returncode == 1 and "INVALID: parent_invalid" in out.stdout, out.stdout
+    respelled = json.loads(forked.read_text())
+    respelled["events"][3]["at"] = "2001-01-01T00:00:00.000Z"  # what the rules cannot check
+    forked.write_text(json.dumps(respelled))
+    assert run("--url", env_url, "verify", str(forked)).returncode == 0
+    out = run("--url", env_url, "verify", str(forked), "--parent", str(good))
+    assert out.returncode == 1 and "INVALID at version 4: parent_differs" in out.stdout
 
 
 def test_api_errors_are_one_line_with_their_code(live_url):
