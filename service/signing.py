@@ -3,7 +3,9 @@ byte for byte (names, times, top-level fields: what the seed cannot prove).
 
 The signature covers the export without its ``signature`` member, serialized canonically: UTF-8
 JSON, object keys sorted, no whitespace, non-ASCII characters as themselves (what
-``orjson.dumps(doc, option=OPT_SORT_KEYS)`` writes). It is stored in the export as::
+``orjson.dumps(doc, option=OPT_SORT_KEYS)`` writes, and Python's ``json.dumps`` with
+``sort_keys``, compact separators and ``ensure_ascii=False`` too, for every export: the README
+states the form). It is stored in the export as::
 
     "signature": {"alg": "Ed25519", "key_id": "<16 hex>", "value": "<base64 of 64 bytes>"}
 

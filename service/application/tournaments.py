@@ -49,6 +49,12 @@ MAX_ATTEMPTS = 10
 #: between its admission and its append): :meth:`Tournaments.advance` removes it.
 ORPHAN_AFTER_MS = 60_000
 
+#: A participant's rating is recorded with 4 decimals: a number of at least 0.0001 (or 0) is
+#: written in plain decimal by every JSON serializer, so the export's signed form does not
+#: depend on how one writes 0.00001 (``1e-05``, ``0.00001``, ``1e-5``).
+RATING_DECIMALS = 4
+
+
 
 @dataclasses.dataclass(frozen=True)
 class TournamentLimits:
@@ -130,7 +136,7 @@ class Tournaments:
                                      {"index": index}) from None
         ordinals = self.ratings.ordinals(game.rating_type(settings.options), participants)
         first = created(body["name"], game.type_id, options, fmt, rounds, k,
-                        [{"player": p, "name": n, "rating": round(r, 6)}
+                        [{"player": p, "name": n, "rating": round(r, RATING_DECIMALS)}
                          for p, n, r in zip(participants, names, ordinals)], duplicate, rated)
         tid = f"t-{secrets.token_hex(8)}"
         if charge is not None:

@@ -365,19 +365,31 @@ def test_limits_refuse_what_they_bound(redis_url, queue_url):
 
 
 def test_a_finished_tournament_exports_and_verifies_and_a_tampered_one_does_not(
-        client, svc, tmp_path):
+        client, svc, tmp_path, monkeypatch):
     import copy
     import json
 
+    from service.signing import canonical
     from tests.cli.terminal import run
 
     ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy", "Di")]
+    # ratings as the ledger may hold them: recorded with 4 decimals, so that every JSON
+    # serializer writes them in plain decimal (1.2e-05 is "1.2e-05" in Python, "0.000012" in
+    # orjson, "0.000012" in JavaScript)
+    monkeypatch.setattr(svc.tournaments.ratings, "ordinals",
+                        lambda rating_type, players: [1.2e-05, 3.14159265, -0.00004, 0.0])
     t = create(client, ids, rounds=1, duplicate=True)  # one deal of 3 rotations, one bye
     end_round(svc, t)
     assert svc.tournaments.advance(t["id"]) == "finished"
     r = client.get(f"/v1/tournaments/{t['id']}/export")
     assert r.status_code == 200
     doc = r.get_json()
+    recorded = doc["events"][0]["data"]["participants"]
+    assert [p["rating"] for p in recorded] == [0.0, 3.1416, -0.0, 0.0]
+    # the signed form is the standard library's sorted, compact JSON, as docs/randomness.md says
+    assert canonical(doc) == json.dumps({k: v for k, v in doc.items() if k != "signature"},
+                                        sort_keys=True, separators=(",", ":"),
+                                        ensure_ascii=False).encode()
     assert len(doc["games"]) == 3 and doc["events"][-1]["type"] == "TournamentFinished"
     assert doc["standings"] == client.get(f"/v1/tournaments/{t['id']}").get_json()["standings"]
     verdict = client.post("/v1/replays/verify", json=doc).get_json()

@@ -28,6 +28,7 @@ from service.config import Config
 from service.replay import verify
 from service.signing import describe, public_key
 
+from .helpers import auth
 from .test_replays import play_to_end
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -206,6 +207,44 @@ def test_verifications_are_limited_per_address(redis_url, queue_url, finished):
     other = c.post("/v1/replays/verify", json=finished,
                    environ_base={"REMOTE_ADDR": "10.1.2.3"})
     assert other.status_code == 200
+
+
+def test_the_signed_form_is_the_standard_library_s_sorted_compact_json(client):
+    """What the README tells a verifier to sign-check: ``json.dumps(doc, sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False)`` in UTF-8 is the server's canonical form, for
+    the recorded exports of every game type and for names beyond ASCII; every member name is
+    ASCII (so code point, byte and UTF-16 orders sort them alike) and every number an
+    integer."""
+    from service.signing import canonical
+
+    def stdlib(doc):
+        return json.dumps({k: v for k, v in doc.items() if k != "signature"}, sort_keys=True,
+                          separators=(",", ":"), ensure_ascii=False).encode()
+
+    def names_and_numbers(value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                yield k
+                yield from names_and_numbers(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from names_and_numbers(v)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            yield value
+
+    r = client.post("/v1/games", json={"type": "diamant", "players": [
+        {"name": "Zoë"}, {"name": "李雷"}, {"name": "Ω \"quoted\" \\ 🂡"}]})
+    assert r.status_code == 201, r.get_json()
+    client.post(f"/v1/games/{r.get_json()['id']}/abort",
+                headers=auth(r.get_json()["seats"][0]["token"]))
+    docs = [client.get(f"/v1/games/{r.get_json()['id']}/export").get_json()]
+    docs += [json.loads(gzip.decompress(path.read_bytes()))
+             for path in sorted((ROOT / "tests" / "golden" / "exports").glob("*.json.gz"))]
+    assert len(docs) > 10
+    for doc in docs:
+        assert canonical(doc) == stdlib(doc), doc["type"]
+        for item in names_and_numbers(doc):
+            assert (isinstance(item, str) and item.isascii()) or isinstance(item, int), item
 
 
 def test_the_default_export_limit_is_4_mib(client, finished):
