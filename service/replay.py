@@ -136,7 +136,7 @@ def verify(doc: Any, keys: Sequence[Any] | None = None,
                 raise Divergence(None, "malformed_export", {"error": type(exc).__name__}) \
                     from None
             if refused is not None:
-                raise Divergence(None, refused)
+                raise Divergence(None, refused, {"content": _content(doc, tick)})
             signature = "valid"
         try:
             checked = _verify(doc, tick or (lambda: None))
@@ -151,6 +151,19 @@ def verify(doc: Any, keys: Sequence[Any] | None = None,
         details["copied"] = copied(doc)
         details["forked_from"] = doc["events"][0]["data"]["forked_from"]
     return {"valid": True, "version": None, "reason": None, "details": details}
+
+
+def _content(doc: dict, tick: Callable[[], None] | None) -> dict:
+    """The verdict of the seed and the rules on an export whose signature failed: whether they
+    find it valid, or the first version that diverges (to find what was changed)."""
+    try:
+        _verify(doc, tick or (lambda: None))
+    except MALFORMED as exc:
+        return {"valid": False, "version": None, "reason": "malformed_export",
+                "error": type(exc).__name__}
+    except Divergence as exc:
+        return {"valid": False, "version": exc.version, "reason": exc.reason}
+    return {"valid": True, "version": None, "reason": None}
 
 
 def _compare(expected: Iterable[dict], got: list[dict], first_version: int) -> None:

@@ -533,7 +533,12 @@ class VerifyResultSchema(Strict):
     version = JsonInteger(required=True, allow_none=True,
                              metadata={"description": "the first version that diverges"})
     reason = fields.String(required=True, allow_none=True)
-    details = fields.Dict(required=True)
+    details = fields.Dict(required=True, metadata={
+        "description": "valid: `checked` (events), `signature` (`valid` or `unchecked`), "
+                       "for a fork `copied` and `forked_from`, for a tournament `games`; "
+                       "a game's `signature_invalid` and "
+                       "`not_signed`: `content`, what the seed and the rules find "
+                       "(`valid`, `version`, `reason`)"})
 
 
 class ForkRequestSchema(Strict):

@@ -119,6 +119,9 @@ def test_a_tampered_export_is_never_valid(client, finished, tamper, offline):
         assert outcome["valid"] is True and outcome["details"]["signature"] == "unchecked"
     else:
         assert outcome["valid"] is False and outcome["reason"] == offline, outcome
+    if offline != "unknown_field":  # the failed signature's verdict says what the rules find
+        assert verdict["details"]["content"] == {k: outcome[k]
+                                                 for k in ("valid", "version", "reason")}
 
 
 def test_shell_events_only_where_the_shell_could_write_them(client):
