@@ -729,21 +729,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("export", metavar="EXPORT.json")
     parser.add_argument("--key", action="append", default=[], help="a server's Ed25519 "
                         "public key (PEM file or base64): the export must be signed by it")
+    parser.add_argument("--parent", metavar="PARENT.json", help="a fork's parent's export: "
+                        "the fork's copied events must be its own, and it must verify")
     args = parser.parse_args(argv)
     try:
         keys = [signing.read_public_key(k) for k in args.key]
     except ValueError as exc:
         return _cannot(f"--key: not an Ed25519 public key (a PEM file or base64): {exc}")
-    try:  # read as ``cartouche verify`` reads it (``cli.read_json``): UTF-8, no BOM
-        with open(args.export, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        return _cannot(f"{args.export}: {exc.strerror or exc}")
-    except UnicodeDecodeError:
-        return _cannot(f"{args.export}: not a UTF-8 text file")
-    except (ValueError, RecursionError) as exc:
-        return _cannot(f"{args.export}: not JSON ({exc})")
-    outcome = verify(doc, keys or None)
+    docs = []
+    for path in [args.export] + ([args.parent] if args.parent else []):
+        try:  # read as ``cartouche verify`` reads it (``cli.read_json``): UTF-8, no BOM
+            with open(path, encoding="utf-8") as fh:
+                docs.append(json.load(fh))
+        except OSError as exc:
+            return _cannot(f"{path}: {exc.strerror or exc}")
+        except UnicodeDecodeError:
+            return _cannot(f"{path}: not a UTF-8 text file")
+        except (ValueError, RecursionError) as exc:
+            return _cannot(f"{path}: not JSON ({exc})")
+    outcome = verify(docs[0], keys or None)
+    if outcome["valid"] and args.parent:
+        outcome = against_parent(docs[0], docs[1], keys or None) or outcome
     print(json.dumps(outcome, indent=2))
     return 0 if outcome["valid"] else 1
 

@@ -126,6 +126,13 @@ def test_verify_an_export_file_offline(live_url, finished, tmp_path):
     assert run("--url", env_url, "verify", str(forked)).returncode == 0
     out = run("--url", env_url, "verify", str(forked), "--parent", str(good))
     assert out.returncode == 1 and "INVALID at version 4: parent_differs" in out.stdout
+    # python -m service.replay (README) takes --parent too
+    from service.replay import main as replay_main
+
+    assert replay_main(["verify", str(forked), "--parent", str(good)]) == 1
+    forked.write_text(json.dumps(api.export(fork)))
+    assert replay_main(["verify", str(forked), "--parent", str(good)]) == 0
+    assert replay_main(["verify", str(forked), "--parent", str(bad)]) == 1
 
 
 def test_api_errors_are_one_line_with_their_code(live_url):
