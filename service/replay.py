@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
 from . import signing
-from .engine import (IllegalAction, NotYourTurn, Rng, command, commitment, event,
+from .engine import (Game, IllegalAction, NotYourTurn, Rng, command, commitment, event,
                      fields_detail, fold, forfeit, forfeit_result, start)
 from .engine.lobby import LOBBY_EVENTS, Lobby, SeatUnavailable, unfilled
 from .engine.local import creation_event
@@ -494,8 +494,10 @@ def _lobby(game, seed: bytes, events: list[dict], seats: Seats):
         seats.players = [dict(p) for p in lobby.seats]
         state = None
         if produced[-1]["type"] == "GameStarted":
-            setup, state = start(game, game.initial(lobby.seats, data["options"]),
-                                 Rng(seed, 1))
+            initial = game.initial(lobby.seats, data["options"])
+            setup, state = _either_rule(
+                game, lambda only: start(game, initial, Rng(seed, 1), only),
+                _setup_logged(group, len(produced)))
             produced = produced + setup
         _check_cap(version, len(produced), seats)
         yield version, produced, group, state
@@ -503,6 +505,15 @@ def _lobby(game, seed: bytes, events: list[dict], seats: Seats):
         if state is not None:
             return pos, state
     return pos, None
+
+
+def _setup_logged(events: list[dict], first: int) -> list[dict]:
+    """The logged setup events from index ``first`` of ``events``: up to the first command's
+    event (the setup is the rules' own, recorded without a command)."""
+    end = first
+    while end < len(events) and "cmd" not in events[end]:
+        end += 1
+    return events[first:end]
 
 
 def _lobby_count(game, seed: bytes, lobby: Lobby, cmd: dict, options: dict) -> int:
@@ -639,7 +650,9 @@ def _commands(game, seed: bytes, events: list[dict], state: dict | None, seats: 
         pos = upto
     else:
         seats.start(seats.players)
-        setup, state = start(game, state, Rng(seed, 1))
+        initial = state
+        setup, state = _either_rule(game, lambda only: start(game, initial, Rng(seed, 1), only),
+                                    _setup_logged(events, 1))
         yield 2, setup, events[1:1 + len(setup)], state
         pos = 1 + len(setup)
     seats.last_at = events[pos - 1].get("at")
@@ -657,7 +670,7 @@ def _commands(game, seed: bytes, events: list[dict], state: dict | None, seats: 
             if flags == {True}:
                 _timed_out(game, state, version, cmd, seats)
             seats.moved = True
-            produced, state = _decided(game, seed, version, cmd, state)
+            produced, state = _decided(game, seed, version, cmd, state, group)
         if cmd.get("shell") != "event_limit":
             _check_cap(version, len(produced), seats)
         seats.last_at = group[-1].get("at")
@@ -695,11 +708,29 @@ def _inherited(game, events: list[dict], state: dict, seats: Seats) -> dict:
     return state
 
 
-def _decided(game, seed: bytes, version: int, cmd: dict, state: dict) -> tuple[list[dict], dict]:
+def _either_rule(game, derive: Callable[[Any], tuple[list[dict], Any]],
+                 logged: list[dict] | None) -> tuple[list[dict], Any]:
+    """``derive(None)``: events and state by the game's forced-move rule (``only_action``:
+    a single choice is played at once only where every seat can tell it is single). Servers
+    before that rule forced every single choice (``single_action``); where the ``logged``
+    events are what that rule gives and not what this one gives, those are the command's."""
+    produced = derive(None)
+    if logged is None or type(game).only_action is Game.only_action or \
+            [_same(e) for e in produced[0]] == [_same(e) for e in logged]:
+        return produced
+    earlier = derive(game.single_action)
+    return earlier if [_same(e) for e in earlier[0]] == [_same(e) for e in logged] \
+        else produced
+
+
+def _decided(game, seed: bytes, version: int, cmd: dict, state: dict,
+             logged: list[dict] | None = None) -> tuple[list[dict], dict]:
     """The events of the recorded rules command ``cmd`` at ``version``, and the state after
-    them (``state`` is not changed)."""
+    them (``state`` is not changed); by the forced-move rule of earlier servers where only
+    that gives the ``logged`` events (:func:`_either_rule`)."""
     try:
-        return command(game, state, cmd["seat"], cmd["action"], Rng(seed, version))
+        return _either_rule(game, lambda only: command(
+            game, state, cmd["seat"], cmd["action"], Rng(seed, version), only=only), logged)
     except (IllegalAction, NotYourTurn) as exc:
         raise Divergence(version, "recorded_action_rejected",
                          {"error": exc.reason if isinstance(exc, NotYourTurn)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .. import clock as clock_mod
-from ..engine.bots import SeatLogs
+from ..engine.bots import DEFAULT_BUDGET_MS, SeatLogs
 from ..replay import SHELL_EVENTS
 from ..store.events import EventStore
 from .commands import MAX_RETRIES, Appender
@@ -89,9 +89,17 @@ class Autoplay:
         return isinstance(self.appender.run(table, seat, action), Appended)
 
     def _bot_action(self, table: Table, seat: int, level: str, budget_ms: int | None) -> Any:
+        """The bot's action. An mcts decision takes its whole budget, whatever it found: one
+        answered sooner (a single legal action, an endgame solved exactly) would be told by
+        its event's time, and a seat's single choice can come from its hidden holdings."""
         started = time.perf_counter()
         try:
-            return self._bot_choice(table, seat, level, budget_ms, started)
+            action = self._bot_choice(table, seat, level, budget_ms, started)
+            if level == "mcts":
+                left = started + (budget_ms or DEFAULT_BUDGET_MS) / 1000 - time.perf_counter()
+                if left > 0:
+                    time.sleep(left)
+            return action
         finally:
             self.observer.bot_decided(table.game.type_id, level, time.perf_counter() - started)
 

@@ -181,10 +181,20 @@ class Game:
         raise NotImplementedError
 
     def only_action(self, state: State, seat: int) -> Action | None:
-        """The awaited ``seat``'s one legal action when it has exactly one (the runner plays
-        it at once, a forced move), else None. The runner asks after every command, for every
+        """The awaited ``seat``'s one legal action when it has exactly one and every other seat
+        can tell it has (the runner plays it at once, a forced move, flagged and timed with
+        the command before it), else None. The runner asks after every command, for every
         awaited seat: a game whose seats never face a single choice, or that can tell without
-        listing every legal action, answers it more cheaply."""
+        listing every legal action, answers it more cheaply. A game where only a seat's hidden
+        holdings can make its choice single must answer None there (the seat is then awaited
+        with that one action), or the forced move would show them; this default suits games
+        whose count of legal actions is public."""
+        return self.single_action(state, seat)
+
+    def single_action(self, state: State, seat: int) -> Action | None:
+        """The awaited ``seat``'s one legal action when it has exactly one, public or not: what
+        servers before the public rule of :meth:`only_action` forced (their exports are
+        verified against it where the public rule differs)."""
         actions = self.legal_actions(state, seat)
         return actions[0] if len(actions) == 1 else None
 

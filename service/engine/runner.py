@@ -35,7 +35,7 @@ MAX_FORCED_MOVES = 10_000
 
 
 def command(game: Game, state: State, seat: int, action: Action, rng, *,
-            simulated: bool = False) -> tuple[list[Event], State]:
+            simulated: bool = False, only=None) -> tuple[list[Event], State]:
     """Play ``action`` for ``seat`` against ``state`` (not mutated).
 
     Returns every event the command causes and the state after them: ``decide``'s, followed by
@@ -47,6 +47,9 @@ def command(game: Game, state: State, seat: int, action: Action, rng, *,
     and malformed-action checks are left out; so is the search for forced moves after it (that
     costs a ``legal_actions`` per awaited seat after every command, and a simulation plays a
     seat's single legal action anyway when it picks that seat).
+
+    ``only``: what finds a forced move (default ``game.only_action``; the verifier passes
+    ``game.single_action`` for a command an earlier server recorded).
     """
     if simulated:
         return game.decide(state, seat, action, rng)
@@ -56,20 +59,22 @@ def command(game: Game, state: State, seat: int, action: Action, rng, *,
         raise NotYourTurn(game.not_awaited_reason(state, seat))
     action_type(action)
     events, after = game.decide(state, seat, action, rng)
-    forced, after = forced_moves(game, after, rng)
+    forced, after = forced_moves(game, after, rng, only)
     return events + forced, after
 
 
-def forced_moves(game: Game, state: State, rng) -> tuple[list[Event], State]:
-    """Play every awaited seat's only legal action until none is left (seats in ``awaiting``
-    order, the scan starting over after each move). Returns the events, each flagged
-    ``"forced": True``, and the state after them (``state`` itself when none is due)."""
+def forced_moves(game: Game, state: State, rng, only=None) -> tuple[list[Event], State]:
+    """Play every awaited seat's only legal action (``game.only_action``, or ``only``) until
+    none is left (seats in ``awaiting`` order, the scan starting over after each move).
+    Returns the events, each flagged ``"forced": True``, and the state after them (``state``
+    itself when none is due)."""
+    only = only or game.only_action
     out: list[Event] = []
     for _ in range(MAX_FORCED_MOVES):
         if game.is_over(state):
             return out, state
         for seat in game.awaiting(state):
-            action = game.only_action(state, seat)
+            action = only(state, seat)
             if action is not None:
                 events, state = game.decide(state, seat, action, rng)
                 for ev in events:
@@ -81,11 +86,12 @@ def forced_moves(game: Game, state: State, rng) -> tuple[list[Event], State]:
     raise RuntimeError("forced moves did not settle")
 
 
-def start(game: Game, state: State, rng) -> tuple[list[Event], State]:
+def start(game: Game, state: State, rng, only=None) -> tuple[list[Event], State]:
     """The game's setup events (``Game.create`` on the initial ``state``, not mutated) and the
-    forced moves after them, with the state after them all."""
+    forced moves after them (found by ``only``, as :func:`command`'s), with the state after
+    them all."""
     events, after = game.create(state, rng)
-    forced, after = forced_moves(game, after, rng)
+    forced, after = forced_moves(game, after, rng, only)
     return events + forced, after
 
 

@@ -43,20 +43,26 @@ def random_playout(game, players, options, seed: bytes, *, pick_seed: int = 0,
                 with pytest.raises(NotYourTurn):
                     command(game, state, seat, {"type": "__probe__"}, None)
         for other in awaiting:  # what the runner asked the game's only_action
-            assert len(game.legal_actions(state, other)) >= 2, \
+            legal = game.legal_actions(state, other)
+            assert legal, "an awaited seat has a legal action"
+            assert game.only_action(state, other) is None, \
                 "forced moves must have been played by the engine"
-            assert game.only_action(state, other) is None
+            # a single legal action left to the seat: one only its hidden holdings make single
+            assert len(legal) >= 2 or game.single_action(state, other) == legal[0]
         seat = rnd.choice(awaiting)
         actions = game.legal_actions(state, seat)
         for a in actions:
             assert_json_plain(a)
         action = rnd.choice(actions)
-        # decide alone leaves the forced moves to the runner: there, a game's only_action must
-        # answer what the engine's definition (from legal_actions) answers
+        # decide alone leaves the forced moves to the runner: there, a game's single_action
+        # must answer what the engine's definition (from legal_actions) answers, and its
+        # only_action that or nothing (a single choice the other seats cannot see is the seat's)
         _, decided = command(game, state, seat, action, Rng(g.seed, g.version + 1),
                              simulated=True)
         for other in [] if game.is_over(decided) else game.awaiting(decided):
-            assert game.only_action(decided, other) == Game.only_action(game, decided, other)
+            single = game.single_action(decided, other)
+            assert single == Game.single_action(game, decided, other)
+            assert game.only_action(decided, other) in (None, single)
         before = clone(state)
         events = g.act(seat, action)
         assert state == before, "command mutated its input state"

@@ -79,6 +79,7 @@ No randomness is used (``resign`` has no rng): nothing is drawn or reshuffled.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 from ...engine import (ALL, Game, InvalidOptions, Outcome, clone,
@@ -139,6 +140,10 @@ def _multisets(counts: list[tuple[str, int]], k: int) -> list[list[str]]:
 GLYPH_SCHEMA = {"type": "string", "enum": list(GLYPHS)}
 CARDS_SCHEMA = {"type": "object", "additionalProperties": False,
                 "properties": {k: {"type": "integer", "minimum": 0} for k in KINDS}}
+
+
+#: The pending decisions whose options are the seat's hidden cards (Sandstorm) or tiles.
+HIDDEN_CHOICES = frozenset({"sandstorm", "capacity", "wisdom-of-thoth", "tomb-robbers"})
 
 
 class Papyrus(Game):
@@ -522,19 +527,37 @@ class Papyrus(Game):
         return out
 
     def only_action(self, state: dict, seat: int) -> dict | None:
-        if state["variant"] == "solo" or state["pending"] is not None:
+        """The seat's one legal action, played at once, only where the other seats can tell it
+        is the only one: a forced move is flagged and timed with the move before it, so one
+        forced by the seat's hidden cards or tiles would show them (a Sandstorm forced because
+        the whole hand is of one kind). Where only the seat's hidden holdings make the choice
+        single, the seat is awaited like any other, with that one legal action."""
+        if state["n"] == 1:  # nobody to hide anything from
+            return super().only_action(state, seat)
+        p = state["seats"][seat]
+        pend = state["pending"]
+        if state["variant"] == "solo":  # each against the Pharaoh, hands and holders hidden
+            if pend is None and not p["gods"]:
+                return {"type": "buy_glyph"}  # nothing to form: the others see no God card
+            return None if sum(p["holder"].values()) != 1 else super().only_action(state, seat)
+        if pend is not None:
+            kind = pend["kind"]
+            if kind in HIDDEN_CHOICES:
+                held = p["movement"] if kind == "sandstorm" else p["holder"]
+                # single for every hand of this size only when all of it goes
+                if sum(held.values()) != (1 if kind == "tomb-robbers" else pend["count"]):
+                    return None
             return super().only_action(state, seat)
         # a main turn offers drawing a movement card, and it is the only action when no
         # adjacent path can be paid (colours up to what the path needs, eyes for the rest) and
-        # no exchange can be made (no glyph on the holder, or nothing to take)
-        p = state["seats"][seat]
+        # no exchange can be made (no glyph on the holder, or nothing to take); the others can
+        # tell only when the hand is smaller than every adjacent path and the holder is empty
+        # or has nothing to take
         hand = p["movement"]
         board = self.board(state)
-        for pid in board.adjacent[p["pawn"]]:
-            need = board.paths[pid]["squares"]
-            if sum(need.values()) - sum(min(need.get(c, 0), hand[c]) for c in COLOURS) \
-                    <= hand["eye"]:
-                return None
+        paths = [board.paths[pid]["squares"] for pid in board.adjacent[p["pawn"]]]
+        if sum(hand.values()) >= min((sum(need.values()) for need in paths), default=math.inf):
+            return None
         if any(p["holder"][g] for g in GLYPHS) and (
                 self._bag_available(state) or any(state["market"][g] for g in GLYPHS)):
             return None

@@ -548,8 +548,16 @@ class PharaohsWall(Game):
         return []
 
     def only_action(self, state: State, seat: int) -> Action | None:
+        """A play is never forced: with one card and one open column, whether the insert has a
+        single explorer option depends on the card, which the others do not see (the forced
+        move would show it). The other phases' choices are public."""
+        if state["phase"] == "play":
+            return None
+        return super().only_action(state, seat)
+
+    def single_action(self, state: State, seat: int) -> Action | None:
         if state["phase"] != "play" or seat not in self.awaiting(state):
-            return super().only_action(state, seat)
+            return super().single_action(state, seat)
         # every card of the hand in every open column is at least one insert (explorer
         # "none"), so there is a single action only with one card and one open column
         hand = state["hands"][seat]
