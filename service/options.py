@@ -21,10 +21,16 @@ SHELL_PROPERTIES = {
     "rated": {"type": "boolean", "description": (
         "rate the game when it ends (OpenSkill, per game type): every seat must be held by a "
         "distinct player; default true for tables and seeks, false otherwise; never for solo "
-        "games")},
+        "games, nor for a deal somebody fixed (a supplied seed, `setup`)")},
     "on_decline": {"type": "string", "enum": ["open", "abort"], "default": "open",
                    "description": ("tables with an invited seat: what an invitation turned "
                                    "down does to the table")},
+}
+
+#: A deal a client fixed (``setup``) is never rated (``service.application.creation``).
+FIXED_DEAL_UNRATED = {
+    "if": {"required": ["setup"], "properties": {"setup": {"type": "object"}}},
+    "then": {"properties": {"rated": {"const": False}}},
 }
 
 
@@ -34,5 +40,7 @@ def served_schema(game: Game) -> dict:
     dict for a game every time: written once, read by every catalog request; not to be
     changed)."""
     schema = game.options_schema
-    return typed_literals({**schema, "properties": {**schema.get("properties", {}),
-                                                    **SHELL_PROPERTIES}})
+    served = {**schema, "properties": {**schema.get("properties", {}), **SHELL_PROPERTIES}}
+    if "setup" in served["properties"] and "if" not in served:
+        served.update(FIXED_DEAL_UNRATED)
+    return typed_literals(served)

@@ -92,11 +92,16 @@ class Settings(NamedTuple):
 
     @classmethod
     def of(cls, game: Game, players: Sequence[dict], options: dict, *,
-           table: bool) -> Settings:
+           table: bool, fixed: bool | None = None) -> Settings:
         """``options`` checked for ``players`` (their number is what the games look at);
         InvalidRequest ``invalid_options`` with the game's or the clock's code in
-        ``details.code``. ``rated`` defaults to ``table``, but for a solo game."""
+        ``details.code``. ``rated`` defaults to ``table``, but for a solo game and for a deal
+        a client ``fixed`` (by default: an ``options.setup``; :meth:`Creation.prepare` adds a
+        supplied seed), which is never rated: its author would know every hidden card, and
+        the bots' draws."""
         options = dict(options)
+        if fixed is None:
+            fixed = options.get("setup") is not None
         on_decline = options.pop("on_decline", _ABSENT)
         if on_decline == "open" and not table:  # the default, sent: as if not sent
             on_decline = _ABSENT
@@ -105,10 +110,14 @@ class Settings(NamedTuple):
                                  "tables with an invited seat",
                                  {"code": "invalid_option", "option": "on_decline",
                                   "expected": list(ON_DECLINE)})
-        rated = options.pop("rated", table and len(players) > 1)
+        rated = options.pop("rated", table and len(players) > 1 and not fixed)
         if not isinstance(rated, bool) or (rated and len(players) < 2):
             raise InvalidRequest("invalid_options", "rated is true or false, and solo games "
                                  "are never rated", {"code": "invalid_option", "option": "rated"})
+        if rated and fixed:
+            raise InvalidRequest("invalid_options", "a game whose deal is fixed (a supplied "
+                                 "seed, options.setup) is never rated",
+                                 {"code": "invalid_option", "option": "rated"})
         try:
             clock = clock_mod.normalize(options.pop("clock", None))
             normalized = game.normalize_options(options, players)
@@ -350,7 +359,10 @@ class Creation:
             if p.get("bot"):
                 check_bot_level(game, p["bot"]["level"], {"seat": seat})
         table = any(unfilled(p) for p in players)
-        normalized, clock, rated, on_decline = Settings.of(game, players, options, table=table)
+        # a platform key's seed or setup is the platform's (a tournament's duplicate deals)
+        fixed = creator != PLATFORM and (bool(seed_hex) or options.get("setup") is not None)
+        normalized, clock, rated, on_decline = Settings.of(game, players, options, table=table,
+                                                           fixed=fixed)
         seed = bytes.fromhex(seed_hex) if seed_hex else secrets.token_bytes(32)
         first = creation_event(game, players, normalized, seed,
                                "supplied" if seed_hex else "server")

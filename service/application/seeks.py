@@ -138,6 +138,10 @@ class Seeks:
         if low > high:
             raise InvalidRequest("invalid_player_count", "seats: the least count comes first",
                                  {"min": low, "max": high})
+        if options.get("setup") is not None:  # strangers are matched: the server deals
+            raise InvalidRequest("invalid_options", "a seek's game is dealt by the server: "
+                                 "options.setup is for games you create",
+                                 {"code": "invalid_option", "option": "setup"})
         options = {"rated": True, **options}
         if fill_with_bots is not None:  # (the pools below are named with the bots' level)
             check_bot_level(game, fill_with_bots["level"], {"option": "fill_with_bots.level"})

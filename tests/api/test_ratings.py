@@ -243,3 +243,39 @@ def test_the_worker_rates_a_finished_game(live_url, worker):
     assert stats["diamant"]["rating"]["games"] >= 1
     me = requests.get(f"{live_url}/v1/players/{ada['id']}", timeout=10).json()
     assert me["stats"]["diamant"]["rating"]["games"] == 1
+
+
+def test_a_deal_somebody_fixed_is_never_rated(client):
+    """A supplied seed or an ``options.setup`` tells its author every hidden card (and the
+    bots' draws, keyed by the seed): such a game is not rated, by default, and asking for it is
+    a 422; a seek cannot fix its deal at all, and a rated tournament neither."""
+    ada = client.post("/v1/players", json={"name": "Ada"}).get_json()
+    bob = client.post("/v1/players", json={"name": "Bob"}).get_json()
+    seats = [{"player": ada["id"]}, {"player": "bot-mcts"}]
+    deck = {"setup": {"deck_order": list(range(1, 19))}}
+    for fixed in ({"seed": "ab" * 32}, {"options": deck}):
+        body = {"type": "tides-of-time", "players": seats, **fixed}
+        made = client.post("/v1/games", json=body, headers=auth(ada["token"]))
+        assert made.status_code == 201, made.get_json()
+        view = client.get(f"/v1/games/{made.get_json()['id']}").get_json()
+        assert not view["options"].get("rated"), view["options"]
+        asked = client.post("/v1/games", headers=auth(ada["token"]), json={
+            **body, "options": {**body.get("options", {}), "rated": True}})
+        assert asked.status_code == 422, asked.get_json()
+        assert asked.get_json()["error"]["details"] == {"code": "invalid_option",
+                                                        "option": "rated"}
+    drawn = client.post("/v1/games", headers=auth(ada["token"]), json={
+        "type": "tides-of-time", "players": seats, "options": {"rated": True}})
+    assert client.get(f"/v1/games/{drawn.get_json()['id']}").get_json()["options"]["rated"]
+    table = client.post("/v1/games", headers=auth(ada["token"]), json={  # rated by default
+        "type": "tides-of-time", "seed": "ab" * 32, "players": [{"player": ada["id"]},
+                                                               {"open": True}]})
+    assert not client.get(f"/v1/games/{table.get_json()['id']}").get_json()["options"].get(
+        "rated")
+    seek = client.post("/v1/seeks", headers=auth(bob["token"]), json={
+        "type": "tides-of-time", "seats": 2, "options": {**deck, "rated": False}})
+    assert seek.status_code == 422 and seek.get_json()["error"]["details"]["option"] == "setup"
+    cup = client.post("/v1/tournaments", json={
+        "name": "Cup", "type": "tides-of-time", "format": "round_robin", "seats_per_game": 2,
+        "participants": [ada["id"], bob["id"]], "rated": True, "options": deck})
+    assert cup.status_code == 422 and cup.get_json()["error"]["details"]["option"] == "rated"

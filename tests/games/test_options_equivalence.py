@@ -192,10 +192,17 @@ def test_the_shell_options_are_accepted_as_the_served_schema_says(type_id):
     game = GAMES[type_id]
     validator = Draft202012Validator(served_schema(game))
     n, options = next((c["players"], c["options"]) for c in load(type_id)
-                      if c["accepted"] and c["players"] >= 2)
+                      if c["accepted"] and c["players"] >= 2 and "setup" not in c["options"])
     for shell in ({"rated": True}, {"rated": False}, {"clock": {"initial_ms": 60_000}}):
         both = {**options, **shell}
         assert not list(validator.iter_errors(both)) and server_refusal(game, n, both) is None
+    # a deal a client fixed is never rated: a rule the schema does not say
+    for case in (c for c in load(type_id) if c["accepted"] and c["players"] >= 2
+                 and "setup" in c["options"]):
+        fixed = {**case["options"], "rated": True}
+        assert server_refusal(game, case["players"], fixed).details["option"] == "rated"
+        assert server_refusal(game, case["players"], {**fixed, "rated": False}) is None
+        break
     # the default, sent, is as if not sent; "abort" is for tables only: a rule the schema
     # cannot say
     assert server_refusal(game, n, {**options, "on_decline": "open"}) is None
