@@ -507,13 +507,38 @@ class PapyrusRef:
                 return
             for seat in self.awaiting():
                 acts = self.legal(seat)
-                if len(acts) == 1:
+                if len(acts) == 1 and self._seen_single(seat):
                     self.counts["forced:" + acts[0]["type"]] += 1
                     self._do(seat, acts[0], rng)
                     break
             else:
                 return
         raise RuntimeError("forced moves did not settle")
+
+    def _seen_single(self, seat: int) -> bool:
+        """Whether the other seats, who see how many movement cards, tiles and God cards the
+        seat holds but not which, can tell that its one legal action is its only one: only
+        then is it played for it (the game's guide, "forced"), else the seat sends it."""
+        if len(self.players) == 1:
+            return True
+        p = self.players[seat]
+        tiles, cards = sum(p.holder.values()), sum(p.cards.values())
+        if self.solo:
+            return not p.hand if self.pending is None else tiles == 1
+        if self.pending is not None:
+            kind = self.pending["kind"]
+            if kind == "sandstorm":
+                return cards <= 2            # all of them go
+            if kind == "wisdom-of-thoth":
+                return tiles == self.pending["k"]
+            if kind == "tomb-robbers":
+                return tiles == 1
+            if kind == "excess":
+                return False                 # 21 tiles or more: which stay is the seat's
+            return True                      # the market, the board, the count of God cards
+        no_path = all(cards < sum(PATHS[pid][2].values()) for pid in PATHS_AT[p.pos])
+        no_exchange = tiles == 0 or (not self._bag_source() and not +self.market)
+        return no_path and no_exchange
 
     def _do(self, seat: int, a: dict, rng) -> None:
         p = self.players[seat]

@@ -283,7 +283,9 @@ class PharaohsWallRef:
                 return
             for seat in self.awaiting():
                 acts = self.legal(seat)
-                if len(acts) == 1:
+                # a play is never made for a seat: with its last card, whether it has one
+                # explorer option depends on the card, which the others do not see
+                if len(acts) == 1 and self.phase != "play":
                     self._play(seat, acts[0])
                     break
             else:

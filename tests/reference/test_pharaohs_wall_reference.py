@@ -422,7 +422,7 @@ def test_edge_empty_stack_three_scarabs_place_nothing():
     assert ref.owned[RED] == []
 
 
-def test_forced_last_insert_and_end_move_cap():
+def test_last_insert_is_the_seat_s_and_the_end_move_cap():
     ref = blank(n=2)
     # wall full but one cell at (6,6); Blue holds the last card (a cat); the cats fill the
     # first cells (far from (6,6)), so the last card forms no pair
@@ -439,9 +439,12 @@ def test_forced_last_insert_and_end_move_cap():
     ref.scarabs.update(CAMEL=2, MULE=0)
     ref.supply = 14
     ref.reserve = [3, 5]
-    # Blue's only action (one card, one shaft) is forced when the ref re-settles
+    # Blue's only action (one card, one shaft) is not played for it: whether it has one
+    # explorer option depends on the card, which Red does not see; Blue sends it
     assert ref.legal(BLUE) == [ins(last, 6)]
     ref._forced()
+    assert ref.awaiting() == [BLUE] and len(ref.wall) == 48
+    ref.act(BLUE, ins(last, 6))
     assert len(ref.wall) == 49 and ref.phase == "end" and ref.awaiting() == [RED]
     for i in range(16):
         src, dst = ("CAMEL", "MULE") if ref.scarabs["CAMEL"] else ("MULE", "CAMEL")
