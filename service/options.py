@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 
+from jsonschema import Draft202012Validator
+
 from . import clock
 from .engine import Game
 from .engine.schemas import typed_literals
@@ -28,10 +30,19 @@ SHELL_PROPERTIES = {
 }
 
 #: A deal a client fixed (``setup``) is never rated (``service.application.creation``).
-FIXED_DEAL_UNRATED = {
-    "if": {"required": ["setup"], "properties": {"setup": {"type": "object"}}},
-    "then": {"properties": {"rated": {"const": False}}},
-}
+FIXED_DEAL = {"required": ["setup"], "properties": {"setup": {"type": "object"}}}
+UNRATED = {"properties": {"rated": {"const": False}}}
+
+
+def rates(game: Game, options: dict) -> bool:
+    """Whether a game with these normalized ``options`` may be rated (its
+    :attr:`~service.engine.Game.unrated_options` do not match them)."""
+    return game.unrated_options is None or not _unrated_validator(game).is_valid(options)
+
+
+@functools.lru_cache(maxsize=64)
+def _unrated_validator(game: Game) -> Draft202012Validator:
+    return Draft202012Validator(game.unrated_options)
 
 
 @functools.lru_cache(maxsize=64)
@@ -41,6 +52,9 @@ def served_schema(game: Game) -> dict:
     changed)."""
     schema = game.options_schema
     served = {**schema, "properties": {**schema.get("properties", {}), **SHELL_PROPERTIES}}
-    if "setup" in served["properties"] and "if" not in served:
-        served.update(FIXED_DEAL_UNRATED)
+    unrated = ([FIXED_DEAL] if "setup" in served["properties"] else []) + \
+        ([game.unrated_options] if game.unrated_options is not None else [])
+    if unrated:  # what the server refuses beside rated: true, and rates false by default
+        served["allOf"] = [*served.get("allOf", []),
+                           *({"if": condition, "then": UNRATED} for condition in unrated)]
     return typed_literals(served)

@@ -23,6 +23,11 @@ from .seats import Seats
 SEAT_LOGS = SeatLogs()
 
 
+#: The least budget an mcts decision searches with; under a clock leaving less, the bot plays
+#: the heuristic's move.
+LEAST_SEARCH_MS = 20
+
+
 @dataclass(eq=False)
 class Autoplay:
     store: EventStore
@@ -83,10 +88,28 @@ class Autoplay:
             return False
         if controller.control is Control.BOT:
             bot = table.players[seat].get("bot") or {}
-            action = self._bot_action(table, seat, controller.level, bot.get("budget_ms"))
+            level, budget_ms = self._within_clock(table, seat, controller.level,
+                                                  bot.get("budget_ms"))
+            action = self._bot_action(table, seat, level, budget_ms)
         else:  # resigned under ``timeout: auto``, or left a game that goes on
             action = table.game.timeout_action(table.state, seat)
         return isinstance(self.appender.run(table, seat, action), Appended)
+
+    def _within_clock(self, table: Table, seat: int, level: str,
+                      budget_ms: int | None) -> tuple[str, int | None]:
+        """The level and budget a bot seat thinks with: under a clock, an mcts budget of at
+        most half the time the seat has left (the rest for its observation, its append and the
+        queue), and the heuristic's move when that is under :data:`LEAST_SEARCH_MS`, so that
+        a bot never loses on time to a clock its budget does not fit."""
+        if level != "mcts" or not table.clock:
+            return level, budget_ms
+        due = clock_mod.deadline(table.clock, table.shell.clock, seat)
+        if due is None:
+            return level, budget_ms
+        fits = (due - self.now_ms()) // 2
+        if fits < LEAST_SEARCH_MS:
+            return "heuristic", None
+        return level, min(budget_ms or DEFAULT_BUDGET_MS, fits)
 
     def _bot_action(self, table: Table, seat: int, level: str, budget_ms: int | None) -> Any:
         """The bot's action. An mcts decision takes its whole budget, whatever it found: one

@@ -18,6 +18,7 @@ from .. import clock as clock_mod
 from ..engine import Game, InvalidOptions, Rng, start
 from ..engine.local import creation_event
 from ..games import GAMES
+from ..options import rates
 from ..store.errors import StoreError
 from ..store.events import EventStore
 from ..timestamps import rfc3339
@@ -110,20 +111,24 @@ class Settings(NamedTuple):
                                  "tables with an invited seat",
                                  {"code": "invalid_option", "option": "on_decline",
                                   "expected": list(ON_DECLINE)})
-        rated = options.pop("rated", table and len(players) > 1 and not fixed)
-        if not isinstance(rated, bool) or (rated and len(players) < 2):
+        rated = options.pop("rated", _ABSENT)
+        if rated is not _ABSENT and (not isinstance(rated, bool) or (rated and len(players) < 2)):
             raise InvalidRequest("invalid_options", "rated is true or false, and solo games "
                                  "are never rated", {"code": "invalid_option", "option": "rated"})
-        if rated and fixed:
-            raise InvalidRequest("invalid_options", "a game whose deal is fixed (a supplied "
-                                 "seed, options.setup) is never rated",
-                                 {"code": "invalid_option", "option": "rated"})
         try:
             clock = clock_mod.normalize(options.pop("clock", None))
             normalized = game.normalize_options(options, players)
         except (clock_mod.ClockError, InvalidOptions) as exc:
             raise InvalidRequest("invalid_options", exc.message,
                                  {"code": exc.code, **exc.details}) from None
+        comparable = rates(game, normalized)
+        if rated is True and (fixed or not comparable):
+            raise InvalidRequest("invalid_options", "a game whose deal is fixed (a supplied "
+                                 "seed, options.setup) is never rated" if fixed else
+                                 "a game cut short or on another board than the game's own is "
+                                 "never rated", {"code": "invalid_option", "option": "rated"})
+        if rated is _ABSENT:
+            rated = table and len(players) > 1 and not fixed and comparable
         return cls(normalized, clock, rated, None if on_decline is _ABSENT else on_decline)
 
 

@@ -109,6 +109,10 @@ class Game:
     options_schema: dict = {"type": "object"}
     #: Variants as served in the catalog: [{"id", "name", "options": {...}}].
     variants: list[dict] = []
+    #: JSON Schema that (normalized) options match when a game played with them cannot be
+    #: compared with the others of its rating type (cut short, on another board): such a game
+    #: is never rated. None: every set of options the game takes may be rated.
+    unrated_options: dict | None = None
     #: JSON Schema per action type (served by GET /v1/game-types).
     action_schemas: dict[str, dict] = {}
     #: JSON Schema (2020-12) of the ``state`` :meth:`view` serves, for every viewer (each seat,

@@ -154,3 +154,29 @@ def test_a_real_decision_at_50_ms_returns_in_time(request, fixture):
         cpu_ms = (time.thread_time() - c0) * 1000
         assert action in obs.legal
         assert cpu_ms <= 50 + REAL_MARGIN_MS, cpu_ms
+
+
+@pytest.mark.unswept  # plays bot decisions by hand, against the wall clock
+@pytest.mark.parametrize("per_decision_ms", [100, 400])
+def test_an_mcts_bot_under_a_clock_thinks_within_it(app, per_decision_ms):
+    """A rated game against bot-mcts under a forfeit clock of 100 ms used to be won on time:
+    the bot thought its full 800 ms (walk 27). Under a clock it searches at most half the
+    time it has left, and plays the heuristic's move below 20 ms of search."""
+    svc = app.extensions["cartouche"]
+    client = app.test_client()
+    r = client.post("/v1/games", json={
+        "type": "pharaohs-wall", "players": [{"name": "R", "bot": {"level": "mcts"}},
+                                             {"name": "me"}],
+        "options": {"clock": {"per_decision_ms": per_decision_ms, "timeout": "forfeit"}}})
+    gid = r.get_json()["id"]
+    table = svc.load(gid)
+    assert table.awaiting() == [0]
+    started = time.perf_counter()
+    assert svc._autoplay.play_bot(gid, 0, table.version)
+    took_ms = (time.perf_counter() - started) * 1000
+    assert took_ms < per_decision_ms * 0.75, took_ms
+    view = client.get(f"/v1/games/{gid}").get_json()
+    assert view["status"] == "active" and view["version"] > table.version
+    log = client.get(f"/v1/games/{gid}/events").get_json()["events"]
+    assert log[table.version]["seat"] == 0  # the bot's own move, on time
+    assert not any(e["type"] == "SeatForfeited" for e in log)

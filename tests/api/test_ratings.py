@@ -279,3 +279,35 @@ def test_a_deal_somebody_fixed_is_never_rated(client):
         "name": "Cup", "type": "tides-of-time", "format": "round_robin", "seats_per_game": 2,
         "participants": [ada["id"], bob["id"]], "rated": True, "options": deck})
     assert cup.status_code == 422 and cup.get_json()["error"]["details"]["option"] == "rated"
+
+
+def test_a_game_cut_short_is_never_rated(client):
+    """Papyrus with a turn limit of 1 ends 0-0 after one move: rated against bot-mcts, ties
+    like that climbed the leaderboard (walk 27). A turn limit under the default, fewer God
+    cards or a map of the creator's make a game that is not rated: by default at a table, a
+    422 when asked; the catalog's schema says so too."""
+    ada = client.post("/v1/players", json={"name": "Ada"}).get_json()
+    seats = [{"player": ada["id"]}, {"player": "bot-mcts"}]
+    for short in ({"turn_limit": 1}, {"god_deck_size": 30}):
+        asked = client.post("/v1/games", headers=auth(ada["token"]), json={
+            "type": "papyrus", "players": seats, "options": {**short, "rated": True}})
+        assert asked.status_code == 422, asked.get_json()
+        assert asked.get_json()["error"]["details"]["option"] == "rated"
+        table = client.post("/v1/games", headers=auth(ada["token"]), json={
+            "type": "papyrus", "players": [{"player": ada["id"]}, {"open": True}],
+            "options": short})
+        assert table.status_code == 201, table.get_json()
+        assert not client.get(f"/v1/games/{table.get_json()['id']}").get_json()[
+            "options"].get("rated")
+    for full in ({}, {"turn_limit": 0}, {"turn_limit": 5000}, {"first_player": 1}):
+        players = seats if full.get("turn_limit") != 0 else [{"player": ada["id"]},
+                                                              {"open": True}]
+        made = client.post("/v1/games", headers=auth(ada["token"]), json={
+            "type": "papyrus", "players": players, "options": {**full, "rated": True}})
+        assert made.status_code == 201, (full, made.get_json())
+    catalog = client.get("/v1/game-types").get_json()
+    schema = next(g for g in catalog["game_types"] if g["id"] == "papyrus")["options"]
+    from jsonschema import Draft202012Validator
+
+    assert not Draft202012Validator(schema).is_valid({"turn_limit": 1, "rated": True})
+    assert Draft202012Validator(schema).is_valid({"turn_limit": 1, "rated": False})

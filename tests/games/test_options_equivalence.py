@@ -193,9 +193,14 @@ def test_the_shell_options_are_accepted_as_the_served_schema_says(type_id):
     validator = Draft202012Validator(served_schema(game))
     n, options = next((c["players"], c["options"]) for c in load(type_id)
                       if c["accepted"] and c["players"] >= 2 and "setup" not in c["options"])
-    for shell in ({"rated": True}, {"rated": False}, {"clock": {"initial_ms": 60_000}}):
+    for shell in ({"rated": False}, {"clock": {"initial_ms": 60_000}}):
         both = {**options, **shell}
         assert not list(validator.iter_errors(both)) and server_refusal(game, n, both) is None
+    # rated: true is refused by both, or taken by both (a game cut short is never rated)
+    for case in (c for c in load(type_id) if c["accepted"] and c["players"] >= 2):
+        rated = {**case["options"], "rated": True}
+        assert validator.is_valid(rated) == (server_refusal(game, case["players"], rated)
+                                             is None), rated
     # a deal a client fixed is never rated: a rule the schema does not say
     for case in (c for c in load(type_id) if c["accepted"] and c["players"] >= 2
                  and "setup" in c["options"]):

@@ -186,6 +186,14 @@ class Papyrus(Game):
         },
         "additionalProperties": False,
     }
+    #: A game cut short (a turn limit under the default, fewer God cards) or on a map of the
+    #: creator's is not comparable with the others: not rated.
+    unrated_options = {"anyOf": [
+        {"required": ["turn_limit"],
+         "properties": {"turn_limit": {"minimum": 1, "maximum": DEFAULT_TURN_LIMIT - 1}}},
+        {"required": ["god_deck_size"], "properties": {"god_deck_size": {"maximum": 35}}},
+        {"required": ["board"], "properties": {"board": {"type": "object"}}},
+    ]}
     variants = [
         {"id": "standard", "name": "Standard game (2-5 players)",
          "options": {"variant": "standard"}},
