@@ -195,8 +195,10 @@ def new_game(game: Game, envelopes: list[dict], state: dict | None, shell: Shell
         deadline = recorded_lobby_deadline(created, now)
         if deadline is not None:  # what the sweep reads of a table, without loading it
             meta["lobby_deadline_ms"] = str(deadline)
-        meta["options"] = orjson.dumps(
-            {k: v for k, v in created["options"].items() if k != "setup"}).decode()
+        # what a joiner browsing the lobby needs: the game's options, the clock and `rated`
+        shown = {k: v for k, v in created["options"].items() if k != "setup"}
+        shown.update({k: created[k] for k in ("clock", "rated") if created.get(k)})
+        meta["options"] = orjson.dumps(shown).decode()
     if created_by is not None:
         meta["created_by"] = created_by
     if created.get("tournament"):  # what the list reads to ask whether the game is withheld

@@ -42,6 +42,17 @@ def test_open_table_fills_and_starts_once(client):
     assert [p["controller"] for p in view["players"]] == ["human", "open", "open"]
     lobby = client.get("/v1/games?status=waiting").get_json()["games"]
     assert [g["id"] for g in lobby] == [gid] and lobby[0]["open_seats"] == 2
+    assert lobby[0]["options"] == {"rated": True}  # Diamant has no options of its own
+
+    # a joiner browsing the lobby sees a table's clock and whether it is rated (walk 27: a
+    # table of a 100 ms forfeit clock was a trap the lobby did not show)
+    trap = table(client, ada, [{"open": True}, {"player": ada["id"]}], type_="pharaohs-wall",
+                 options={"clock": {"per_decision_ms": 100, "timeout": "forfeit"}})
+    shown = next(g for g in client.get("/v1/games?status=waiting").get_json()["games"]
+                 if g["id"] == trap["id"])["options"]
+    assert shown["rated"] is True and shown["clock"]["per_decision_ms"] == 100
+    assert shown["clock"] == client.get(f"/v1/games/{trap['id']}").get_json()["options"]["clock"]
+    client.post(f"/v1/games/{trap['id']}/leave", headers=auth(ada["token"]))
 
     # acting before the start: not_your_turn / game_not_started
     r = client.post(f"/v1/games/{gid}/actions", headers=auth(ada["token"]),

@@ -52,7 +52,7 @@ def test_lobby_lists_the_waiting_tables(live_url, redis_url):
                      r"3: Random bot \[random bot\]", row), out.stdout
     row = next(line for line in out.stdout.splitlines() if duel in line)
     assert re.search(r"scarabya\s+\S\s+1\s+\S\s+0: Ada, 1: \(open\)\s+\S\s+"
-                     r'\{"mode":"duel"\}', row), out.stdout          # defaults are not shown
+                     r'\{"mode":"duel","rated":true\}', row), out.stdout  # defaults not shown
     out = run("--url", live_url, "lobby", "scarabya")
     assert duel in out.stdout and table not in out.stdout
 
