@@ -687,14 +687,18 @@ def _inherited(game, events: list[dict], state: dict, seats: Seats) -> dict:
     for version, cmd, group in _groups(events, 1):
         rules_events = [e for e in group if e["type"] not in SHELL_EVENTS]
         if isinstance(cmd, dict) and "shell" not in cmd:
-            stream = Rng(bytes(32), version)  # any seed: only whether it is drawn from counts
+            streams = []
+
+            def derive(only, cmd=cmd, version=version, state=state):
+                streams.append(Rng(bytes(32), version))  # any seed: whether it is drawn from
+                return command(game, state, cmd["seat"], cmd["action"], streams[-1], only=only)
             try:
-                produced, after = command(game, state, cmd["seat"], cmd["action"], stream)
+                produced, after = _either_rule(game, derive, group)
             except (IllegalAction, NotYourTurn) as exc:
                 raise Divergence(version, "recorded_action_rejected",
                                  {"error": exc.reason if isinstance(exc, NotYourTurn)
                                   else exc.code}) from None
-            if stream.draws == 0:
+            if all(stream.draws == 0 for stream in streams):
                 _compare(produced, group, version)
                 state = after
                 rules_events = []

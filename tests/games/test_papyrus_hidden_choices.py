@@ -98,6 +98,15 @@ def test_an_export_recorded_by_the_earlier_rule_still_verifies(client, monkeypat
         assert doc["status"] == "finished"
         outcome = verify(doc)
         assert outcome["valid"] is True, outcome
+    # a fork of the earlier game, at its end: its copied part holds the forced Sandstorm,
+    # decided again by the rule that recorded it
+    fork = client.post(f"/v1/games/{earlier['id']}/fork",
+                       json={"version": len(earlier["events"])})
+    assert fork.status_code == 201, fork.get_json()
+    forked = client.get(f"/v1/games/{fork.get_json()['id']}/export").get_json()
+    outcome = verify(forked)
+    assert outcome["valid"] is True and outcome["details"]["copied"] > HIT["forced_version"], \
+        outcome
     # the two rules are not interchangeable: each export's command, the other's way, differs
     swapped = json.loads(json.dumps(earlier))
     swapped["events"][HIT["forced_version"] - 1]["forced"] = False
