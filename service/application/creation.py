@@ -93,16 +93,15 @@ class Settings(NamedTuple):
 
     @classmethod
     def of(cls, game: Game, players: Sequence[dict], options: dict, *,
-           table: bool, fixed: bool | None = None) -> Settings:
+           table: bool, supplied_seed: bool = False, platform: bool = False) -> Settings:
         """``options`` checked for ``players`` (their number is what the games look at);
         InvalidRequest ``invalid_options`` with the game's or the clock's code in
         ``details.code``. ``rated`` defaults to ``table``, but for a solo game and for a deal
-        a client ``fixed`` (by default: an ``options.setup``; :meth:`Creation.prepare` adds a
-        supplied seed), which is never rated: its author would know every hidden card, and
-        the bots' draws."""
+        a client fixed (a ``supplied_seed``, an ``options.setup``), which is never rated: its
+        author would know every hidden card, and the bots' draws. A ``platform`` key's seed
+        or setup is the platform's own (a tournament's duplicate deals)."""
         options = dict(options)
-        if fixed is None:
-            fixed = options.get("setup") is not None
+        fixed = not platform and (supplied_seed or options.get("setup") is not None)
         on_decline = options.pop("on_decline", _ABSENT)
         if on_decline == "open" and not table:  # the default, sent: as if not sent
             on_decline = _ABSENT
@@ -366,10 +365,9 @@ class Creation:
             if p.get("bot"):
                 check_bot_level(game, p["bot"]["level"], {"seat": seat})
         table = any(unfilled(p) for p in players)
-        # a platform key's seed or setup is the platform's (a tournament's duplicate deals)
-        fixed = creator != PLATFORM and (bool(seed_hex) or options.get("setup") is not None)
-        normalized, clock, rated, on_decline = Settings.of(game, players, options, table=table,
-                                                           fixed=fixed)
+        normalized, clock, rated, on_decline = Settings.of(
+            game, players, options, table=table, supplied_seed=bool(seed_hex),
+            platform=creator == PLATFORM)
         seed = bytes.fromhex(seed_hex) if seed_hex else secrets.token_bytes(32)
         first = creation_event(game, players, normalized, seed,
                                "supplied" if seed_hex else "server")
