@@ -51,6 +51,7 @@ CORS_EXPOSE_HEADERS = ["Retry-After", "X-Request-ID"]
 #: How long a browser may reuse a preflight's answer.
 CORS_MAX_AGE_S = 600
 
+
 def _cors(app: Flask, origins) -> None:
     """flask-cors for ``origins``, its hook made to say ``Vary: Origin`` on every answer: an
     answer to an allowed origin carries headers one to another origin (or to none) lacks, so a

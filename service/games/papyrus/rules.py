@@ -540,7 +540,7 @@ class Papyrus(Game):
         forced by the seat's hidden cards or tiles would show them (a Sandstorm forced because
         the whole hand is of one kind). Where only the seat's hidden holdings make the choice
         single, the seat is awaited like any other, with that one legal action."""
-        if state["n"] == 1:  # nobody to hide anything from
+        if state["n"] == 1:  # nobody plays against the seat (a spectator can tell: the guide)
             return super().only_action(state, seat)
         p = state["seats"][seat]
         pend = state["pending"]
