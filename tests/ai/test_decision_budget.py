@@ -159,9 +159,9 @@ def test_a_real_decision_at_50_ms_returns_in_time(request, fixture):
 @pytest.mark.unswept  # plays bot decisions by hand, against the wall clock
 @pytest.mark.parametrize("per_decision_ms", [100, 400])
 def test_an_mcts_bot_under_a_clock_thinks_within_it(app, per_decision_ms):
-    """A rated game against bot-mcts under a forfeit clock of 100 ms used to be won on time:
-    the bot thought its full 800 ms (walk 27). Under a clock it searches at most half the
-    time it has left, and plays the heuristic's move below 20 ms of search."""
+    """A bot seat under a forfeit clock shorter than its 800 ms budget is not beaten on time:
+    it searches at most half the time it has left, and plays the heuristic's move below 20 ms
+    of search."""
     svc = app.extensions["cartouche"]
     client = app.test_client()
     r = client.post("/v1/games", json={

@@ -1,7 +1,7 @@
 """Whether a seat's choice is played for it at once (a forced move: flagged, and timed with
 the command before it) must be something every other seat can tell from what it sees: else
-the flag, or its absence, tells it about the seat's hidden holdings (walk 25: a Papyrus
-Sandstorm forced because the whole hidden hand was of one kind).
+the flag, or its absence, tells it about the seat's hidden holdings (a Papyrus Sandstorm
+forced because the whole hidden hand is of one kind would show that hand).
 
 For every registered game with a determinizer, random games are stepped through the rules'
 own ``decide`` and forced moves; at each state where a seat is awaited (after a command,

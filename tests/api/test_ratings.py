@@ -282,8 +282,8 @@ def test_a_deal_somebody_fixed_is_never_rated(client):
 
 
 def test_a_game_cut_short_is_never_rated(client):
-    """Papyrus with a turn limit of 1 ends 0-0 after one move: rated against bot-mcts, ties
-    like that climbed the leaderboard (walk 27). A turn limit under the default, fewer God
+    """Papyrus with a turn limit of 1 ends 0-0 after one move: rated against bot-mcts, such
+    ties would climb the leaderboard. A turn limit under the default, fewer God
     cards or a map of the creator's make a game that is not rated: by default at a table, a
     422 when asked; the catalog's schema says so too."""
     ada = client.post("/v1/players", json={"name": "Ada"}).get_json()

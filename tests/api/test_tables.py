@@ -44,8 +44,8 @@ def test_open_table_fills_and_starts_once(client):
     assert [g["id"] for g in lobby] == [gid] and lobby[0]["open_seats"] == 2
     assert lobby[0]["options"] == {"rated": True}  # Diamant has no options of its own
 
-    # a joiner browsing the lobby sees a table's clock and whether it is rated (walk 27: a
-    # table of a 100 ms forfeit clock was a trap the lobby did not show)
+    # a joiner browsing the lobby sees a table's clock and whether it is rated (a 100 ms
+    # forfeit clock is a trap for whoever joins without seeing it)
     trap = table(client, ada, [{"open": True}, {"player": ada["id"]}], type_="pharaohs-wall",
                  options={"clock": {"per_decision_ms": 100, "timeout": "forfeit"}})
     shown = next(g for g in client.get("/v1/games?status=waiting").get_json()["games"]

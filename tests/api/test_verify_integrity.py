@@ -275,7 +275,7 @@ def test_the_server_verifies_its_export_of_a_game_as_long_as_the_defaults_allow(
     doc = export.get_json()
     assert doc["events"][-1]["data"].get("reason") == "turn_limit", doc["events"][-1]
     size, events = len(export.data), len(doc["events"])
-    assert events > 10_000 and size > 1_000_000  # past the 512 KiB the route used to take
+    assert events > 10_000 and size > 1_000_000  # beyond half a MiB
     assert size * Config().max_events_per_game / events < Config().max_export_bytes
     r = client.post("/v1/replays/verify", data=export.data, content_type="application/json")
     assert r.status_code == 200, r.get_json()

@@ -1,4 +1,4 @@
-"""A choice made single by a seat's hidden cards is not played for it (walk 25): a forced move
+"""A choice made single by a seat's hidden cards is not played for it: a forced move
 is flagged, and timed with the command before it, so it would tell every reader what the seat
 holds. The deal and moves of ``papyrus_hidden_single_choice.json`` (a supplied seed and 164
 moves) bring seat 1 to a Sandstorm (discard 2 movement cards) holding three cards of one
@@ -36,7 +36,7 @@ def test_a_sandstorm_single_only_by_the_hidden_hand_awaits_the_seat():
     spectator = PAPYRUS.view(g.state, None)["seats"][1]
     assert spectator["movement_count"] == 3 and "movement" not in spectator
     assert PAPYRUS.only_action(g.state, 1) is None
-    assert PAPYRUS.single_action(g.state, 1) == g.legal(1)[0]  # the rule servers used to play
+    assert PAPYRUS.single_action(g.state, 1) == g.legal(1)[0]  # the rule of older exports
 
 
 def test_a_choice_every_seat_can_tell_is_single_is_still_played_at_once():
@@ -66,8 +66,8 @@ def test_a_main_turn_is_forced_only_when_the_hand_cannot_pay_any_path_by_its_siz
 
 @pytest.mark.unswept  # plays 164 commands through the app, twice
 def test_an_export_recorded_by_the_earlier_rule_still_verifies(client, monkeypatch):
-    """A server before this rule played the Sandstorm for the seat at once (``single_action``,
-    flagged ``forced``): its export still verifies, as one recorded now does; then seat 0
+    """An export recorded by the rule that plays every single choice (``single_action``: the
+    Sandstorm flagged ``forced``) verifies, as one recorded by ``only_action`` does; then seat 0
     resigns, which under a clock that forfeits ends a two-seat game."""
     exports = {}
     for rule in ("earlier", "public"):
