@@ -715,9 +715,10 @@ def _inherited(game, events: list[dict], state: dict, seats: Seats) -> dict:
 def _either_rule(game, derive: Callable[[Any], tuple[list[dict], Any]],
                  logged: list[dict] | None) -> tuple[list[dict], Any]:
     """``derive(None)``: events and state by the game's forced-move rule (``only_action``:
-    a single choice is played at once only where every seat can tell it is single). Servers
-    before that rule forced every single choice (``single_action``); where the ``logged``
-    events are what that rule gives and not what this one gives, those are the command's."""
+    a single choice is played at once only where every seat can tell it is single). An
+    export may hold commands recorded by the rule that forces every single choice
+    (``single_action``): where the ``logged`` events are what that rule gives and not what
+    this one gives, those are the command's."""
     produced = derive(None)
     if logged is None or type(game).only_action is Game.only_action or \
             [_same(e) for e in produced[0]] == [_same(e) for e in logged]:
@@ -730,8 +731,8 @@ def _either_rule(game, derive: Callable[[Any], tuple[list[dict], Any]],
 def _decided(game, seed: bytes, version: int, cmd: dict, state: dict,
              logged: list[dict] | None = None) -> tuple[list[dict], dict]:
     """The events of the recorded rules command ``cmd`` at ``version``, and the state after
-    them (``state`` is not changed); by the forced-move rule of earlier servers where only
-    that gives the ``logged`` events (:func:`_either_rule`)."""
+    them (``state`` is not changed); by ``single_action``'s forced-move rule where only that
+    gives the ``logged`` events (:func:`_either_rule`)."""
     try:
         return _either_rule(game, lambda only: command(
             game, state, cmd["seat"], cmd["action"], Rng(seed, version), only=only), logged)

@@ -196,9 +196,9 @@ class Game:
         return self.single_action(state, seat)
 
     def single_action(self, state: State, seat: int) -> Action | None:
-        """The awaited ``seat``'s one legal action when it has exactly one, public or not: what
-        servers before the public rule of :meth:`only_action` forced (their exports are
-        verified against it where the public rule differs)."""
+        """The awaited ``seat``'s one legal action when it has exactly one, public or not. An
+        export may hold commands recorded by this rule (every single choice forced): the
+        verifier accepts them where :meth:`only_action`'s events differ and these match."""
         actions = self.legal_actions(state, seat)
         return actions[0] if len(actions) == 1 else None
 

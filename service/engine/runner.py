@@ -49,7 +49,7 @@ def command(game: Game, state: State, seat: int, action: Action, rng, *,
     seat's single legal action anyway when it picks that seat).
 
     ``only``: what finds a forced move (default ``game.only_action``; the verifier passes
-    ``game.single_action`` for a command an earlier server recorded).
+    ``game.single_action`` for a command recorded by that rule).
     """
     if simulated:
         return game.decide(state, seat, action, rng)
