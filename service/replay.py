@@ -8,9 +8,10 @@ timeout flags only on commands the clock could have played; and checks the expor
 (players, options, clock, status, the result recomputed by the rules) against its events. The
 server's own aborts stand only where its limits required them: an ``event_limit`` abort only
 where the command it refused (``cmd.refused``, derived again) would have taken the log past the
-game's ``max_events`` minus one, and no command ever past it; an ``idle`` abort only in an
-active game without a clock, at least ``idle_abort_s`` after the event before it (a game created
-before that was recorded: not before it). Given
+game's ``max_events`` minus one, and no command ever past it; an ``idle`` abort (or, in a game
+that counts for ratings, the idle seats' resignations) only in an active game without a clock,
+at least ``idle_abort_s`` after the event before it (a game created before that was recorded:
+not before it). Given
 the server's public keys it first checks the export's Ed25519 signature (``service.signing``),
 which proves what nothing else can: the names, the times, the game's id. ``python -m
 service.replay verify EXPORT.json [--key KEY]`` runs it without a server.
@@ -28,8 +29,9 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
 from . import signing
-from .engine import (Game, IllegalAction, NotYourTurn, Rng, command, commitment, event,
-                     fields_detail, fold, forfeit, forfeit_result, start)
+from .engine import (RESIGNED_BOT, Game, IllegalAction, NotYourTurn, Rng, command, commitment,
+                     counts_for_ratings, event, fields_detail, fold, forfeit, forfeit_result,
+                     idle_resigners, start)
 from .engine.lobby import LOBBY_EVENTS, Lobby, SeatUnavailable, unfilled
 from .engine.local import creation_event
 from .engine.schemas import INSTANT_PATTERN
@@ -201,10 +203,15 @@ class Seats:
     created_at: str | None = None
     #: the ``at`` of the last event of the previous command
     last_at: str | None = None
+    #: the creation event's ``rated``
+    rated: bool = False
+    #: per seat: its controller when the game started
+    started: list[str] = field(default_factory=list)
 
     def start(self, players: list[dict]) -> None:
         self.players = players
         self.controllers = ["bot" if p.get("bot") else "human" for p in players]
+        self.started = list(self.controllers)
 
     @property
     def policy(self) -> str | None:
@@ -337,7 +344,7 @@ def _seats(created: dict) -> Seats:
     data = created["data"]
     return Seats(data["players"], data.get("clock"), max_events=data.get("max_events"),
                  idle_abort_s=data.get("idle_abort_s"), lobby_ttl_s=data.get("lobby_ttl_s"),
-                 created_at=created.get("at"))
+                 created_at=created.get("at"), rated=bool(data.get("rated")))
 
 
 def _check_document(doc: dict, game, seats: Seats, state: dict | None, last: int) -> None:
@@ -385,18 +392,32 @@ def _at_ms(at: Any) -> float:
     return datetime.fromisoformat(at.upper()).timestamp() * 1000
 
 
-def _idle(version: int, group: list[dict], seats: Seats) -> list[dict]:
-    """The server's abort of a game nobody played for its idle limit (``{"shell": "idle"}``,
-    ``service.application.seats``): no clock, and at least ``idle_abort_s`` (when recorded;
-    else any time) after the previous event."""
+def _idle(game, version: int, group: list[dict], state: dict | None,
+          seats: Seats) -> list[dict]:
+    """The server's end of the wait of a game nobody played for its idle limit (``{"shell":
+    "idle"}``, ``service.application.seats``): no clock, and at least ``idle_abort_s`` (when
+    recorded; else any time) after the previous event. The idle seats of a rated game resign
+    (:func:`~service.engine.idle_resigners`); otherwise, and in games recorded before that
+    rule (their logs show the abort), the game is aborted."""
     if seats.clock:
         raise Divergence(version, "idle_abort_not_allowed", {"reason": "clock"})
     waited = _at_ms(group[0]["at"]) - _at_ms(seats.last_at)
     if waited < (seats.idle_abort_s or 0) * 1000:
         raise Divergence(version, "idle_abort_not_allowed",
                          {"idle_abort_s": seats.idle_abort_s, "waited_ms": waited})
-    seats.aborted = True
-    return [event("GameAborted", {"by": "server", "reason": "idle"})]
+    gone = [] if state is None or group[0]["type"] == "GameAborted" else idle_resigners(
+        counts_for_ratings(seats.rated, seats.players), game.awaiting(state),
+        [c == "human" for c in seats.controllers],
+        [c == s for c, s in zip(seats.controllers, seats.started)])
+    if not gone:
+        seats.aborted = True
+        return [event("GameAborted", {"by": "server", "reason": "idle"})]
+    seats.moved = True
+    replaced = f"bot:{RESIGNED_BOT}"
+    for seat in gone:
+        seats.controllers[seat] = "bot"
+    return [event("SeatResigned", {"replaced_by": replaced, "reason": "idle"}, seat)
+            for seat in gone]
 
 
 def _check_cap(version: int, count: int, seats: Seats) -> None:
@@ -540,7 +561,7 @@ def _shell(game, seed: bytes, version: int, cmd: dict, group: list[dict], state:
     if kind in LOBBY_COMMANDS:
         raise Divergence(version, "lobby_command_after_start")
     if kind == "idle":
-        return _idle(version, group, seats), state
+        return _idle(game, version, group, state, seats), state
     if kind == "event_limit":
         refused = _refused(version, cmd)
         if "shell" not in refused:
@@ -571,7 +592,7 @@ def _shell(game, seed: bytes, version: int, cmd: dict, group: list[dict], state:
     if seats.controllers[seat] != "human" or seats.policy == "forfeit":
         raise Divergence(version, "resign_not_allowed", {"seat": seat})
     replaced = "auto" if seats.policy == "auto" else \
-        f"bot:{seats.clock['bot_level'] if seats.clock else 'heuristic'}"
+        f"bot:{seats.clock['bot_level'] if seats.clock else RESIGNED_BOT}"
     seats.controllers[seat] = replaced.partition(":")[0]
     return [event("SeatResigned", {"replaced_by": replaced}, seat)], state
 

@@ -158,8 +158,9 @@ def sweep(limit: int = 10_000, games: int = SWEEP_GAMES) -> int:
     """The backstop for lost jobs (a worker killed mid-job, a queue briefly down), and the
     archiver. First the next ``games`` active games of a rotation through all of them
     (``EventStore.sweep_page``; none with ``games`` 0): settle the overdue clocks, queue again
-    the jobs they need that are not waiting already (``RqScheduler.resume``), and abort the
-    games without a clock idle past their limit (``GameService.abort_idle``). Their versions
+    the jobs they need that are not waiting already (``RqScheduler.resume``), and end the
+    wait of the games without a clock idle past their limit (``GameService.settle_idle``:
+    their idle seats resign in a rated game, else the game is aborted). Their versions
     and jobs' states are read :data:`SWEEP_BATCH` games at a time, a game this process holds
     at its stream's version is not read again, and only the games found overdue are settled.
     Then expire the tables waiting past their time (the oldest first); expire the seeks past
@@ -184,7 +185,7 @@ def sweep(limit: int = 10_000, games: int = SWEEP_GAMES) -> int:
             settled = {t.id: t for t in svc.latest(due) if t is not None}
             tables = [settled.get(t.id, t) for t in tables]
         svc.scheduler.resume(tables)
-        _each(svc.idle_games(tables, dict(batch)), svc.abort_idle)
+        _each(svc.idle_games(tables, dict(batch)), svc.settle_idle)
     overdue = svc.overdue_tables(limit)
     _each(overdue, svc.expire_table)
     seeks = svc.seeks

@@ -402,9 +402,10 @@ class GameService:
         look at (``Seats.idle_candidates``)."""
         return self._seats.idle_candidates(tables, created)
 
-    def abort_idle(self, game_id: str) -> bool:
-        """Abort a game without a clock idle for its limit (``Seats.abort_idle``)."""
-        return self._seats.abort_idle(game_id)
+    def settle_idle(self, game_id: str) -> bool:
+        """End the wait of a game without a clock idle for its limit: its idle seats resign
+        in a rated game, else it is aborted (``Seats.settle_idle``)."""
+        return self._seats.settle_idle(game_id)
 
     # -- what happens without a request: clocks and bots ----------------------------------
     def overdue(self, table: Table) -> list[int]:

@@ -18,6 +18,7 @@ from typing import Callable
 import orjson
 from openskill.models import PlackettLuce
 
+from ..engine import counts_for_ratings
 from ..engine.tournament import quitters_last
 from ..store.players import PlayerStore
 from ..store.ratings import RatingStore, Recorded, Standing
@@ -65,12 +66,10 @@ def final_ranks(table: Table) -> list[int]:
 def rated_players(table: Table) -> list[str] | None:
     """The players of a finished game that counts for ratings, by seat; None when it does
     not (not ``rated``, not finished, a seat without a player, a player in two seats)."""
-    if table.status != "finished" or not table.created["data"].get("rated"):
+    if table.status != "finished" or not counts_for_ratings(
+            bool(table.created["data"].get("rated")), table.players):
         return None
-    players = [p.get("player") for p in table.players]
-    if None in players or len(set(players)) != len(players) or len(players) < 2:
-        return None
-    return players
+    return [p["player"] for p in table.players]
 
 
 class Ratings:

@@ -1,5 +1,5 @@
 """Leaving a table: a seat resigns or forfeits, or the whole game is aborted before the first
-move, or by the server when nothing happened in it for too long (:meth:`Seats.abort_idle`).
+move, or by the server when nothing happened in it for too long (:meth:`Seats.settle_idle`).
 These are shell commands (``cmd: {"shell": ...}``): their events are about seats and the
 table, and the rules see only what a forfeit makes them decide."""
 
@@ -8,17 +8,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import timestamps
-from ..engine import Rng, Viewer, event, forfeit
+from ..engine import (RESIGNED_BOT, Rng, Viewer, counts_for_ratings, event, forfeit,
+                      idle_resigners)
 from ..store.events import EventStore
 from .commands import MAX_RETRIES, Appender
 from .errors import CannotAbort, NotYourTurn, SeatNotHuman, VersionConflict
 from .loading import Loader
-from .model import AUTO, LEFT, Appended, Controller, Outcome, Table
+from .model import AUTO, LEFT, Appended, Controller, Outcome, Shell, Table
 
 
 def _ms(last: int | str) -> int:
     """``EventStore.last_activity``'s answer in epoch milliseconds."""
     return last if isinstance(last, int) else timestamps.ms(last)
+
+
+def rated(table: Table) -> bool:
+    """Whether ``table`` counts for ratings when it finishes (``counts_for_ratings``)."""
+    return counts_for_ratings(bool(table.created["data"].get("rated")), table.players)
 
 
 def _left(table: Table, seats: list[int]) -> tuple[Controller, ...]:
@@ -84,7 +90,7 @@ class Seats:
                 outcome = self.forfeit(table, [seat], "resigned")
             else:
                 replacement = (AUTO if clock and clock["timeout"] == "auto" else
-                               Controller.bot(clock["bot_level"] if clock else "heuristic"))
+                               Controller.bot(clock["bot_level"] if clock else RESIGNED_BOT))
                 marker = event("SeatResigned", {"replaced_by": replacement.stored}, seat)
                 shell = self.appender.next_shell(table, table.state, set(),
                                                  controllers=_replaced(table, seat, replacement))
@@ -96,12 +102,16 @@ class Seats:
 
     def abort(self, game_id: str, by: Viewer) -> Table:
         """End a game before anybody has moved, or a table still waiting for players
-        (status ``aborted``)."""
+        (status ``aborted``). A rated game, once dealt, only by a platform key."""
         table = self.loader.load(game_id)
         if table.over:
             raise CannotAbort("the game is already over")
         if not table.waiting and table.version != table.meta["created_version"]:
             raise CannotAbort("the game has started: a move was made")
+        if not table.waiting and isinstance(by, int) and rated(table):
+            # the seat has seen its deal: aborting would deal again until a hand suits it
+            raise CannotAbort("a rated game cannot be aborted by a seat once it is dealt: "
+                              "resign instead")
         marker = event("GameAborted", {"by": by if isinstance(by, int) else "platform"})
         outcome = self.appender.append(
             table, [marker], table.state,
@@ -138,11 +148,15 @@ class Seats:
         return [game_id for game_id, last in zip(ids, self.store.last_activity(ids))
                 if last is not None and _ms(last) <= now - limits[game_id]]
 
-    def abort_idle(self, game_id: str) -> bool:
-        """Abort an active game without a clock in which nothing was appended for its idle
-        limit (``GameAborted {"by": "server", "reason": "idle"}``, status ``aborted``,
-        unrated). Conditional on the version like any append: a command that lands first
-        keeps the game going. False (nothing done) for any other game."""
+    def settle_idle(self, game_id: str) -> bool:
+        """End the wait of an active game without a clock in which nothing was appended for
+        its idle limit (``cmd: {"shell": "idle"}``): in a rated game, the awaited seats still
+        played by their human resign when somebody not awaited still plays
+        (:func:`~service.engine.idle_resigners`: ``SeatResigned {"replaced_by":
+        "bot:heuristic", "reason": "idle"}``; a bot plays on, ratings rank them last);
+        otherwise the game is aborted (``GameAborted {"by": "server", "reason": "idle"}``,
+        status ``aborted``, unrated). Conditional on the version like any append: a command
+        that lands first keeps the game going. False (nothing done) for any other game."""
         for _ in range(MAX_RETRIES):
             table = self.loader.load(game_id)
             limit_ms = self._idle_limit_ms(table)
@@ -151,11 +165,25 @@ class Seats:
             last = self.store.last_activity([game_id])[0]
             if last is None or self.appender.now_ms() - _ms(last) < limit_ms:
                 return False
-            marker = event("GameAborted", {"by": "server", "reason": "idle"})
-            outcome = self.appender.append(
-                table, [marker], table.state,
-                self.appender.next_shell(table, table.state, set(), aborted=True),
-                cmd={"shell": "idle"})
+            outcome = self.appender.append(table, *self._idle_end(table), cmd={"shell": "idle"})
             if isinstance(outcome, Appended):
                 return True
         return False
+
+    def _idle_end(self, table: Table) -> tuple[list[dict], dict, Shell]:
+        """The events, state and shell :meth:`settle_idle` appends for ``table``."""
+        started = Shell.initial({**table.created["data"], "players": table.players})
+        controllers = table.shell.controllers
+        gone = idle_resigners(rated(table), table.awaiting(),
+                              [c.human for c in controllers],
+                              [c == s for c, s in zip(controllers, started.controllers)])
+        if not gone:
+            marker = event("GameAborted", {"by": "server", "reason": "idle"})
+            return [marker], table.state, self.appender.next_shell(
+                table, table.state, set(), aborted=True)
+        replacement = Controller.bot(RESIGNED_BOT)
+        markers = [event("SeatResigned", {"replaced_by": replacement.stored, "reason": "idle"},
+                         seat) for seat in gone]
+        return markers, table.state, self.appender.next_shell(
+            table, table.state, set(),
+            controllers=tuple(replacement if s in gone else c for s, c in enumerate(controllers)))

@@ -7,12 +7,15 @@ from .game import (ALL, Action, CodedError, Event, Game, IllegalAction, InvalidO
                    require, sees, standard_result)
 from .outcome import Outcome
 from .rng import Rng, commitment
-from .runner import NotYourTurn, command, forced_moves, forfeit, forfeit_result, start
+from .runner import (RESIGNED_BOT, NotYourTurn, command, counts_for_ratings, forced_moves,
+                     forfeit, forfeit_result, idle_resigners, start)
 
 __all__ = [
     "ALL", "Action", "CodedError", "Event", "Game", "IllegalAction", "InvalidOptions",
-    "NotYourTurn", "Outcome", "Rng", "State", "Viewer", "clone", "command", "commitment",
-    "competition_ranks", "event", "evolve", "fields_detail", "fold", "forced_moves", "forfeit",
-    "forfeit_result", "illegal",
+    "NotYourTurn", "Outcome", "RESIGNED_BOT", "Rng", "State", "Viewer", "clone", "command",
+    "commitment",
+    "competition_ranks", "counts_for_ratings", "event", "evolve", "fields_detail", "fold",
+    "forced_moves", "forfeit",
+    "forfeit_result", "idle_resigners", "illegal",
     "is_int", "redact", "require", "sees", "standard_result", "start", "visible",
 ]

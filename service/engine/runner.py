@@ -115,6 +115,32 @@ def forfeit(game: Game, state: State, seats: Sequence[int],
     return events + forced, after
 
 
+def counts_for_ratings(rated: bool, players: Sequence[dict]) -> bool:
+    """Whether a game created with ``rated`` and seated with ``players`` (its creation's, or
+    its table's once full) counts for ratings when it finishes: every seat held by a distinct
+    player (humans, third-party bots and the built-in bot players alike), two at least."""
+    ids = [p.get("player") for p in players]
+    return rated and len(ids) >= 2 and None not in ids and len(set(ids)) == len(ids)
+
+
+#: The bot level that plays on for a seat resigned in a game without a clock (by its human, or
+#: by the idle rule: :func:`idle_resigners`).
+RESIGNED_BOT = "heuristic"
+
+
+def idle_resigners(rated: bool, awaiting: Sequence[int], humans: Sequence[bool],
+                   as_started: Sequence[bool]) -> list[int]:
+    """The seats that resign when a game without a clock has been idle for its limit: in a
+    rated game, the awaited seats still played by their human (``humans``, per seat), provided
+    some seat not awaited still plays as it started (``as_started``, per seat: it never
+    resigned or forfeited), a player or a bot player the game waits on nobody for. They resign
+    as a human would (a bot plays on; ratings rank them last). Empty otherwise: the game is
+    aborted (an unrated game, or nobody left waiting on them)."""
+    idle = [s for s in awaiting if humans[s]] if rated else []
+    waiting = [s for s, kept in enumerate(as_started) if kept and s not in idle]
+    return idle if idle and waiting else []
+
+
 def forfeit_result(n: int, seats: list[int], reason: str) -> dict:
     """The result of a game ended by ``seats`` forfeiting a game that cannot go on without
     them (:func:`forfeit` gave None): they rank last, the others share the win."""

@@ -110,10 +110,14 @@ SHELL_EVENT_SCHEMAS: dict[str, dict] = {
     },
     "SeatResigned": {
         "type": "object",
-        "description": "The seat's human resigned: who plays it from now on.",
+        "description": "The seat's human resigned, or, in a rated game without a clock, was "
+                       "resigned by the server after the game waited on it for its idle limit "
+                       "(`reason: idle`): who plays it from now on. Ratings rank it last.",
         "properties": {"replaced_by": {
             "type": "string", "pattern": "^(auto|bot:[a-z]+)$",
-            "description": "`bot:<level>`, or `auto` (the clock's automatic move)"}},
+            "description": "`bot:<level>`, or `auto` (the clock's automatic move)"},
+            "reason": {"enum": ["idle"],
+                       "description": "absent for a resignation asked for by the seat"}},
         "required": ["replaced_by"],
         "additionalProperties": False,
     },

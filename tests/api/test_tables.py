@@ -457,6 +457,15 @@ def test_platform_keys_seat_players_and_find_them_by_external_id(redis_url, queu
     r = c.post("/v1/games", headers=auth(ada["token"]), json={"type": "tides-of-time",
                "players": [{"player": ada["id"]}, {"open": True}]})
     assert r.status_code == 403
+    # a rated game once dealt: its seats cannot abort it (they would deal again until a hand
+    # suits them); the platform can
+    gid = c.post("/v1/games", headers=auth(key), json={
+        "type": "tides-of-time", "players": [{"player": ada["id"]}, {"player": bob["id"]}],
+        "options": {"rated": True}}).get_json()["id"]
+    r = c.post(f"/v1/games/{gid}/abort", headers=auth(ada["token"]))
+    assert r.status_code == 409 and error(r)["code"] == "cannot_abort"
+    r = c.post(f"/v1/games/{gid}/abort", headers=auth(key))
+    assert r.status_code == 200 and r.get_json()["status"] == "aborted"
 
 
 def test_a_platform_key_that_looks_like_a_player_token_is_the_platform(redis_url, queue_url):
@@ -480,6 +489,33 @@ def test_a_platform_key_that_looks_like_a_player_token_is_the_platform(redis_url
     r = c.post("/v1/players", json={"name": "Ada", "external_id": "u-1"}, headers=auth(key))
     assert r.status_code == 201, r.get_json()
     assert c.get("/v1/players?external_id=u-1", headers=auth(key)).status_code == 200
+
+
+def test_a_rated_game_once_dealt_cannot_be_aborted_by_its_seats(client):
+    """Aborting before the first move would let a player deal again until a hand suits it:
+    in a game that counts for ratings the seats resign instead. A table still waiting, and a
+    game that does not count for ratings (unrated, or a seat without a player), abort as
+    before."""
+    ada, bob = player(client, "Ada"), player(client, "Bob")
+    for rated, named in ((True, False), (False, False), (True, True)):
+        seats = [{"player": ada["id"]}, {"name": "Cy"} if named else {"open": True}]
+        gid = table(client, ada, seats, type_="tides-of-time",
+                    options={"rated": rated})["id"]
+        if not named:
+            join(client, gid, bob)
+        view = client.get(f"/v1/games/{gid}", headers=auth(ada["token"])).get_json()
+        assert view["status"] == "active"
+        r = client.post(f"/v1/games/{gid}/abort", headers=auth(ada["token"]))
+        if rated and not named:
+            assert r.status_code == 409 and error(r)["code"] == "cannot_abort"
+            assert "resign" in error(r)["message"]
+            r = client.post(f"/v1/games/{gid}/resign", headers=auth(bob["token"]))
+            assert r.status_code == 200
+        else:
+            assert r.status_code == 200 and r.get_json()["status"] == "aborted"
+    waiting = table(client, ada, [{"player": ada["id"]}, {"open": True}], type_="tides-of-time")
+    r = client.post(f"/v1/games/{waiting['id']}/abort", headers=auth(ada["token"]))
+    assert r.status_code == 200 and r.get_json()["status"] == "aborted"
 
 
 def test_a_tables_clock_starts_with_the_game(client):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from service.engine import (Game, IllegalAction, NotYourTurn, Outcome, Rng, clone, command,
-                            fold, forced_moves, forfeit, is_int, start)
+                            fold, forced_moves, forfeit, idle_resigners, is_int, start)
 from service.engine.actions import action_type, check_fields, invalid_field
 
 
@@ -206,3 +206,17 @@ def test_outcome_works_on_a_clone_and_applies_each_event_as_it_is_emitted():
     assert ev == {"type": "Added", "seat": 0, "data": {"n": 2}}
     assert out.state["total"] == before["total"] + 2 and state == before
     assert out.done() == ([ev], out.state)
+
+
+@pytest.mark.parametrize("rated, awaiting, humans, as_started, resign", [
+    (True, [1], [True, True], [True, True], [1]),  # a player waits on the idle one
+    (True, [0], [True, False], [True, True], [0]),  # a bot player waits on it
+    (True, [0, 2], [True, True, True], [True, True, True], [0, 2]),  # two idle of three
+    (False, [1], [True, True], [True, True], []),  # unrated: aborted
+    (True, [0, 1], [True, True], [True, True], []),  # everybody awaited: nobody waits
+    (True, [1], [False, True], [False, True], []),  # the other seat resigned before
+    (True, [1], [True, False], [True, True], []),  # the awaited seat is a bot (a lost job)
+])
+def test_idle_seats_resign_in_a_rated_game_when_somebody_waits_on_them(
+        rated, awaiting, humans, as_started, resign):
+    assert idle_resigners(rated, awaiting, humans, as_started) == resign

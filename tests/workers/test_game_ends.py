@@ -19,6 +19,7 @@ from service.app import create_app
 from service.application import GameService
 from service.application.commands import body_digest
 from service.application.errors import GameNotFinished, InvalidRequest
+from service.application import seats as seats_module
 from service.application.players import PLATFORM
 from service.config import Config
 from service.engine import NotYourTurn
@@ -244,12 +245,12 @@ def idle(svc) -> list[str]:
 def test_the_sweep_aborts_a_game_without_a_clock_idle_for_its_limit(redis_url, clock,
                                                                      monkeypatch):
     svc = service(redis_url, clock, idle_abort_s=IDLE_S)
-    gid, _ = humans(svc, {"rated": True})
+    gid, _ = humans(svc, {"rated": False})
     monkeypatch.setattr(jobs, "_service", svc)
     clock.t += 30_000
     play_one(svc, gid)  # a command restarts the wait
     clock.t += IDLE_S * 1000 - 1
-    assert idle(svc) == [] and svc.abort_idle(gid) is False
+    assert idle(svc) == [] and svc.settle_idle(gid) is False
     jobs.sweep()
     assert svc.load(gid).status == "active"
     clock.t += 1
@@ -259,11 +260,92 @@ def test_the_sweep_aborts_a_game_without_a_clock_idle_for_its_limit(redis_url, c
     assert table.status == "aborted" and table.awaiting() == []
     assert last(svc, gid)["type"] == "GameAborted" and \
         last(svc, gid)["data"] == {"by": "server", "reason": "idle"}
-    assert svc.abort_idle(gid) is False  # idempotent: the sweeps of every worker may come
+    assert svc.settle_idle(gid) is False  # idempotent: the sweeps of every worker may come
     assert types(svc, gid).count("GameAborted") == 1
     assert svc.list_games(None, "aborted", 1, 10)["games"][0]["id"] == gid
     assert finishes(svc, gid) == [{"game_id": gid, "status": "aborted", "result": None}] * 2
     assert svc.rate(gid) is None
+    assert verify(svc.export(gid))["valid"]
+
+
+def play_out(svc: GameService, gid: str) -> None:
+    """Every awaited seat plays until the game is over: a human its first legal action, a bot
+    its own decision (the bot job, run here)."""
+    while not (table := svc.load(gid)).over:
+        seat = table.awaiting()[0]
+        if table.shell.controllers[seat].human:
+            play_one(svc, gid)
+        else:
+            assert svc.play_bot(gid, seat, table.version)
+
+
+def test_in_a_rated_game_the_seat_it_waits_on_resigns_when_idle(redis_url, clock,
+                                                                 monkeypatch):
+    """A player who stops moving in a rated game without a clock loses it: after the idle
+    limit its seat resigns (a bot plays on) and the game ends rated with that seat last,
+    where before it was aborted unrated and nobody won."""
+    svc = service(redis_url, clock, idle_abort_s=IDLE_S)
+    gid, players = humans(svc, {"rated": True})
+    monkeypatch.setattr(jobs, "_service", svc)
+    play_one(svc, gid)  # seat 0 picks; the simultaneous pick now waits on seat 1 alone
+    assert svc.load(gid).awaiting() == [1]
+    clock.t += IDLE_S * 1000 - 1
+    jobs.sweep()
+    assert svc.load(gid).shell.controllers[1].human
+    clock.t += 1
+    jobs.sweep()
+    table = svc.load(gid)
+    assert table.status == "active" and not table.shell.controllers[1].human
+    resigned = last(svc, gid)
+    assert (resigned["type"], resigned["seat"], resigned["data"], resigned["cmd"]) == (
+        "SeatResigned", 1, {"replaced_by": "bot:heuristic", "reason": "idle"}, {"shell": "idle"})
+    assert svc.settle_idle(gid) is False  # the bot's turn now: not idle
+    play_out(svc, gid)
+    table = svc.load(gid)
+    assert table.status == "finished"
+    update = svc.rate(gid)
+    assert update["players"] == [p["id"] for p in players] and update["ranks"] == [1, 2]
+    doc = svc.export(gid)
+    assert verify(doc)["valid"]
+    resigned = next(i for i, e in enumerate(doc["events"]) if e["type"] == "SeatResigned")
+    early = copy.deepcopy(doc)
+    early.pop("signature", None)
+    early["events"][resigned]["at"] = early["events"][resigned - 1]["at"]
+    assert verify(early)["reason"] == "idle_abort_not_allowed"
+    other = copy.deepcopy(doc)
+    other.pop("signature", None)
+    other["events"][resigned]["seat"] = 0
+    assert verify(other)["reason"] == "event_differs"
+
+
+def test_a_rated_game_is_aborted_when_idle_with_nobody_waiting_on_the_idle(redis_url, clock):
+    """Nobody to win: every seat awaited (nobody moved in a simultaneous pick), or the seat
+    not awaited already resigned; and an unrated game."""
+    svc = service(redis_url, clock, idle_abort_s=IDLE_S)
+    untouched, _ = humans(svc, {"rated": True})
+    unrated, _ = humans(svc, {"rated": False})
+    for gid in (untouched, unrated):
+        if gid == unrated:
+            play_one(svc, gid)
+    clock.t += IDLE_S * 1000
+    for gid in (untouched, unrated):
+        assert svc.settle_idle(gid) is True
+        assert svc.load(gid).status == "aborted" and last(svc, gid)["type"] == "GameAborted"
+        assert svc.rate(gid) is None
+        assert verify(svc.export(gid))["valid"]
+
+
+def test_verification_accepts_the_idle_abort_of_a_rated_game_recorded_before(
+        redis_url, clock, monkeypatch):
+    """A server before the rule aborted a rated game whose idle seat now resigns: its export
+    still verifies."""
+    svc = service(redis_url, clock, idle_abort_s=IDLE_S)
+    gid, _ = humans(svc, {"rated": True})
+    play_one(svc, gid)
+    clock.t += IDLE_S * 1000
+    monkeypatch.setattr(seats_module, "idle_resigners", lambda *args: [])
+    assert svc.settle_idle(gid) is True
+    assert svc.load(gid).status == "aborted"
     assert verify(svc.export(gid))["valid"]
 
 
@@ -297,10 +379,10 @@ def test_a_game_that_keeps_playing_or_has_a_clock_is_never_idle(redis_url, clock
     for _ in range(5):
         clock.t += IDLE_S * 1000 - 1
         play_one(svc, playing)
-        assert svc.abort_idle(playing) is False
+        assert svc.settle_idle(playing) is False
     clock.t += 2 * IDLE_S * 1000
     assert svc.load(timed).status == "active"
-    assert svc.abort_idle(timed) is False  # its clock ends it instead
+    assert svc.settle_idle(timed) is False  # its clock ends it instead
     assert "GameAborted" not in types(svc, timed)
 
 
@@ -309,7 +391,7 @@ def test_verification_rejects_an_idle_abort_before_the_limit(redis_url, clock):
     gid, _ = humans(svc)
     play_one(svc, gid)
     clock.t += IDLE_S * 1000
-    assert svc.abort_idle(gid) is True
+    assert svc.settle_idle(gid) is True
     doc = svc.export(gid)
     doc.pop("signature", None)
     assert verify(doc)["valid"]
@@ -336,9 +418,9 @@ def test_a_game_last_written_before_appends_kept_their_time_goes_by_its_last_eve
     svc.store.r.hdel(keys.meta(gid), "last_ms")  # as written before this change
     assert svc.store.meta_field(gid, "last_ms") is None
     clock.t += IDLE_S * 1000 - 1  # past its creation's limit, not its last command's
-    assert idle(svc) == [] and svc.abort_idle(gid) is False
+    assert idle(svc) == [] and svc.settle_idle(gid) is False
     clock.t += 1
-    assert idle(svc) == [gid] and svc.abort_idle(gid) is True
+    assert idle(svc) == [gid] and svc.settle_idle(gid) is True
 
 
 @pytest.mark.parametrize("per_decision_ms,kept", [(3_600_000, False), (5_000, True)])
