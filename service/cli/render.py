@@ -100,7 +100,8 @@ def shell_text(ev: dict, names: list[str]) -> str | None:
     if kind == "GameStarted":
         return "Every seat is taken: the game starts"
     if kind == "SeatResigned":
-        return f"{someone} resigns; {_controller(d.get('replaced_by'))}"
+        why = " after the game waited on them too long" if d.get("reason") == "idle" else ""
+        return f"{someone} resigns{why}; {_controller(d.get('replaced_by'))}"
     if kind == "SeatForfeited":
         why = {"timeout": "runs out of time", "resigned": "resigns"}.get(d.get("reason"),
                                                                        "is out")

@@ -203,6 +203,9 @@ def test_shell_and_lobby_events_are_worded_once_for_every_game():
     for type_id in GAMES:
         assert line(type_id, "SeatResigned", {"replaced_by": "bot:heuristic"}, 1) == \
             "Bob resigns; a heuristic bot takes the seat"
+        assert line(type_id, "SeatResigned", {"replaced_by": "bot:heuristic", "reason": "idle"},
+                    1) == "Bob resigns after the game waited on them too long; a heuristic " \
+                          "bot takes the seat"
         assert line(type_id, "SeatForfeited", {"reason": "timeout", "game_continues": True},
                     0) == "Ann runs out of time and forfeits; the game goes on without them"
         assert line(type_id, "GameAborted", {"by": "lobby", "reason": "expired"}) == \
