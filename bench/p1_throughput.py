@@ -343,23 +343,27 @@ async def main_async(args) -> dict:
         def timed(m: Meter, phase, **kw):
             return metered(m, phase, aof_rewrites=args.aof_rewrites, **kw)
 
-        profiled: list[Profiler] = []  # the first service phase's, started with that phase
+        # the first floor phase's and the first service phase's, each started with its phase
+        profiled: dict[str, Profiler] = {}
 
-        def start_profiler() -> None:
-            profiled.append(Profiler(gun.worker_pids(), args.seconds - 1))
+        def profiler(name: str, server: Gunicorn):
+            def start() -> None:
+                profiled[name] = Profiler(server.worker_pids(), args.seconds - 1)
+            return start if args.profile else None
 
         starved = 0  # service phases whose pool of games ran dry before the phase ended
         for r in range(args.rounds):
             floor.append(await timed(bare_meter, run_baseline(
-                bare.url, args.clients, args.seconds, f"b{r:02x}")))
+                bare.url, args.clients, args.seconds, f"b{r:02x}"),
+                on_start=profiler("floor", bare) if r == 0 else None))
             base.append(await timed(meter, run_baseline(
                 gun.url, args.clients, args.seconds, f"{r:02x}")))
             pool = await create_games(gun.url, per_round)
             ph = await timed(meter, run_service(gun.url, args.clients, args.seconds, pool, rnd),
                              resyncs=True,
-                             on_start=start_profiler if args.profile and r == 0 else None)
+                             on_start=profiler("service", gun) if r == 0 else None)
             if profiled and profile is None:
-                profile = profiled[0].report()
+                profile = {name: p.report() for name, p in profiled.items()}
             starved += not pool
             serv.append(ph)
         F, B, S = summarize(floor), summarize(base), summarize(serv)
@@ -445,7 +449,8 @@ def main() -> None:
                          "that none lands in one phase because of what the phases before "
                          "wrote; anywhere: leave Redis's own schedule alone")
     ap.add_argument("--profile", action="store_true",
-                    help="py-spy the gunicorn workers during the first service phase")
+                    help="py-spy the gunicorn workers during the first floor phase and the "
+                         "first service phase (JSON: profile.floor, profile.service)")
     args = ap.parse_args()
     res = asyncio.run(main_async(args))
     F, B, S = res["floor"], res["baseline"], res["service"]
@@ -501,8 +506,8 @@ def main() -> None:
     if res["phases_out_of_games"]:
         print(f"  warning: {res['phases_out_of_games']} service phase(s) ran out of games before "
               f"their end (fewer clients than the baseline at the end: a low figure)")
-    if "profile" in res:
-        print_profile(res["profile"], "gunicorn workers, service phase")
+    for name, prof in res.get("profile", {}).items():
+        print_profile(prof, f"gunicorn workers, {name} phase")
     print(json.dumps(res, sort_keys=True))
 
 
