@@ -9,7 +9,7 @@ timeout flags only on commands the clock could have played; and checks the expor
 server's own aborts stand only where its limits required them: an ``event_limit`` abort only
 where the command it refused (``cmd.refused``, derived again) would have taken the log past the
 game's ``max_events`` minus one, and no command ever past it; an ``idle`` abort (or, in a game
-that counts for ratings, the idle seats' resignations) only in an active game without a clock,
+whose result counts, rated or a tournament's, the idle seats' resignations) only in an active game without a clock,
 at least ``idle_abort_s`` after the event before it (a game created before that was recorded:
 not before it). Given
 the server's public keys it first checks the export's Ed25519 signature (``service.signing``),
@@ -30,8 +30,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from . import signing
 from .engine import (RESIGNED_BOT, Game, IllegalAction, NotYourTurn, Rng, command, commitment,
-                     counts_for_ratings, event, fields_detail, fold, forfeit, forfeit_result,
-                     idle_resigners, start)
+                     event, fields_detail, fold, forfeit, forfeit_result,
+                     idle_resigners, result_counts, start)
 from .engine.lobby import LOBBY_EVENTS, Lobby, SeatUnavailable, unfilled
 from .engine.local import creation_event
 from .engine.schemas import INSTANT_PATTERN
@@ -203,8 +203,8 @@ class Seats:
     created_at: str | None = None
     #: the ``at`` of the last event of the previous command
     last_at: str | None = None
-    #: the creation event's ``rated``
-    rated: bool = False
+    #: the creation event's data
+    created: dict = field(default_factory=dict)
     #: per seat: its controller when the game started
     started: list[str] = field(default_factory=list)
 
@@ -344,7 +344,7 @@ def _seats(created: dict) -> Seats:
     data = created["data"]
     return Seats(data["players"], data.get("clock"), max_events=data.get("max_events"),
                  idle_abort_s=data.get("idle_abort_s"), lobby_ttl_s=data.get("lobby_ttl_s"),
-                 created_at=created.get("at"), rated=bool(data.get("rated")))
+                 created_at=created.get("at"), created=data)
 
 
 def _check_document(doc: dict, game, seats: Seats, state: dict | None, last: int) -> None:
@@ -396,9 +396,10 @@ def _idle(game, version: int, group: list[dict], state: dict | None,
           seats: Seats) -> list[dict]:
     """The server's end of the wait of a game nobody played for its idle limit (``{"shell":
     "idle"}``, ``service.application.seats``): no clock, and at least ``idle_abort_s`` (when
-    recorded; else any time) after the previous event. The idle seats of a rated game resign
-    (:func:`~service.engine.idle_resigners`); otherwise, and in games recorded before that
-    rule (their logs show the abort), the game is aborted."""
+    recorded; else any time) after the previous event. The idle seats of a game whose result
+    counts (rated, or a tournament's) resign (:func:`~service.engine.idle_resigners`);
+    otherwise, and in games recorded before that rule (their logs show the abort), the game is
+    aborted."""
     if seats.clock:
         raise Divergence(version, "idle_abort_not_allowed", {"reason": "clock"})
     waited = _at_ms(group[0]["at"]) - _at_ms(seats.last_at)
@@ -406,7 +407,7 @@ def _idle(game, version: int, group: list[dict], state: dict | None,
         raise Divergence(version, "idle_abort_not_allowed",
                          {"idle_abort_s": seats.idle_abort_s, "waited_ms": waited})
     gone = [] if state is None or group[0]["type"] == "GameAborted" else idle_resigners(
-        counts_for_ratings(seats.rated, seats.players), game.awaiting(state),
+        result_counts(seats.created, seats.players), game.awaiting(state),
         [c == "human" for c in seats.controllers],
         [c == s for c, s in zip(seats.controllers, seats.started)])
     if not gone:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from marshmallow import fields, validate
 
 from ..application import GameService
+from ..application.players import PLATFORM
 from ..engine import Viewer
 from ..engine.tournament import Tournament
 from ..schemas import GamesQuerySchema, JsonInteger, List, Query, Strict, Timestamp
@@ -90,10 +91,12 @@ def list_tournaments(query):
 @alt_errors(blp, ERRORS, 401, 403, 422, 429, 503)
 @blp.doc(operationId="createTournament")
 def create_tournament(body):
-    """Create a tournament (a platform key, or anybody where none is configured): its first
-    round is paired at once, the next ones by a worker when a round's last game ends."""
-    _require_creator()
-    return service().tournaments.create(body, charge=ratelimit.charge_stored)
+    """Create a tournament (a platform key, or anybody where none is configured; a rated one,
+    a platform key only): its first round is paired at once, the next ones by a worker when a
+    round's last game ends."""
+    creator = _require_creator()
+    return service().tournaments.create(body, charge=ratelimit.charge_stored,
+                                        platform=creator == PLATFORM)
 
 
 @blp.route("/<tid>", methods=["GET"])

@@ -30,7 +30,7 @@ from ..store.players import Batch, PlayerStore
 from ..timestamps import rfc3339
 from .model import Table
 from .players import bot_level
-from .ratings import quit_seats
+from .ratings import final_ranks, quit_seats
 
 
 def served_notice(kind: str, data: dict) -> dict:
@@ -52,14 +52,15 @@ def _deadline(table: Table, seat: int) -> str | None:
 
 def count_finished(out: Batch, table: Table) -> None:
     """Count a finished game in its players' profiles: one game for each player (holding one
-    seat or several), a win for a player holding a winning seat it did not resign or
-    forfeit."""
+    seat or several), a win for a player holding a seat ranked first as ratings rank it (a
+    seat resigned or forfeited last, :func:`final_ranks`) that it did not resign or forfeit:
+    a bot that won a seat its player left wins nothing for it, and the player it left wins."""
     if table.status != "finished":
         return
-    winners = set((table.result() or {}).get("winners", ()))
+    quit = set(quit_seats(table))
+    winners = {s for s, rank in enumerate(final_ranks(table)) if rank == 1} - quit
     counted_as = table.game.rating_type(table.created["data"]["options"])
     holders = {i: p["player"] for i, p in enumerate(table.players) if p.get("player")}
-    winners -= set(quit_seats(table))  # a bot that won a seat its player left
     for player in set(holders.values()):
         out.count_finish(player, counted_as, any(
             seat in winners for seat, held in holders.items() if held == player))

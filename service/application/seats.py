@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import timestamps
-from ..engine import (RESIGNED_BOT, Rng, Viewer, counts_for_ratings, event, forfeit,
-                      idle_resigners)
+from ..engine import (RESIGNED_BOT, Rng, Viewer, event, forfeit, idle_resigners,
+                      result_counts)
 from ..store.events import EventStore
 from .commands import MAX_RETRIES, Appender
 from .errors import CannotAbort, NotYourTurn, SeatNotHuman, VersionConflict
@@ -22,9 +22,10 @@ def _ms(last: int | str) -> int:
     return last if isinstance(last, int) else timestamps.ms(last)
 
 
-def rated(table: Table) -> bool:
-    """Whether ``table`` counts for ratings when it finishes (``counts_for_ratings``)."""
-    return counts_for_ratings(bool(table.created["data"].get("rated")), table.players)
+def counts(table: Table) -> bool:
+    """Whether ``table``'s result counts beyond it: for ratings or in a tournament
+    (``result_counts``)."""
+    return result_counts(table.created["data"], table.players)
 
 
 def _left(table: Table, seats: list[int]) -> tuple[Controller, ...]:
@@ -102,16 +103,18 @@ class Seats:
 
     def abort(self, game_id: str, by: Viewer) -> Table:
         """End a game before anybody has moved, or a table still waiting for players
-        (status ``aborted``). A rated game, once dealt, only by a platform key."""
+        (status ``aborted``). A game whose result counts (rated, or a tournament's), once
+        dealt, only by a platform key."""
         table = self.loader.load(game_id)
         if table.over:
             raise CannotAbort("the game is already over")
         if not table.waiting and table.version != table.meta["created_version"]:
             raise CannotAbort("the game has started: a move was made")
-        if not table.waiting and isinstance(by, int) and rated(table):
-            # the seat has seen its deal: aborting would deal again until a hand suits it
-            raise CannotAbort("a rated game cannot be aborted by a seat once it is dealt: "
-                              "resign instead")
+        if not table.waiting and isinstance(by, int) and counts(table):
+            # the seat has seen its deal: aborting would deal again until a hand suits it, or
+            # wipe a tournament game it expects to lose
+            raise CannotAbort("a rated or tournament game cannot be aborted by a seat once it "
+                              "is dealt: resign instead")
         marker = event("GameAborted", {"by": by if isinstance(by, int) else "platform"})
         outcome = self.appender.append(
             table, [marker], table.state,
@@ -150,7 +153,8 @@ class Seats:
 
     def settle_idle(self, game_id: str) -> bool:
         """End the wait of an active game without a clock in which nothing was appended for
-        its idle limit (``cmd: {"shell": "idle"}``): in a rated game, the awaited seats still
+        its idle limit (``cmd: {"shell": "idle"}``): in a game whose result counts (rated, or a
+        tournament's), the awaited seats still
         played by their human resign when somebody not awaited still plays
         (:func:`~service.engine.idle_resigners`: ``SeatResigned {"replaced_by":
         "bot:heuristic", "reason": "idle"}``; a bot plays on, ratings rank them last);
@@ -174,7 +178,7 @@ class Seats:
         """The events, state and shell :meth:`settle_idle` appends for ``table``."""
         started = Shell.initial({**table.created["data"], "players": table.players})
         controllers = table.shell.controllers
-        gone = idle_resigners(rated(table), table.awaiting(),
+        gone = idle_resigners(counts(table), table.awaiting(),
                               [c.human for c in controllers],
                               [c == s for c, s in zip(controllers, started.controllers)])
         if not gone:

@@ -91,10 +91,13 @@ class Tournaments:
     recorded: Callable[[list[Table]], None] = lambda tables: None
 
     # -- creating -------------------------------------------------------------------------
-    def create(self, body: dict, charge: Callable[[int], None] | None = None) -> dict:
+    def create(self, body: dict, charge: Callable[[int], None] | None = None, *,
+               platform: bool = True) -> dict:
         """A new tournament, its first round paired; everything checked first. ``charge``:
         called with the bytes the tournament will store (:meth:`stored_size`) before anything
-        is written (the creator's budget of bytes stored: it may raise)."""
+        is written (the creator's budget of bytes stored: it may raise). ``platform``: the
+        creator is a platform key; only one may create a rated tournament (it seats the
+        players it names without asking them; the platform answers for their consent)."""
         game = game_of(body["type"])
         k = body["seats_per_game"]
         check_seat_count(game, k, 2)
@@ -115,6 +118,10 @@ class Tournaments:
             raise InvalidRequest("invalid_rounds", f"a Swiss takes 1 to {self.limits.rounds} "
                                  "rounds", {"min": 1, "max": self.limits.rounds})
         duplicate, rated = bool(body.get("duplicate")), bool(body.get("rated"))
+        if rated and not platform:
+            raise InvalidRequest("invalid_options", "a rated tournament seats the players it "
+                                 "names without asking them: only a platform key may create "
+                                 "one", {"code": "invalid_option", "option": "rated"})
         count = games_count(fmt, len(participants), k, rounds or 0, duplicate)
         if count > self.limits.games:
             raise InvalidRequest("too_many_games", f"this tournament would play {count} "

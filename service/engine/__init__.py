@@ -8,7 +8,7 @@ from .game import (ALL, Action, CodedError, Event, Game, IllegalAction, InvalidO
 from .outcome import Outcome
 from .rng import Rng, commitment
 from .runner import (RESIGNED_BOT, NotYourTurn, command, counts_for_ratings, forced_moves,
-                     forfeit, forfeit_result, idle_resigners, start)
+                     forfeit, forfeit_result, idle_resigners, result_counts, start)
 
 __all__ = [
     "ALL", "Action", "CodedError", "Event", "Game", "IllegalAction", "InvalidOptions",
@@ -17,5 +17,5 @@ __all__ = [
     "competition_ranks", "counts_for_ratings", "event", "evolve", "fields_detail", "fold",
     "forced_moves", "forfeit",
     "forfeit_result", "idle_resigners", "illegal",
-    "is_int", "redact", "require", "sees", "standard_result", "start", "visible",
+    "is_int", "redact", "require", "result_counts", "sees", "standard_result", "start", "visible",
 ]

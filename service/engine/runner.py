@@ -123,20 +123,30 @@ def counts_for_ratings(rated: bool, players: Sequence[dict]) -> bool:
     return rated and len(ids) >= 2 and None not in ids and len(set(ids)) == len(ids)
 
 
+def result_counts(created: dict, players: Sequence[dict]) -> bool:
+    """Whether a game's result counts beyond the game: for ratings (:func:`counts_for_ratings`,
+    from its creation event's data ``created`` and its seats ``players``) or in the standings of
+    the tournament its creation names. Such a game a seat may not abort once it is dealt, and
+    its idle seats resign (:func:`idle_resigners`)."""
+    return bool(created.get("tournament")) or counts_for_ratings(bool(created.get("rated")),
+                                                                 players)
+
+
 #: The bot level that plays on for a seat resigned in a game without a clock (by its human, or
 #: by the idle rule: :func:`idle_resigners`).
 RESIGNED_BOT = "heuristic"
 
 
-def idle_resigners(rated: bool, awaiting: Sequence[int], humans: Sequence[bool],
+def idle_resigners(counts: bool, awaiting: Sequence[int], humans: Sequence[bool],
                    as_started: Sequence[bool]) -> list[int]:
     """The seats that resign when a game without a clock has been idle for its limit: in a
-    rated game, the awaited seats still played by their human (``humans``, per seat), provided
+    game whose result ``counts`` (:func:`result_counts`), the awaited seats still played by
+    their human (``humans``, per seat), provided
     some seat not awaited still plays as it started (``as_started``, per seat: it never
     resigned or forfeited), a player or a bot player the game waits on nobody for. They resign
     as a human would (a bot plays on; ratings rank them last). Empty otherwise: the game is
-    aborted (an unrated game, or nobody left waiting on them)."""
-    idle = [s for s in awaiting if humans[s]] if rated else []
+    aborted (a game whose result counts for nothing, or nobody left waiting on them)."""
+    idle = [s for s in awaiting if humans[s]] if counts else []
     waiting = [s for s, kept in enumerate(as_started) if kept and s not in idle]
     return idle if idle and waiting else []
 

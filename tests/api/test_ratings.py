@@ -3,6 +3,7 @@ replays to the same numbers; leaderboards and profiles serve them."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 
 import pytest
@@ -245,7 +246,7 @@ def test_the_worker_rates_a_finished_game(live_url, worker):
     assert me["stats"]["diamant"]["rating"]["games"] == 1
 
 
-def test_a_deal_somebody_fixed_is_never_rated(client):
+def test_a_deal_somebody_fixed_is_never_rated(client, redis_url, queue_url):
     """A supplied seed or an ``options.setup`` tells its author every hidden card (and the
     bots' draws, keyed by the seed): such a game is not rated, by default, and asking for it is
     a 422; a seek cannot fix its deal at all, and a rated tournament neither."""
@@ -275,10 +276,13 @@ def test_a_deal_somebody_fixed_is_never_rated(client):
     seek = client.post("/v1/seeks", headers=auth(bob["token"]), json={
         "type": "tides-of-time", "seats": 2, "options": {**deck, "rated": False}})
     assert seek.status_code == 422 and seek.get_json()["error"]["details"]["option"] == "setup"
-    cup = client.post("/v1/tournaments", json={
+    platform = create_app(Config(redis_url=redis_url, queue_url=queue_url,
+                                 platform_key_digests=(hashlib.sha256(b"pk").hexdigest(),)))
+    cup = platform.test_client().post("/v1/tournaments", headers=auth("pk"), json={
         "name": "Cup", "type": "tides-of-time", "format": "round_robin", "seats_per_game": 2,
         "participants": [ada["id"], bob["id"]], "rated": True, "options": deck})
     assert cup.status_code == 422 and cup.get_json()["error"]["details"]["option"] == "rated"
+    assert "platform key" not in cup.get_json()["error"]["message"]  # the deal's rule
 
 
 def test_a_game_cut_short_is_never_rated(client):

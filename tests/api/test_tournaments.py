@@ -31,8 +31,8 @@ def app(redis_url, queue_url):
                       scheduler=NullScheduler())
 
 
-def create(client, participants, status=201, **body):
-    r = client.post("/v1/tournaments", json={
+def create(client, participants, status=201, headers=None, **body):
+    r = client.post("/v1/tournaments", headers=headers, json={
         "name": "Cup", "type": "diamant", "format": "swiss", "rounds": 2, "seats_per_game": 3,
         "participants": participants, **body})
     assert r.status_code == status, r.get_json()
@@ -150,6 +150,32 @@ def test_duplicate_deals_share_a_seed_over_rotated_seats(client, svc):
     assert svc.store.r.get(keys.seed(other["id"])) not in seeds
 
 
+def platform_client(redis_url, queue_url):
+    """A client of the app where the platform key ``pk`` is configured (same databases)."""
+    from service.app import create_app
+    from service.application import NullScheduler
+    from service.config import Config
+
+    return create_app(Config(redis_url=redis_url, queue_url=queue_url,
+                             platform_key_digests=(hashlib.sha256(b"pk").hexdigest(),)),
+                      scheduler=NullScheduler()).test_client()
+
+
+def test_only_a_platform_key_creates_a_rated_tournament(client, redis_url, queue_url):
+    """A tournament seats the players it names without asking them: rated, a griefer's
+    tournament would cost a player rating for games it never agreed to play (a 100 ms forfeit
+    clock loses them in seconds). Where no platform key is configured nobody may create a
+    rated one; an unrated one anybody may."""
+    ids = [player(client, n)["id"] for n in ("Ada", "Bob", "Cy")]
+    refused = create(client, ids, status=422, rated=True)
+    assert refused["error"]["details"] == {"code": "invalid_option", "option": "rated"}
+    assert "platform key" in refused["error"]["message"]
+    assert create(client, ids, rated=False)["rated"] is False
+    shown = create(platform_client(redis_url, queue_url), ids, rated=True,
+                   headers={"Authorization": "Bearer pk"})
+    assert shown["rated"] is True
+
+
 def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client, svc, redis_url,
                                                                          queue_url, monkeypatch):
     """The rotations of a deal share its seed: the first to end keeps its secrets (seed,
@@ -168,8 +194,10 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
 
     people = [player(client, n) for n in ("Ada", "Bob", "Cy")]
     ids = [p["id"] for p in people]
-    tid = (shown := create(client, ids, duplicate=True, rounds=1, rated=True,
-                           options={"clock": {"initial_ms": 3_600_000}}))["id"]
+    platform = platform_client(redis_url, queue_url)
+    tid = (shown := create(platform, ids, duplicate=True, rounds=1, rated=True,
+                           options={"clock": {"initial_ms": 3_600_000}},
+                           headers={"Authorization": "Bearer pk"}))["id"]
     games = shown["rounds"][0]["games"]
     done, running = games[0]["id"], [g["id"] for g in games[1:]]
     playing = svc.load(done)
@@ -220,12 +248,6 @@ def test_a_finished_rotation_gives_nothing_away_while_its_deal_is_played(client,
         assert log and max(e["version"] for e in log) < ended_at
         assert "GameEnded" not in {e["type"] for e in log}
     # a platform key reads everything, as the webhooks deliver it
-    from service.app import create_app
-    from service.application import NullScheduler
-    from service.config import Config
-    platform = create_app(Config(redis_url=redis_url, queue_url=queue_url,
-                                 platform_key_digests=(hashlib.sha256(b"pk").hexdigest(),)),
-                          scheduler=NullScheduler()).test_client()
     log = platform.get(f"/v1/games/{done}/events?limit=1000",
                        headers={"Authorization": "Bearer pk"}).get_json()["events"]
     assert log[-1]["version"] == final.version and log[-1]["type"] == "GameEnded"

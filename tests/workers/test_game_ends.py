@@ -18,7 +18,7 @@ import redis
 from service.app import create_app
 from service.application import GameService
 from service.application.commands import body_digest
-from service.application.errors import GameNotFinished, InvalidRequest
+from service.application.errors import CannotAbort, GameNotFinished, InvalidRequest
 from service.application import seats as seats_module
 from service.application.players import PLATFORM
 from service.config import Config
@@ -305,6 +305,8 @@ def test_in_a_rated_game_the_seat_it_waits_on_resigns_when_idle(redis_url, clock
     assert table.status == "finished"
     update = svc.rate(gid)
     assert update["players"] == [p["id"] for p in players] and update["ranks"] == [1, 2]
+    # the profiles count the win for Ada, whatever the bot that played Bob's seat scored
+    assert [svc.player_store.stats(p["id"]).get(f"{TIDES}:wins", 0) for p in players] == [1, 0]
     doc = svc.export(gid)
     assert verify(doc)["valid"]
     resigned = next(i for i, e in enumerate(doc["events"]) if e["type"] == "SeatResigned")
@@ -316,6 +318,24 @@ def test_in_a_rated_game_the_seat_it_waits_on_resigns_when_idle(redis_url, clock
     other.pop("signature", None)
     other["events"][resigned]["seat"] = 0
     assert verify(other)["reason"] == "event_differs"
+
+
+def test_a_tournament_game_counts_as_a_rated_one_for_aborts_and_idle_seats(redis_url, clock):
+    """An unrated tournament's game counts in its standings: its seats cannot abort it once
+    dealt (an abort scores nothing for anybody: a loser's way out), and its idle seat
+    resigns."""
+    svc = service(redis_url, clock, idle_abort_s=IDLE_S)
+    players = [svc.players.create(name, "human")["id"] for name in ("Ada", "Bob")]
+    cup = svc.tournaments.create({"name": "Cup", "type": TIDES, "format": "round_robin",
+                                  "seats_per_game": 2, "participants": players})
+    gid = cup["rounds"][0]["games"][0]["id"]
+    assert not svc.load(gid).created["data"].get("rated")
+    with pytest.raises(CannotAbort, match="once it is dealt"):
+        svc.abort(gid, 0)
+    play_one(svc, gid)
+    clock.t += IDLE_S * 1000
+    assert svc.settle_idle(gid) is True
+    assert last(svc, gid)["type"] == "SeatResigned" and svc.load(gid).status == "active"
 
 
 def test_a_rated_game_is_aborted_when_idle_with_nobody_waiting_on_the_idle(redis_url, clock):
