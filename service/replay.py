@@ -9,11 +9,11 @@ timeout flags only on commands the clock could have played; and checks the expor
 server's own aborts stand only where its limits required them: an ``event_limit`` abort only
 where the command it refused (``cmd.refused``, derived again) would have taken the log past the
 game's ``max_events`` minus one, and no command ever past it; an ``idle`` abort (or, in a game
-whose result counts, rated or a tournament's, the idle seats' resignations) only in an active game without a clock,
-at least ``idle_abort_s`` after the event before it (a game created before that was recorded:
-not before it). Given
-the server's public keys it first checks the export's Ed25519 signature (``service.signing``),
-which proves what nothing else can: the names, the times, the game's id. ``python -m
+whose result counts, rated or a tournament's, the idle seats' resignations) only in an active
+game without a clock, at least ``idle_abort_s`` after the event before it (a game created before
+that was recorded: not before it). Given the server's public keys it first checks the export's
+Ed25519 signature (``service.signing``), which proves what nothing else can: the names, the
+times, the game's id. ``python -m
 service.replay verify EXPORT.json [--key KEY]`` runs it without a server.
 """
 
@@ -205,13 +205,10 @@ class Seats:
     last_at: str | None = None
     #: the creation event's data
     created: dict = field(default_factory=dict)
-    #: per seat: its controller when the game started
-    started: list[str] = field(default_factory=list)
 
     def start(self, players: list[dict]) -> None:
         self.players = players
         self.controllers = ["bot" if p.get("bot") else "human" for p in players]
-        self.started = list(self.controllers)
 
     @property
     def policy(self) -> str | None:
@@ -408,8 +405,7 @@ def _idle(game, version: int, group: list[dict], state: dict | None,
                          {"idle_abort_s": seats.idle_abort_s, "waited_ms": waited})
     gone = [] if state is None or group[0]["type"] == "GameAborted" else idle_resigners(
         result_counts(seats.created, seats.players), game.awaiting(state),
-        [c == "human" for c in seats.controllers],
-        [c == s for c, s in zip(seats.controllers, seats.started)])
+        [c == "human" for c in seats.controllers])
     if not gone:
         seats.aborted = True
         return [event("GameAborted", {"by": "server", "reason": "idle"})]

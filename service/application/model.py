@@ -79,6 +79,14 @@ class Shell(NamedTuple):
     #: ``{"reason", "seats"}`` when a forfeit ended a game that cannot go on without the seat
     ended: dict | None
     aborted: bool
+    #: the seats that resigned or forfeited, in the order they left: one group a command
+    #: (several seats leave together when their clocks run out together). A game whose seats
+    #: left before this was kept has them missing here (ratings then rank them alike).
+    left: tuple[tuple[int, ...], ...] = ()
+
+    def leaving(self, seats) -> tuple[tuple[int, ...], ...]:
+        """:attr:`left` with ``seats`` (one command's) leaving now."""
+        return self.left + (tuple(sorted(seats)),)
 
     @staticmethod
     def initial(created: dict) -> Shell:
@@ -97,11 +105,15 @@ class Shell(NamedTuple):
     @staticmethod
     def parse(stored: dict) -> Shell:
         return Shell(tuple(Controller.parse(c) for c in stored["controllers"]),
-                     stored["clock"], stored["ended"], stored["aborted"])
+                     stored["clock"], stored["ended"], stored["aborted"],
+                     tuple(tuple(group) for group in stored.get("left", ())))
 
     def stored(self) -> dict:
-        return {"controllers": [c.stored for c in self.controllers], "clock": self.clock,
-                "ended": self.ended, "aborted": self.aborted}
+        out = {"controllers": [c.stored for c in self.controllers], "clock": self.clock,
+               "ended": self.ended, "aborted": self.aborted}
+        if self.left:
+            out["left"] = [list(group) for group in self.left]
+        return out
 
 
 class Cached(NamedTuple):

@@ -30,7 +30,7 @@ from ..store.players import Batch, PlayerStore
 from ..timestamps import rfc3339
 from .model import Table
 from .players import bot_level
-from .ratings import final_ranks, quit_seats
+from .ratings import final_ranks
 
 
 def served_notice(kind: str, data: dict) -> dict:
@@ -52,13 +52,12 @@ def _deadline(table: Table, seat: int) -> str | None:
 
 def count_finished(out: Batch, table: Table) -> None:
     """Count a finished game in its players' profiles: one game for each player (holding one
-    seat or several), a win for a player holding a seat ranked first as ratings rank it (a
-    seat resigned or forfeited last, :func:`final_ranks`) that it did not resign or forfeit:
-    a bot that won a seat its player left wins nothing for it, and the player it left wins."""
+    seat or several), a win for a player holding a seat ranked first as ratings rank it
+    (:func:`final_ranks`: a seat resigned or forfeited below every seat that played on, so a
+    bot that won a seat its player left wins nothing for it, and the player it left wins)."""
     if table.status != "finished":
         return
-    quit = set(quit_seats(table))
-    winners = {s for s, rank in enumerate(final_ranks(table)) if rank == 1} - quit
+    winners = {s for s, rank in enumerate(final_ranks(table)) if rank == 1}
     counted_as = table.game.rating_type(table.created["data"]["options"])
     holders = {i: p["player"] for i, p in enumerate(table.players) if p.get("player")}
     for player in set(holders.values()):

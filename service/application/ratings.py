@@ -4,7 +4,8 @@ type (``Game.rating_type``: the game type, the Scarabya duel apart).
 A game is rated when it finished with ``rated`` in its creation event and every seat held by a
 distinct player (humans, third-party bots and the built-in bot players alike). The ranks are
 the rules' final ranks (ties share a rank); a seat that resigned or forfeited (its controller is
-no longer the one it started with) ranks last, below every seat that played on.
+no longer the one it started with) ranks below every seat that played on, and above the seats
+that left before it (the shell's ``left``).
 
 Each update is one entry of the rating type's ledger (``store.ratings``), written with the
 players' new ratings by one script keyed by the game id: a duplicated or retried job changes
@@ -19,7 +20,7 @@ import orjson
 from openskill.models import PlackettLuce
 
 from ..engine import counts_for_ratings
-from ..engine.tournament import quitters_last
+from ..engine.tournament import quitters_in_order, quitters_last
 from ..store.players import PlayerStore
 from ..store.ratings import RatingStore, Recorded, Standing
 from .errors import NotFound
@@ -59,8 +60,14 @@ def quit_seats(table: Table) -> list[int]:
 
 
 def final_ranks(table: Table) -> list[int]:
-    """The rules' ranks, with every seat that resigned or forfeited ranked last."""
-    return quitters_last(table.result()["ranks"], quit_seats(table))
+    """The rules' ranks, with every seat that resigned or forfeited ranked last, those that
+    left later above those that left earlier (the shell's ``left``; alike for a game whose
+    seats left before it kept the order)."""
+    ranks, quit = table.result()["ranks"], quit_seats(table)
+    order = table.shell.left
+    if sorted(s for group in order for s in group) == sorted(quit):
+        return quitters_in_order(ranks, order)
+    return quitters_last(ranks, quit)
 
 
 def rated_players(table: Table) -> list[str] | None:

@@ -70,7 +70,8 @@ class Seats:
         markers = [event("SeatForfeited", {"reason": reason, "game_continues": left is not None},
                          seat) for seat in seats]
         shell = self.appender.next_shell(table, after, set(seats),
-                                         controllers=_left(table, seats), **changes)
+                                         controllers=_left(table, seats),
+                                         left=table.shell.leaving(seats), **changes)
         return self.appender.append(table, markers + events, after, shell,
                                     cmd=forfeit_command(seats))
 
@@ -94,7 +95,8 @@ class Seats:
                                Controller.bot(clock["bot_level"] if clock else RESIGNED_BOT))
                 marker = event("SeatResigned", {"replaced_by": replacement.stored}, seat)
                 shell = self.appender.next_shell(table, table.state, set(),
-                                                 controllers=_replaced(table, seat, replacement))
+                                                 controllers=_replaced(table, seat, replacement),
+                                                 left=table.shell.leaving([seat]))
                 outcome = self.appender.append(table, [marker], table.state, shell,
                                                cmd={"shell": "resign", "seat": seat})
             if isinstance(outcome, Appended):
@@ -176,11 +178,8 @@ class Seats:
 
     def _idle_end(self, table: Table) -> tuple[list[dict], dict, Shell]:
         """The events, state and shell :meth:`settle_idle` appends for ``table``."""
-        started = Shell.initial({**table.created["data"], "players": table.players})
         controllers = table.shell.controllers
-        gone = idle_resigners(counts(table), table.awaiting(),
-                              [c.human for c in controllers],
-                              [c == s for c, s in zip(controllers, started.controllers)])
+        gone = idle_resigners(counts(table), table.awaiting(), [c.human for c in controllers])
         if not gone:
             marker = event("GameAborted", {"by": "server", "reason": "idle"})
             return [marker], table.state, self.appender.next_shell(
@@ -190,4 +189,5 @@ class Seats:
                          seat) for seat in gone]
         return markers, table.state, self.appender.next_shell(
             table, table.state, set(),
-            controllers=tuple(replacement if s in gone else c for s, c in enumerate(controllers)))
+            controllers=tuple(replacement if s in gone else c for s, c in enumerate(controllers)),
+            left=table.shell.leaving(gone))

@@ -137,18 +137,16 @@ def result_counts(created: dict, players: Sequence[dict]) -> bool:
 RESIGNED_BOT = "heuristic"
 
 
-def idle_resigners(counts: bool, awaiting: Sequence[int], humans: Sequence[bool],
-                   as_started: Sequence[bool]) -> list[int]:
+def idle_resigners(counts: bool, awaiting: Sequence[int], humans: Sequence[bool]) -> list[int]:
     """The seats that resign when a game without a clock has been idle for its limit: in a
     game whose result ``counts`` (:func:`result_counts`), the awaited seats still played by
-    their human (``humans``, per seat), provided
-    some seat not awaited still plays as it started (``as_started``, per seat: it never
-    resigned or forfeited), a player or a bot player the game waits on nobody for. They resign
-    as a human would (a bot plays on; ratings rank them last). Empty otherwise: the game is
-    aborted (a game whose result counts for nothing, or nobody left waiting on them)."""
+    their human (``humans``, per seat), provided some other seat is in the game: one that
+    still plays waits on them, and one that resigned or forfeited before them ranks below
+    them (ratings rank the seats that left by when they left). They resign as a human would
+    (a bot plays on). Empty otherwise, and the game is aborted: a game whose result counts for
+    nothing, or one whose every seat is an idle human (nobody moved in a simultaneous phase)."""
     idle = [s for s in awaiting if humans[s]] if counts else []
-    waiting = [s for s, kept in enumerate(as_started) if kept and s not in idle]
-    return idle if idle and waiting else []
+    return idle if idle and len(idle) < len(humans) else []
 
 
 def forfeit_result(n: int, seats: list[int], reason: str) -> dict:

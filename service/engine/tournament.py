@@ -75,6 +75,22 @@ def quitters_last(ranks: Sequence[int], quit_seats: Collection[int]) -> list[int
             for s, r in enumerate(ranks)]
 
 
+def quitters_in_order(ranks: Sequence[int],
+                      groups: Sequence[Sequence[int]]) -> list[int]:
+    """``ranks`` with the seats of ``groups`` (the seats that resigned or forfeited, one group
+    a command, in the order they left) ranked below every seat that played on, as
+    :func:`quitters_last` ranks them, and among themselves by when they left: a seat that left
+    later ranks above one that left earlier, the seats of one group alike (ratings)."""
+    gone = {s for group in groups for s in group}
+    out = quitters_last(ranks, gone)
+    below = len(gone)
+    for group in groups:  # the first to leave ranks last
+        below -= len(group)
+        for s in group:
+            out[s] = len(ranks) - len(gone) + 1 + below
+    return out
+
+
 def game_points(ranks: Sequence[int] | None) -> list[Fraction]:
     """Each seat's points: places ``1..n`` worth ``n-1..0``, tied seats share their places."""
     if ranks is None:

@@ -584,8 +584,8 @@ class PlayerStatsSchema(Strict):
     games = JsonInteger(required=True)
     wins = JsonInteger(required=True, metadata={
         "description": "games finished with a seat the player held ranked first as ratings rank "
-                       "them (a seat resigned or forfeited last), never one it resigned or "
-                       "forfeited; ties for first count for each"})
+                       "them (the seats resigned or forfeited below every seat that played on, "
+                       "the last to leave first among them); ties for first count for each"})
     rating = fields.Nested(RatingSchema, required=True, allow_none=True, metadata={
         "description": "null until the player has a rated game of this type"})
 

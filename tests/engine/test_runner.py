@@ -208,15 +208,15 @@ def test_outcome_works_on_a_clone_and_applies_each_event_as_it_is_emitted():
     assert out.done() == ([ev], out.state)
 
 
-@pytest.mark.parametrize("rated, awaiting, humans, as_started, resign", [
-    (True, [1], [True, True], [True, True], [1]),  # a player waits on the idle one
-    (True, [0], [True, False], [True, True], [0]),  # a bot player waits on it
-    (True, [0, 2], [True, True, True], [True, True, True], [0, 2]),  # two idle of three
-    (False, [1], [True, True], [True, True], []),  # unrated: aborted
-    (True, [0, 1], [True, True], [True, True], []),  # everybody awaited: nobody waits
-    (True, [1], [False, True], [False, True], []),  # the other seat resigned before
-    (True, [1], [True, False], [True, True], []),  # the awaited seat is a bot (a lost job)
+@pytest.mark.parametrize("counts, awaiting, humans, resign", [
+    (True, [1], [True, True], [1]),  # a player waits on the idle one
+    (True, [0], [True, False], [0]),  # a bot player waits on it
+    (True, [0, 2], [True, True, True], [0, 2]),  # two idle of three
+    (True, [1], [False, True], [1]),  # the other seat resigned before: it ranks below
+    (False, [1], [True, True], []),  # the result counts for nothing: aborted
+    (True, [0, 1], [True, True], []),  # every seat an idle human: nobody to rank below
+    (True, [1], [True, False], []),  # the awaited seat is a bot (a lost job)
 ])
-def test_idle_seats_resign_in_a_rated_game_when_somebody_waits_on_them(
-        rated, awaiting, humans, as_started, resign):
-    assert idle_resigners(rated, awaiting, humans, as_started) == resign
+def test_idle_seats_resign_where_the_result_counts_and_another_seat_is_in(
+        counts, awaiting, humans, resign):
+    assert idle_resigners(counts, awaiting, humans) == resign

@@ -8,7 +8,8 @@ from fractions import Fraction
 import pytest
 
 from service.engine.tournament import (Tournament, TournamentRefused, created, game_points,
-                                       quitters_last, round_robin_schedule)
+                                       quitters_in_order, quitters_last,
+                                       round_robin_schedule)
 
 
 def make(players, ratings, fmt="round_robin", rounds=None, k=2, duplicate=False):
@@ -62,6 +63,21 @@ def test_quitters_rank_last_and_the_others_are_ranked_again(ranks, quit_, expect
     assert got == expected
     n = len(ranks)
     assert sum(game_points(got)) == n * (n - 1) // 2  # places 1..n, every point given once
+
+
+@pytest.mark.parametrize("ranks,groups,expected", [
+    ([1, 2, 3], [[0], [1]], [3, 2, 1]),  # seat 0 left first: last; seat 1 then: second
+    ([2, 1], [[0], [1]], [2, 1]),  # both left: the last to leave first
+    ([2, 1], [[1], [0]], [1, 2]),  # ... whatever the rules' ranks
+    ([3, 2, 1], [[0, 2]], [2, 1, 2]),  # one group: alike
+    ([1, 1, 2, 3], [[3], [0]], [3, 1, 2, 4]),
+    ([2, 1], [], [2, 1]),
+])
+def test_ratings_rank_the_seats_that_left_by_when_they_left(ranks, groups, expected):
+    assert quitters_in_order(ranks, groups) == expected
+    gone = {s for g in groups for s in g}
+    assert [r for s, r in enumerate(expected) if s not in gone] == \
+        [r for s, r in enumerate(quitters_last(ranks, gone)) if s not in gone]
 
 
 # the round robin of six, its results chosen by hand: "=" a draw, else the winner

@@ -338,9 +338,28 @@ def test_a_tournament_game_counts_as_a_rated_one_for_aborts_and_idle_seats(redis
     assert last(svc, gid)["type"] == "SeatResigned" and svc.load(gid).status == "active"
 
 
+def test_a_resignation_stands_when_the_last_player_in_stops_moving(redis_url, clock):
+    """Ada resigns (a bot plays her seat) and Bob, having won, stops moving: his seat resigns
+    too, the bots play the game out, and it is rated with Bob first, since Ada left first.
+    (Aborted, the game would take Ada's resignation with it.)"""
+    svc = service(redis_url, clock, idle_abort_s=IDLE_S)
+    gid, players = humans(svc, {"rated": True})
+    svc.resign(gid, 0)
+    clock.t += IDLE_S * 1000
+    assert svc.settle_idle(gid) is True
+    resigned = [e for e in svc.store.read(gid, 0) if e.envelope["type"] == "SeatResigned"]
+    assert [(e.envelope["seat"], e.envelope["data"].get("reason")) for e in resigned] == \
+        [(0, None), (1, "idle")]
+    play_out(svc, gid)
+    assert svc.load(gid).status == "finished"
+    assert svc.rate(gid)["ranks"] == [2, 1]
+    assert [svc.player_store.stats(p["id"]).get(f"{TIDES}:wins", 0) for p in players] == [0, 1]
+    assert verify(svc.export(gid))["valid"]
+
+
 def test_a_rated_game_is_aborted_when_idle_with_nobody_waiting_on_the_idle(redis_url, clock):
-    """Nobody to win: every seat awaited (nobody moved in a simultaneous pick), or the seat
-    not awaited already resigned; and an unrated game."""
+    """Nobody to rank: every seat an idle human (nobody moved in a simultaneous pick); and a
+    game whose result counts for nothing."""
     svc = service(redis_url, clock, idle_abort_s=IDLE_S)
     untouched, _ = humans(svc, {"rated": True})
     unrated, _ = humans(svc, {"rated": False})
