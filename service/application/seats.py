@@ -156,11 +156,10 @@ class Seats:
     def settle_idle(self, game_id: str) -> bool:
         """End the wait of an active game without a clock in which nothing was appended for
         its idle limit (``cmd: {"shell": "idle"}``): in a game whose result counts (rated, or a
-        tournament's), the awaited seats still
-        played by their human resign when somebody not awaited still plays
-        (:func:`~service.engine.idle_resigners`: ``SeatResigned {"replaced_by":
-        "bot:heuristic", "reason": "idle"}``; a bot plays on, ratings rank them last);
-        otherwise the game is aborted (``GameAborted {"by": "server", "reason": "idle"}``,
+        tournament's), the awaited seats still played by their human resign when another seat
+        is in the game (:func:`~service.engine.idle_resigners`: ``SeatResigned {"replaced_by":
+        "bot:heuristic", "reason": "idle"}``; a bot plays on, ratings rank them below every
+        seat that played on); otherwise the game is aborted (``GameAborted {"by": "server", "reason": "idle"}``,
         status ``aborted``, unrated). Conditional on the version like any append: a command
         that lands first keeps the game going. False (nothing done) for any other game."""
         for _ in range(MAX_RETRIES):
