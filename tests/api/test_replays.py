@@ -122,9 +122,18 @@ def test_export_is_verifiable_offline_from_the_command_line(client, tmp_path):
 def test_fork_continues_from_a_past_version_with_new_tokens(client):
     gid, old_tokens = play_to_end(client, "diamant", 3)
     full = client.get(f"/v1/games/{gid}/events?limit=1000").get_json()["events"]
-    # the version right before the first decision of round 2 ends a command
+    # fork right before the first decision of the round after the first one that revealed two
+    # cards or more (a version that ends a command): the copied part holds a round whose
+    # second card was revealed by a command of its own
+    reveals: dict[int, int] = {}
+    for e in full:
+        if e["type"] == "RoundStarted":
+            reveals[current := e["data"]["round"]] = 0
+        elif e["type"] == "CardRevealed":
+            reveals[current] += 1
+    long = next(r for r in sorted(reveals) if reveals[r] >= 2 and r + 1 in reveals)
     at = next(e["version"] for e in full if e["type"] == "RoundStarted"
-              and e["data"]["round"] == 2) + 1
+              and e["data"]["round"] == long + 1) + 1
     r = client.post(f"/v1/games/{gid}/fork", json={"version": at})
     assert r.status_code == 201, r.get_json()
     fork = r.get_json()
@@ -152,11 +161,17 @@ def test_fork_continues_from_a_past_version_with_new_tokens(client):
     # decided again (its command drew nothing from the parent's stream), so a changed one,
     # or a changed deck it was revealed from, is caught without the signature
     doc = client.get(f"/v1/games/{gid2}/export").get_json()
-    revealed = next(e for e in doc["events"][:at] if e["type"] == "CardRevealed")
-    deck = next(e for e in doc["events"][:at] if e["type"] == "RoundStarted")
+    deck = next(e for e in doc["events"][:at] if e["type"] == "RoundStarted"
+                and e["data"]["round"] == long)
+    # its second card: the first revealed by a command of its own (the first comes with the
+    # shuffle, a draw, and stands as logged)
+    revealed = [e for e in doc["events"][deck["version"]:at] if e["type"] == "CardRevealed"][1]
     other = next(c for c in deck["data"]["deck"] if c != revealed["data"]["card"])
-    for event, change in ((revealed, {"card": other}),
-                          (deck, {"deck": deck["data"]["deck"][::-1]})):
+    # the same cards, another one second: what the second reveal takes
+    cards = list(deck["data"]["deck"])
+    j = next(j for j in range(2, len(cards)) if cards[j] != cards[1])
+    cards[1], cards[j] = cards[j], cards[1]
+    for event, change in ((revealed, {"card": other}), (deck, {"deck": cards})):
         tampered = copy.deepcopy(doc)
         tampered["events"][event["version"] - 1]["data"].update(change)
         outcome = verify(tampered)
