@@ -33,9 +33,9 @@ def _left(table: Table, seats: list[int]) -> tuple[Controller, ...]:
     return tuple(LEFT if i in seats else c for i, c in enumerate(table.shell.controllers))
 
 
-def _replaced(table: Table, seat: int, controller: Controller) -> tuple[Controller, ...]:
-    controllers = table.shell.controllers
-    return controllers[:seat] + (controller,) + controllers[seat + 1:]
+def _replaced(table: Table, seats: list[int], controller: Controller) -> tuple[Controller, ...]:
+    """The table's controllers with ``controller`` playing ``seats`` (they resigned)."""
+    return tuple(controller if i in seats else c for i, c in enumerate(table.shell.controllers))
 
 
 def forfeit_command(seats: list[int]) -> dict:
@@ -95,7 +95,7 @@ class Seats:
                                Controller.bot(clock["bot_level"] if clock else RESIGNED_BOT))
                 marker = event("SeatResigned", {"replaced_by": replacement.stored}, seat)
                 shell = self.appender.next_shell(table, table.state, set(),
-                                                 controllers=_replaced(table, seat, replacement),
+                                                 controllers=_replaced(table, [seat], replacement),
                                                  left=table.shell.leaving([seat]))
                 outcome = self.appender.append(table, [marker], table.state, shell,
                                                cmd={"shell": "resign", "seat": seat})
@@ -159,9 +159,10 @@ class Seats:
         tournament's), the awaited seats still played by their human resign when another seat
         is in the game (:func:`~service.engine.idle_resigners`: ``SeatResigned {"replaced_by":
         "bot:heuristic", "reason": "idle"}``; a bot plays on, ratings rank them below every
-        seat that played on); otherwise the game is aborted (``GameAborted {"by": "server", "reason": "idle"}``,
-        status ``aborted``, unrated). Conditional on the version like any append: a command
-        that lands first keeps the game going. False (nothing done) for any other game."""
+        seat that played on); otherwise the game is aborted (``GameAborted {"by": "server",
+        "reason": "idle"}``, status ``aborted``, unrated). Conditional on the version like any
+        append: a command that lands first keeps the game going. False (nothing done) for any
+        other game."""
         for _ in range(MAX_RETRIES):
             table = self.loader.load(game_id)
             limit_ms = self._idle_limit_ms(table)
@@ -177,8 +178,8 @@ class Seats:
 
     def _idle_end(self, table: Table) -> tuple[list[dict], dict, Shell]:
         """The events, state and shell :meth:`settle_idle` appends for ``table``."""
-        controllers = table.shell.controllers
-        gone = idle_resigners(counts(table), table.awaiting(), [c.human for c in controllers])
+        gone = idle_resigners(counts(table), table.awaiting(),
+                              [c.human for c in table.shell.controllers])
         if not gone:
             marker = event("GameAborted", {"by": "server", "reason": "idle"})
             return [marker], table.state, self.appender.next_shell(
@@ -187,6 +188,5 @@ class Seats:
         markers = [event("SeatResigned", {"replaced_by": replacement.stored, "reason": "idle"},
                          seat) for seat in gone]
         return markers, table.state, self.appender.next_shell(
-            table, table.state, set(),
-            controllers=tuple(replacement if s in gone else c for s, c in enumerate(controllers)),
+            table, table.state, set(), controllers=_replaced(table, gone, replacement),
             left=table.shell.leaving(gone))
