@@ -92,7 +92,7 @@ class Tournaments:
 
     # -- creating -------------------------------------------------------------------------
     def create(self, body: dict, charge: Callable[[int], None] | None = None, *,
-               platform: bool = True) -> dict:
+               platform: bool = False) -> dict:
         """A new tournament, its first round paired; everything checked first. ``charge``:
         called with the bytes the tournament will store (:meth:`stored_size`) before anything
         is written (the creator's budget of bytes stored: it may raise). ``platform``: the
