@@ -13,8 +13,8 @@ whose result counts, rated or a tournament's, the idle seats' resignations) only
 game without a clock, at least ``idle_abort_s`` after the event before it (a game created before
 that was recorded: not before it). Given the server's public keys it first checks the export's
 Ed25519 signature (``service.signing``), which proves what nothing else can: the names, the
-times, the game's id. ``python -m
-service.replay verify EXPORT.json [--key KEY]`` runs it without a server.
+times, the game's id. ``python -m service.replay verify EXPORT.json [--key KEY]`` runs it
+without a server.
 """
 
 from __future__ import annotations

@@ -350,8 +350,9 @@ def resign(game_id):
 @_alts(401, 403, 404, 409, 429, 503)
 @blp.doc(operationId="abort")
 def abort(game_id):
-    """Abort a game before anybody has moved (a seat or a platform key; a game that counts
-    for ratings, once dealt, a platform key only: its seats resign instead)."""
+    """Abort a game before anybody has moved (a seat or a platform key; a game whose result
+    counts, for ratings or in a tournament, once dealt a platform key only: its seats resign
+    instead)."""
     table = load(game_id)
     viewer = caller(table)
     if viewer is None:
