@@ -119,19 +119,25 @@ def test_export_is_verifiable_offline_from_the_command_line(client, tmp_path):
     assert out.returncode == 0 and json.loads(out.stdout)["valid"] is True
 
 
+FORK_SEED = "f0" * 16
+
+
 def test_fork_continues_from_a_past_version_with_new_tokens(client):
-    gid, old_tokens = play_to_end(client, "diamant", 3)
+    # a fixed seed: the game below has a round of three reveals or more before its last round
+    gid, old_tokens = play_to_end(client, "diamant", 3, seed=FORK_SEED)
     full = client.get(f"/v1/games/{gid}/events?limit=1000").get_json()["events"]
-    # fork right before the first decision of the round after the first one that revealed two
-    # cards or more (a version that ends a command): the copied part holds a round whose
-    # second card was revealed by a command of its own
+    # fork right before the first decision of the round after the first one that revealed
+    # three cards or more (a version that ends a command): the copied part holds a round whose
+    # second card was revealed by a command of its own that started no round (a command that
+    # shuffles a new round's deck is folded in as logged, its reveal proven by the signature
+    # or the parent's export, not by the copied deck)
     reveals: dict[int, int] = {}
     for e in full:
         if e["type"] == "RoundStarted":
             reveals[current := e["data"]["round"]] = 0
         elif e["type"] == "CardRevealed":
             reveals[current] += 1
-    long = next(r for r in sorted(reveals) if reveals[r] >= 2 and r + 1 in reveals)
+    long = next(r for r in sorted(reveals) if reveals[r] >= 3 and r + 1 in reveals)
     at = next(e["version"] for e in full if e["type"] == "RoundStarted"
               and e["data"]["round"] == long + 1) + 1
     r = client.post(f"/v1/games/{gid}/fork", json={"version": at})
