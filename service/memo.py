@@ -1,5 +1,11 @@
 """Bounded per-process memos keyed by game id: :class:`Memo` (oldest out first) for what never
-changes once a game is created, :class:`Recent` (least recently used out first)."""
+changes once a game is created, :class:`Recent` (least recently used out first).
+
+Reads take no lock (a performance shortcut: an action reads several memos, and under gevent a
+lock is Python code: measured 0.43 µs a locked read against 0.05 µs): each read is one call
+into the dict's C code, which no other thread or greenlet can interleave, and
+:meth:`Recent.get`'s second call, the move to the end, tolerates the entry having gone since.
+Writes, which check then change, hold the lock."""
 
 from __future__ import annotations
 
@@ -20,8 +26,7 @@ class Memo(Generic[V]):
         self._lock = threading.Lock()
 
     def get(self, game_id: str) -> V | None:
-        with self._lock:
-            return self._data.get(game_id)
+        return self._data.get(game_id)
 
     def put(self, game_id: str, value: V) -> None:
         with self._lock:
@@ -46,11 +51,13 @@ class Recent(Memo[V]):
     """A :class:`Memo` whose least recently used entry goes first."""
 
     def get(self, game_id: str) -> V | None:
-        with self._lock:
-            hit = self._data.get(game_id)
-            if hit is not None:
+        hit = self._data.get(game_id)
+        if hit is not None:
+            try:
                 self._data.move_to_end(game_id)
-            return hit
+            except KeyError:  # put out by a write since the read: the value read stands
+                pass
+        return hit
 
     def put(self, game_id: str, value: V) -> None:
         with self._lock:
