@@ -89,6 +89,9 @@ signing.settings(os.environ)
 # WEB_METRICS_WRITE_SECONDS (default 1; 0: at every request), not at every request: see
 # post_worker_init and worker_exit. Read here so that a bad value stops the start.
 metrics_write_seconds = metricsdir.write_seconds()
+# Each worker holds its access log lines and writes them together every WEB_LOG_WRITE_SECONDS
+# (default 1; 0: each line at once): see service.logs.StderrHandler.hold.
+log_write_seconds = logs.write_seconds()
 # prometheus-client's multiprocess mode: every worker's metrics in one directory, set before
 # any process imports prometheus_client (service/metricsdir.py), once every setting above is
 # read (a refused start leaves no directory); child_exit below.
@@ -143,10 +146,12 @@ def child_exit(server, worker):  # noqa: ARG001 - gunicorn's signature
 
 
 def worker_exit(server, worker):
-    """A worker that stops writes the counts it still holds (in its own process)."""
+    """A worker that stops writes the counts and the log lines it still holds (in its own
+    process)."""
     from service import metrics
 
     metrics.DEFERRED.stop()
+    logs.stop_holding()
 
 
 def on_exit(server):  # noqa: ARG001 - gunicorn's signature
@@ -186,6 +191,7 @@ def post_worker_init(worker):
     from service import metrics
 
     metrics.DEFERRED.start(metrics_write_seconds)  # under gevent's workers only
+    logs.hold_access_lines(log_write_seconds)
     if gc_thresholds is None:
         return
     gc.collect()

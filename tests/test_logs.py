@@ -155,3 +155,109 @@ def test_a_python_warning_is_a_json_line_too():
     lines = [json.loads(line) for line in out.stderr.splitlines()]
     assert len(lines) == 1 and lines[0]["logger"] == "py.warnings", out.stderr
     assert "patched late" in lines[0]["message"] and lines[0]["level"] == "WARNING"
+
+
+def _access(handler_logger, n: int, start: int = 0) -> None:
+    for i in range(start, start + n):
+        logs.log_fields(handler_logger, logging.INFO, f"GET /{i} 200 0.1ms", FIELDS, hold=True)
+
+
+def _messages(path) -> list[str]:
+    import json
+
+    return [json.loads(line)["message"] for line in path.read_text().splitlines()]
+
+
+def test_held_access_lines_are_written_together_in_order_with_every_other_line(tmp_path):
+    """A worker holds its access lines (``WEB_LOG_WRITE_SECONDS``): they reach the file at the
+    interval, before any other line logged after them, all at once past ``HELD_MAX`` bytes,
+    and when it stops holding; from then on each line is written at once again."""
+    import time
+
+    access, other = logging.getLogger("cartouche.access"), logging.getLogger("cartouche.test")
+    path = tmp_path / "stderr.log"
+    with open(path, "w", encoding="utf-8") as stream, only_our_handler() as (handler, _):
+        handler.setStream(stream)
+        assert handler.hold(0.3) is True and handler.hold(0.3) is False  # once
+        try:
+            _access(access, 3)
+            assert path.read_text() == ""  # held
+            other.warning("an error line")  # written after the lines held before it
+            assert _messages(path) == ["GET /0 200 0.1ms", "GET /1 200 0.1ms",
+                                       "GET /2 200 0.1ms", "an error line"]
+            _access(access, 2, start=3)
+            assert len(_messages(path)) == 4
+            deadline = time.monotonic() + 5
+            while len(_messages(path)) < 6 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert _messages(path)[4:] == ["GET /3 200 0.1ms", "GET /4 200 0.1ms"]
+            # bounded: the line that takes the held bytes to HELD_MAX is written with them
+            size = len(path.read_bytes())
+            handler.HELD_MAX = 1000
+            n = 0
+            while len(path.read_bytes()) == size:
+                _access(access, 1, start=100 + n)
+                n += 1
+            assert len(path.read_bytes()) - size >= 1000 and n < 20
+            assert _messages(path)[-1] == f"GET /{100 + n - 1} 200 0.1ms"
+            _access(access, 1, start=200)
+        finally:
+            handler.stop_holding()
+        assert _messages(path)[-1] == "GET /200 200 0.1ms"  # written as it stops holding
+        _access(access, 1, start=201)  # and at once from then on
+        assert _messages(path)[-1] == "GET /201 200 0.1ms"
+    assert handler.hold(0) is False
+
+
+def test_a_forked_child_writes_nothing_its_parent_held(tmp_path):
+    access = logging.getLogger("cartouche.access")
+    path = tmp_path / "stderr.log"
+    with open(path, "w", encoding="utf-8") as stream, only_our_handler() as (handler, _):
+        handler.setStream(stream)
+        assert handler.hold(10)
+        try:
+            _access(access, 1)
+            pid = os.fork()
+            if pid == 0:  # the child: its own line is written at once, then it exits
+                try:
+                    _access(access, 1, start=1)
+                    handler.stop_holding()
+                finally:
+                    os._exit(0)
+            assert os.waitpid(pid, 0)[1] == 0
+            assert _messages(path) == ["GET /1 200 0.1ms"]
+        finally:
+            handler.stop_holding()
+    assert _messages(path) == ["GET /1 200 0.1ms", "GET /0 200 0.1ms"]
+
+
+def test_logging_shutdown_writes_the_held_lines(tmp_path):
+    access = logging.getLogger("cartouche.access")
+    path = tmp_path / "stderr.log"
+    with open(path, "w", encoding="utf-8") as stream, only_our_handler() as (handler, _):
+        handler.setStream(stream)
+        assert handler.hold(10)
+        try:
+            _access(access, 2)
+            assert path.read_text() == ""
+            handler.flush()  # what logging.shutdown does at exit
+            assert _messages(path) == ["GET /0 200 0.1ms", "GET /1 200 0.1ms"]
+        finally:
+            handler.stop_holding()
+
+
+def test_lines_are_held_only_over_a_file_descriptor():
+    with only_our_handler() as (handler, out):  # a StringIO
+        assert handler.hold(1) is False
+        _access(logging.getLogger("cartouche.access"), 1)
+        assert "GET /0 200 0.1ms" in out.getvalue()
+
+
+def test_the_write_interval_setting():
+    assert logs.write_seconds({}) == 1.0
+    assert logs.write_seconds({"WEB_LOG_WRITE_SECONDS": " 0 "}) == 0.0
+    assert logs.write_seconds({"WEB_LOG_WRITE_SECONDS": "2.5"}) == 2.5
+    for bad in ("soon", "-1", "11", "nan"):
+        with pytest.raises(ValueError, match="WEB_LOG_WRITE_SECONDS must be a number of "
+                                             "seconds from 0 to 10"):
+            logs.write_seconds({"WEB_LOG_WRITE_SECONDS": bad})

@@ -54,7 +54,7 @@ def end(environ: dict, response, method: str, path: str, route: str,
         ms = round(seconds * 1000, 1)
         logs.log_fields(access_log, logging.INFO, f"{method} {path} {status} {ms:.1f}ms",
                         {"method": method, "path": path, "route": route, "status": status,
-                         "duration_ms": ms, "remote": environ.get("REMOTE_ADDR")})
+                         "duration_ms": ms, "remote": environ.get("REMOTE_ADDR")}, hold=True)
 
 
 def forget() -> None:

@@ -68,3 +68,37 @@ def test_no_token_or_seed_in_any_log_line(own_redis):
     for line in logs.splitlines():
         for name, secret in secrets.items():
             assert secret not in line, f"{name} in a log line: {line[:200]}"
+
+
+def test_a_worker_writes_its_access_lines_within_the_interval_and_as_it_stops(own_redis):
+    """Each worker holds its access lines for one write every ``WEB_LOG_WRITE_SECONDS``: a
+    request's line is in the log within that time, not at once, and the lines a worker still
+    holds are written as it stops (gracefully)."""
+    import json
+    import time
+
+    server = own_redis["server"]
+    gunicorn, url = start_gunicorn(db(server.url, 0), db(server.url, 1),
+                                   {"WEB_LOG_WRITE_SECONDS": "1.5"}, workers=1)
+
+    def access_lines() -> list[dict]:
+        lines = [json.loads(line) for line in gunicorn.log().splitlines()
+                 if line.startswith("{")]
+        return [line for line in lines if line["logger"] == "cartouche.access"]
+
+    try:
+        before = len(access_lines())
+        with requests.Session() as s:
+            t0 = time.monotonic()
+            assert s.get(f"{url}/v1/games/0abc", headers={"X-Request-ID": "held-1"}
+                         ).status_code == 404
+            assert not any(line["request_id"] == "held-1" for line in access_lines())
+            line = wait_until(lambda: next((x for x in access_lines()
+                                            if x["request_id"] == "held-1"), None),
+                              5, "the held access line")
+            assert time.monotonic() - t0 <= 3.5 and line["status"] == 404
+            assert len(access_lines()) > before
+            s.get(f"{url}/v1/games/0abc", headers={"X-Request-ID": "held-2"})
+    finally:
+        gunicorn.stop()
+    assert [x["status"] for x in access_lines() if x["request_id"] == "held-2"] == [404]
