@@ -113,55 +113,55 @@ class StderrHandler(logging.StreamHandler):
     """The handler :func:`configure` installs on the root logger.
 
     It can hold the access log's lines and write them together (:meth:`hold`, a performance
-    shortcut: a gunicorn worker does, ``WEB_LOG_WRITE_SECONDS``): one ``os.write`` a second
-    instead of one a request (measured in process: ~9 µs an action, about 3% of its CPU).
-    Held lines are written every interval, as soon as :data:`HELD_MAX` bytes are held, before
-    any other line (so a process's lines keep their order), on :meth:`flush` (logging's
-    shutdown at exit) and on :meth:`stop_holding` (a worker's exit). A process killed outright
-    loses what it held: at most an interval of access lines. Lines are only held over a file
-    descriptor (stderr, a file, a pipe)."""
+    shortcut: a gunicorn worker does, ``WEB_LOG_WRITE_SECONDS``): kept unformatted, then made
+    and written in one ``os.write`` an interval, instead of a line made and a system call
+    each request. Held lines are written every interval, as soon as :data:`HELD_MAX` are
+    held, before any other line (so a process's lines keep their order), on :meth:`flush`
+    (logging's shutdown at exit) and on :meth:`stop_holding` (a worker's exit). A process
+    killed outright loses what it held: at most an interval of access lines. Lines are only
+    held over a file descriptor (stderr, a file, a pipe)."""
 
     #: (stream, its file descriptor or None) as :meth:`_descriptor` last found them
     _descriptor: tuple | None = None
-    #: the lines held (None: every line is written at once) and their size in bytes
-    _held: list[bytes] | None = None
-    _held_size = 0
+    #: the lines held, as :func:`log_fields` got them (None: every line is written at once)
+    _held: list[tuple] | None = None
     #: wakes the thread that writes the held lines every interval (None: no such thread)
     _wake: threading.Event | None = None
-    #: the most bytes held: the line that reaches it is written at once, with those before it
-    HELD_MAX = 64 * 1024
+    #: the most lines held: the one that reaches it is written at once, with those before it
+    HELD_MAX = 512
 
-    def write_line(self, line: str | bytes, hold: bool = False) -> None:
+    def write_line(self, line: str | bytes) -> None:
         """Write one formatted line (``bytes``: its UTF-8 text) and the terminator, then flush,
-        as ``emit`` writes a record's text; with ``hold``, keep it for a later write instead
-        when lines are held (:meth:`hold`). On a UTF-8 text stream over a file descriptor
-        (stderr) it is one ``os.write`` of the bytes, after whatever text the stream still
-        held; on any other stream, through the stream."""
+        as ``emit`` writes a record's text, after the lines held. On a UTF-8 text stream over
+        a file descriptor (stderr) it is one ``os.write`` of the bytes, after whatever text
+        the stream still held; on any other stream, through the stream."""
         with self.lock:
             stream = self.stream
             fd = self._stream_descriptor(stream)
+            data = self._take_held()
             if fd is None:
-                self._write_held()
-                stream.write((line.decode() if isinstance(line, bytes) else line)
-                             + self.terminator)
+                stream.write(data.decode() + (line.decode() if isinstance(line, bytes)
+                                              else line) + self.terminator)
                 self.flush()
                 return
-            data = (line if isinstance(line, bytes) else line.encode("utf-8", stream.errors)) \
+            data += (line if isinstance(line, bytes) else line.encode("utf-8", stream.errors)) \
                 + self.terminator.encode()
-            held = self._held
-            if held is not None and (held or hold):
-                if hold:
-                    held.append(data)
-                    self._held_size += len(data)
-                    if self._held_size < self.HELD_MAX:
-                        return
-                    data = b""
-                data = b"".join(held) + data
-                held.clear()
-                self._held_size = 0
             stream.flush()  # whatever text the stream still holds goes first
             while data:
                 data = data[os.write(fd, data):]
+
+    def hold_line(self, line: tuple) -> bool:
+        """Keep ``line`` (:func:`log_fields`'s ``(time, level, logger name, message, request
+        id, fields)``) to be made and written later, if lines are held (:meth:`hold`);
+        answers whether it was kept."""
+        with self.lock:
+            held = self._held
+            if held is None:
+                return False
+            held.append(line)
+            if len(held) >= self.HELD_MAX:
+                self._write_held()
+            return True
 
     def emit(self, record: logging.LogRecord) -> None:
         if self._held:  # (logging holds the lock while it emits)
@@ -174,16 +174,16 @@ class StderrHandler(logging.StreamHandler):
             super().flush()
 
     def hold(self, seconds: float) -> bool:
-        """From now on hold the lines written with ``hold`` and write them together every
-        ``seconds`` (a daemon thread: a greenlet where gevent has patched ``threading``), or
-        sooner as the class docstring says. Answers whether it holds: not for 0 seconds, not
-        over a stream without a file descriptor, not twice. A process forked later holds
-        nothing of its parent's."""
+        """From now on hold the lines :func:`log_fields` is told to hold and write them
+        together every ``seconds`` (a daemon thread: a greenlet where gevent has patched
+        ``threading``), or sooner as the class docstring says. Answers whether it holds: not
+        for 0 seconds, not over a stream without a file descriptor, not twice. A process
+        forked later holds nothing of its parent's."""
         with self.lock:
             if seconds <= 0 or self._held is not None \
                     or self._stream_descriptor(self.stream) is None:
                 return False
-            self._held, self._held_size = [], 0
+            self._held = []
             self._wake = wake = threading.Event()
         threading.Thread(target=self._write_every, args=(wake, seconds), name="log-writes",
                          daemon=True).start()
@@ -206,14 +206,29 @@ class StderrHandler(logging.StreamHandler):
                 except Exception:  # noqa: BLE001 - a failed write loses these lines, as emit's
                     self.handleError(logging.makeLogRecord({"msg": "held log lines"}))
 
-    def _write_held(self) -> None:
-        """Write the lines held now (the lock is held)."""
+    def _take_held(self) -> bytes:
+        """The lines held, made (each with the terminator), and none held any more (the lock is
+        held)."""
         held = self._held
         if not held:
-            return
-        data = b"".join(held)
+            return b""
+        lines = held[:]
         held.clear()
-        self._held_size = 0
+        formatter, end = self.formatter, self.terminator.encode()
+        out = []
+        for line in lines:
+            try:
+                out.append(_encoded(_line(formatter, *line)) + end)
+            except Exception:  # noqa: BLE001 - that line is reported, the others written
+                self.handleError(logging.makeLogRecord({"name": line[2], "levelno": line[1],
+                                                        "msg": line[3]}))
+        return b"".join(out)
+
+    def _write_held(self) -> None:
+        """Write the lines held now (the lock is held)."""
+        data = self._take_held()
+        if not data:
+            return
         stream = self.stream
         fd = self._stream_descriptor(stream)
         if fd is None:
@@ -226,7 +241,7 @@ class StderrHandler(logging.StreamHandler):
 
     def _forked(self) -> None:
         """In a child process: what the parent held is the parent's to write."""
-        self._held, self._held_size, self._wake = None, 0, None
+        self._held, self._wake = None, None
 
     def _stream_descriptor(self, stream) -> int | None:
         """The file descriptor under ``stream`` when writing UTF-8 bytes there writes what the
@@ -277,27 +292,37 @@ def log_fields(logger: logging.Logger, level: int, message: str, fields: dict,
     logged on every request: where the record would only reach :func:`configure`'s handler,
     the line is written without making a ``LogRecord`` -- the same text its formatter would
     write for that record (``tests/test_logs.py`` compares them) -- and, on a stream of a file
-    descriptor, as bytes straight to that descriptor (:meth:`StderrHandler.write_line`; with
-    ``hold``, held for a later write where that handler holds lines)."""
+    descriptor, as bytes straight to that descriptor (:meth:`StderrHandler.write_line`). With
+    ``hold``, where that handler holds lines, the line is made and written later
+    (:meth:`StderrHandler.hold_line`): ``fields`` must not change after the call."""
     handler = _sole_handler(logger, level)
     if handler is None:
         logger.handle(_record(logger, level, message, fields))
         return
-    created = time.time()
-    name = logging.getLevelName(level)
-    rid = REQUEST_ID.get()
-    if type(handler.formatter) is JsonFormatter:
-        out = _head(created, name, logger.name, message, rid)
+    line = (time.time(), level, logger.name, message, REQUEST_ID.get(), fields)
+    try:
+        if not (hold and handler.hold_line(line)):
+            handler.write_line(_line(handler.formatter, *line))
+    except Exception:  # as StreamHandler.emit reports a failed write
+        handler.handleError(_record(logger, level, message, fields))
+
+
+def _line(formatter: logging.Formatter | None, created: float, level: int, name: str,
+          message: str, rid: str | None, fields: dict) -> str | bytes:
+    """The text ``formatter`` (a :class:`JsonFormatter`: bytes; else as :class:`TextFormatter`
+    writes it) makes of the record :func:`log_fields` stands for."""
+    level_name = logging.getLevelName(level)
+    if type(formatter) is JsonFormatter:
+        out = _head(created, level_name, name, message, rid)
         for key, value in fields.items():
             if key not in out:
                 out[key] = value
-        line: str | bytes = orjson.dumps(out, default=str)
-    else:
-        line = f"{rfc3339(created)} {name} {logger.name}{f' [{rid}]' if rid else ''} {message}"
-    try:
-        handler.write_line(line, hold)
-    except Exception:  # as StreamHandler.emit reports a failed write
-        handler.handleError(_record(logger, level, message, fields))
+        return orjson.dumps(out, default=str)
+    return f"{rfc3339(created)} {level_name} {name}{f' [{rid}]' if rid else ''} {message}"
+
+
+def _encoded(line: str | bytes) -> bytes:
+    return line if isinstance(line, bytes) else line.encode("utf-8", "backslashreplace")
 
 
 def formatter(fmt: str) -> logging.Formatter:

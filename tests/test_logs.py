@@ -170,7 +170,7 @@ def _messages(path) -> list[str]:
 
 def test_held_access_lines_are_written_together_in_order_with_every_other_line(tmp_path):
     """A worker holds its access lines (``WEB_LOG_WRITE_SECONDS``): they reach the file at the
-    interval, before any other line logged after them, all at once past ``HELD_MAX`` bytes,
+    interval, before any other line logged after them, all at once at ``HELD_MAX`` lines,
     and when it stops holding; from then on each line is written at once again."""
     import time
 
@@ -191,15 +191,12 @@ def test_held_access_lines_are_written_together_in_order_with_every_other_line(t
             while len(_messages(path)) < 6 and time.monotonic() < deadline:
                 time.sleep(0.02)
             assert _messages(path)[4:] == ["GET /3 200 0.1ms", "GET /4 200 0.1ms"]
-            # bounded: the line that takes the held bytes to HELD_MAX is written with them
-            size = len(path.read_bytes())
-            handler.HELD_MAX = 1000
-            n = 0
-            while len(path.read_bytes()) == size:
-                _access(access, 1, start=100 + n)
-                n += 1
-            assert len(path.read_bytes()) - size >= 1000 and n < 20
-            assert _messages(path)[-1] == f"GET /{100 + n - 1} 200 0.1ms"
+            # bounded: the line that makes HELD_MAX lines held is written with them at once
+            handler.HELD_MAX = 5
+            _access(access, 4, start=100)
+            assert len(_messages(path)) == 6
+            _access(access, 1, start=104)
+            assert _messages(path)[6:] == [f"GET /{i} 200 0.1ms" for i in range(100, 105)]
             _access(access, 1, start=200)
         finally:
             handler.stop_holding()
@@ -261,3 +258,39 @@ def test_the_write_interval_setting():
         with pytest.raises(ValueError, match="WEB_LOG_WRITE_SECONDS must be a number of "
                                              "seconds from 0 to 10"):
             logs.write_seconds({"WEB_LOG_WRITE_SECONDS": bad})
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_a_held_line_is_written_as_the_formatter_writes_it(tmp_path, monkeypatch, fmt):
+    logger = logging.getLogger("cartouche.access")
+    path = tmp_path / "stderr.log"
+    message = "POST /v1/games/0abc/actions 201 1.3ms \u00e9"
+    monkeypatch.setattr(logs.time, "time", lambda: NOW)
+    with open(path, "w", encoding="utf-8") as stream, only_our_handler(fmt) as (handler, _):
+        handler.setStream(stream)
+        assert handler.hold(10)
+        token = logs.REQUEST_ID.set("rid-1")
+        try:
+            logs.log_fields(logger, logging.INFO, message, dict(FIELDS), hold=True)
+        finally:
+            logs.REQUEST_ID.reset(token)
+        monkeypatch.undo()  # the line is made when written: with the time it was logged at
+        assert path.read_text() == ""
+        handler.stop_holding()
+        expected = _record_line(handler, logger, message, "rid-1")
+    assert path.read_text(encoding="utf-8") == expected + "\n"
+
+
+def test_a_held_line_that_cannot_be_made_is_reported_and_the_others_written(tmp_path):
+    logger = logging.getLogger("cartouche.access")
+    path = tmp_path / "stderr.log"
+    reported = []
+    with open(path, "w", encoding="utf-8") as stream, only_our_handler() as (handler, _):
+        handler.setStream(stream)
+        handler.handleError = reported.append
+        assert handler.hold(10)
+        for message in ("GET /a 200 0.1ms", "GET /\ud800 200 0.1ms", "GET /b 200 0.1ms"):
+            logs.log_fields(logger, logging.INFO, message, FIELDS, hold=True)
+        handler.stop_holding()
+    assert _messages(path) == ["GET /a 200 0.1ms", "GET /b 200 0.1ms"]
+    assert [r.getMessage() for r in reported] == ["GET /\ud800 200 0.1ms"]
