@@ -128,7 +128,7 @@ class StderrHandler(logging.StreamHandler):
     #: wakes the thread that writes the held lines every interval (None: no such thread)
     _wake: threading.Event | None = None
     #: the most lines held: the one that reaches it is written at once, with those before it
-    HELD_MAX = 512
+    HELD_MAX = 128
 
     def write_line(self, line: str | bytes) -> None:
         """Write one formatted line (``bytes``: its UTF-8 text) and the terminator, then flush,
