@@ -44,10 +44,11 @@
 
 Every other per-request cost cut lives where the code it shortens is, each with its note:
 ``service/app.py`` (the request-id, metrics and access-log hooks), ``service/logs.py``
-(``rfc3339``: a second's text made once), ``service/api/ratelimit.py`` (the limiter's hooks;
-a client's counter names made once a window), ``service/metrics.py`` (the request and command
-counts: ``counting``, ``observing``), ``service/application/identity.py`` (token digests
-kept).
+(``rfc3339``: a second's text made once; ``StderrHandler.hold``: a worker's access lines made
+and written together), ``service/api/ratelimit.py`` (the limiter's hooks; a client's counter
+names made once a window), ``service/metrics.py`` (the request and command counts:
+``counting``, ``observing``), ``service/application/identity.py`` (token digests kept),
+``service/memo.py`` (reads without a lock).
 """
 
 from __future__ import annotations
