@@ -206,41 +206,43 @@ def test_held_access_lines_are_written_together_in_order_with_every_other_line(t
     assert handler.hold(0) is False
 
 
+@contextlib.contextmanager
+def holding(path, seconds: float = 10):
+    """Our handler over the file ``path``, holding its access lines, which it writes as it
+    stops holding at the end."""
+    with open(path, "w", encoding="utf-8") as stream, only_our_handler() as (handler, _):
+        handler.setStream(stream)
+        assert handler.hold(seconds)
+        try:
+            yield handler
+        finally:
+            handler.stop_holding()
+
+
 def test_a_forked_child_writes_nothing_its_parent_held(tmp_path):
     access = logging.getLogger("cartouche.access")
     path = tmp_path / "stderr.log"
-    with open(path, "w", encoding="utf-8") as stream, only_our_handler() as (handler, _):
-        handler.setStream(stream)
-        assert handler.hold(10)
-        try:
-            _access(access, 1)
-            pid = os.fork()
-            if pid == 0:  # the child: its own line is written at once, then it exits
-                try:
-                    _access(access, 1, start=1)
-                    handler.stop_holding()
-                finally:
-                    os._exit(0)
-            assert os.waitpid(pid, 0)[1] == 0
-            assert _messages(path) == ["GET /1 200 0.1ms"]
-        finally:
-            handler.stop_holding()
+    with holding(path) as handler:
+        _access(access, 1)
+        pid = os.fork()
+        if pid == 0:  # the child: its own line is written at once, then it exits
+            try:
+                _access(access, 1, start=1)
+                handler.stop_holding()
+            finally:
+                os._exit(0)
+        assert os.waitpid(pid, 0)[1] == 0
+        assert _messages(path) == ["GET /1 200 0.1ms"]
     assert _messages(path) == ["GET /1 200 0.1ms", "GET /0 200 0.1ms"]
 
 
 def test_logging_shutdown_writes_the_held_lines(tmp_path):
-    access = logging.getLogger("cartouche.access")
     path = tmp_path / "stderr.log"
-    with open(path, "w", encoding="utf-8") as stream, only_our_handler() as (handler, _):
-        handler.setStream(stream)
-        assert handler.hold(10)
-        try:
-            _access(access, 2)
-            assert path.read_text() == ""
-            handler.flush()  # what logging.shutdown does at exit
-            assert _messages(path) == ["GET /0 200 0.1ms", "GET /1 200 0.1ms"]
-        finally:
-            handler.stop_holding()
+    with holding(path) as handler:
+        _access(logging.getLogger("cartouche.access"), 2)
+        assert path.read_text() == ""
+        handler.flush()  # what logging.shutdown does at exit
+        assert _messages(path) == ["GET /0 200 0.1ms", "GET /1 200 0.1ms"]
 
 
 def test_lines_are_held_only_over_a_file_descriptor():
@@ -285,12 +287,9 @@ def test_a_held_line_that_cannot_be_made_is_reported_and_the_others_written(tmp_
     logger = logging.getLogger("cartouche.access")
     path = tmp_path / "stderr.log"
     reported = []
-    with open(path, "w", encoding="utf-8") as stream, only_our_handler() as (handler, _):
-        handler.setStream(stream)
+    with holding(path) as handler:
         handler.handleError = reported.append
-        assert handler.hold(10)
         for message in ("GET /a 200 0.1ms", "GET /\ud800 200 0.1ms", "GET /b 200 0.1ms"):
             logs.log_fields(logger, logging.INFO, message, FIELDS, hold=True)
-        handler.stop_holding()
     assert _messages(path) == ["GET /a 200 0.1ms", "GET /b 200 0.1ms"]
     assert [r.getMessage() for r in reported] == ["GET /\ud800 200 0.1ms"]
