@@ -33,6 +33,7 @@ from typing import Mapping
 import orjson
 
 from . import timestamps
+from .config import env_seconds
 
 #: The longest ``X-Request-ID`` kept from a client (a longer one is replaced).
 REQUEST_ID_MAX = 128
@@ -136,19 +137,9 @@ class StderrHandler(logging.StreamHandler):
         a file descriptor (stderr) it is one ``os.write`` of the bytes, after whatever text
         the stream still held; on any other stream, through the stream."""
         with self.lock:
-            stream = self.stream
-            fd = self._stream_descriptor(stream)
-            data = self._take_held()
-            if fd is None:
-                stream.write(data.decode() + (line.decode() if isinstance(line, bytes)
-                                              else line) + self.terminator)
-                self.flush()
-                return
-            data += (line if isinstance(line, bytes) else line.encode("utf-8", stream.errors)) \
-                + self.terminator.encode()
-            stream.flush()  # whatever text the stream still holds goes first
-            while data:
-                data = data[os.write(fd, data):]
+            encoded = line if isinstance(line, bytes) else \
+                line.encode("utf-8", self.stream.errors or "strict")
+            self._write(self._take_held() + encoded + self.terminator.encode())
 
     def hold_line(self, line: tuple) -> bool:
         """Keep ``line`` (:func:`log_fields`'s ``(time, level, logger name, message, request
@@ -227,15 +218,20 @@ class StderrHandler(logging.StreamHandler):
     def _write_held(self) -> None:
         """Write the lines held now (the lock is held)."""
         data = self._take_held()
-        if not data:
-            return
+        if data:
+            self._write(data)
+
+    def _write(self, data: bytes) -> None:
+        """Write ``data`` (UTF-8 text) and flush (the lock is held): one ``os.write`` on the
+        stream's file descriptor after whatever text the stream still held, or through the
+        stream when :meth:`_stream_descriptor` finds none."""
         stream = self.stream
         fd = self._stream_descriptor(stream)
+        stream.flush()  # whatever text the stream still holds goes first
         if fd is None:
             stream.write(data.decode())
             stream.flush()
             return
-        stream.flush()
         while data:
             data = data[os.write(fd, data):]
 
@@ -367,8 +363,6 @@ def configure(fmt: str | None = None, level: int = logging.INFO) -> None:
 def write_seconds(env: Mapping[str, str] | None = None) -> float:
     """``WEB_LOG_WRITE_SECONDS``: how often a gunicorn worker writes the access log's lines it
     holds (:meth:`StderrHandler.hold`), from 0 (each line at once) to 10; 1 when unset."""
-    from .config import env_seconds
-
     return env_seconds(os.environ if env is None else env, "WEB_LOG_WRITE_SECONDS", 1.0,
                        most=10.0, zero=True)
 
